@@ -1,0 +1,28 @@
+# zonemark: two entry points on a fresh machine, `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/zonemark check examples/layer
+	$(BIN)/zonemark outline examples/layer/cars[ext_memory].md
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_parse.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

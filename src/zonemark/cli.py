@@ -1,0 +1,216 @@
+"""The ``zonemark`` command line.
+
+Every failure is one clear line on stderr and a non-zero exit, never a
+traceback: 1 means "the files have errors" (or a write was refused), 2 means
+"the command could not run" (bad flag, missing path, unreadable file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import CATALOGUE, Severity
+from .formats import FORMATS, render_diagnostics
+from .outline import render_outline
+from .parser import parse_file
+from .serialize import serialize_bytes
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """A problem that stops the command: printed as one line, exit code attached."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
+        raise CliError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+def iter_markdown(paths: list[str]) -> list[Path]:
+    """Expand files and folders (recursively ``*.md``) in a stable order."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise CliError(f"zonemark: no such file or folder: {raw}")
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*.md") if q.is_file())
+            if not found:
+                raise CliError(f"zonemark: no .md files in folder: {raw}")
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
+def read_document(path: Path):
+    """Parse one file, turning OS errors into CliError."""
+    if path.is_dir():
+        raise CliError(f"zonemark: {path} is a folder; give a file")
+    try:
+        return parse_file(path)
+    except FileNotFoundError:
+        raise CliError(f"zonemark: no such file: {path}") from None
+    except PermissionError:
+        raise CliError(f"zonemark: permission denied: {path}") from None
+    except OSError as exc:
+        raise CliError(f"zonemark: cannot read {path}: {exc.strerror or exc}") from None
+
+
+# -- commands -------------------------------------------------------------------------
+
+def cmd_check(args) -> int:
+    if args.explain:
+        return cmd_explain(args.explain)
+    if not args.paths:
+        raise CliError("zonemark check: give at least one file or folder (or --explain CODE)")
+    files = iter_markdown(args.paths)
+    results = []
+    for path in files:
+        doc = read_document(path)
+        results.append((str(path), list(doc.diagnostics)))
+    extra = _layer_diagnostics(args.paths)
+    if extra:
+        by_path = dict(results)
+        for d in extra:
+            by_path.setdefault(d.path or "", []).append(d)
+        results = [(p, sorted(ds, key=lambda d: (d.line, d.column))) for p, ds in by_path.items()]
+    sys.stdout.write(render_diagnostics(results, args.format))
+    has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
+    return EXIT_FINDINGS if has_error else EXIT_OK
+
+
+def _layer_diagnostics(paths: list[str]):
+    """Layer-level diagnostics for folder arguments (when the layer module is present)."""
+    try:
+        from .layer import layer_diagnostics_for_paths
+    except ImportError:
+        return []
+    return layer_diagnostics_for_paths(paths)
+
+
+def cmd_explain(code: str) -> int:
+    info = CATALOGUE.get(code.upper())
+    if info is None:
+        raise CliError(f"zonemark: unknown code {code!r}; 'zonemark codes' lists them")
+    origin = "named by the standard" if info.origin == "spec" else "added by zonemark"
+    print(f"{info.code} ({info.severity.value}, {origin}, {info.section})\n\n{info.summary}\n\n{info.explanation}")
+    return EXIT_OK
+
+
+def cmd_codes(args) -> int:
+    for info in sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code)):
+        print(f"{info.code:36} {info.severity.value:7} {info.section:18} {info.summary}")
+    return EXIT_OK
+
+
+def cmd_parse(args) -> int:
+    doc = read_document(Path(args.file))
+    data = doc.to_dict()
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=args.indent)
+    sys.stdout.write("\n")
+    return EXIT_FINDINGS if doc.errors else EXIT_OK
+
+
+def cmd_outline(args) -> int:
+    doc = read_document(Path(args.file))
+    root = doc.outline()
+    if args.json:
+        json.dump(root.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(render_outline(root))
+        if doc.diagnostics:
+            n_err, n_warn = len(doc.errors), len(doc.warnings)
+            print(f"\n{n_err} error{'s' if n_err != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}"
+                  f" (zonemark check {args.file})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_roundtrip(args) -> int:
+    path = Path(args.file)
+    doc = read_document(path)
+    original = path.read_bytes()
+    again = serialize_bytes(doc)
+    if again == original:
+        print(f"{path}: round-trip exact ({len(original)} bytes)")
+        return EXIT_OK
+    first = next((i for i, (a, b) in enumerate(zip(original, again)) if a != b), min(len(original), len(again)))
+    print(f"{path}: round-trip differs at byte {first}", file=sys.stderr)
+    return EXIT_FINDINGS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="zonemark",
+                description="Check, outline and safely edit files of the IllAIra Markdown Standard v1.13.")
+    p.add_argument("--version", action="version", version=f"zonemark {__version__} (IllAIra Markdown Standard v1.13)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="check files or folders (recursively *.md)")
+    c.add_argument("paths", nargs="*", metavar="PATH")
+    c.add_argument("--format", choices=FORMATS, default="text")
+    c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
+    c.set_defaults(func=cmd_check)
+
+    e = sub.add_parser("explain", help="explain a diagnostic code")
+    e.add_argument("code")
+    e.set_defaults(func=lambda a: cmd_explain(a.code))
+
+    k = sub.add_parser("codes", help="list every diagnostic code")
+    k.set_defaults(func=cmd_codes)
+
+    pa = sub.add_parser("parse", help="print the §13 JSON of a file")
+    pa.add_argument("file")
+    pa.add_argument("--indent", type=int, default=2)
+    pa.set_defaults(func=cmd_parse)
+
+    o = sub.add_parser("outline", help="print the logical tree of a file")
+    o.add_argument("file")
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(func=cmd_outline)
+
+    r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")
+    r.add_argument("file")
+    r.set_defaults(func=cmd_roundtrip)
+
+    for module_name in ("cli_layer", "cli_write"):
+        try:
+            module = __import__(f"zonemark.{module_name}", fromlist=["register"])
+        except ImportError:
+            continue
+        module.register(sub, CliError)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        return args.func(args)
+    except CliError as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("zonemark: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FINDINGS
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""Diagnostics in machine and human formats: text, JSON, SARIF 2.1.0, GitHub annotations."""
+
+from __future__ import annotations
+
+import json
+
+from .diagnostics import CATALOGUE, Diagnostic, Severity
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _summary(results) -> str:
+    files = len(results)
+    errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
+    warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
+    clean = sum(1 for _, ds in results if not ds)
+    return (f"{files} file{'s' if files != 1 else ''} checked: {errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}; {clean} clean")
+
+
+def render_text(results) -> str:
+    lines = []
+    for path, diags in results:
+        for d in diags:
+            lines.append(f"{path}:{d.line}:{d.column}: {d.code} {d.message}")
+    lines.append(_summary(results))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(results) -> str:
+    out = {
+        "files": [{"path": path, "diagnostics": [d.to_dict() for d in diags]} for path, diags in results],
+        "summary": {
+            "files": len(results),
+            "errors": sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR),
+            "warnings": sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING),
+        },
+    }
+    return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
+
+
+def render_sarif(results) -> str:
+    used = sorted({d.code for _, ds in results for d in ds})
+    rules = []
+    index = {}
+    for i, code in enumerate(used):
+        info = CATALOGUE.get(code)
+        index[code] = i
+        rule = {"id": code, "shortDescription": {"text": info.summary if info else code}}
+        if info:
+            rule["fullDescription"] = {"text": info.explanation}
+            rule["defaultConfiguration"] = {"level": "error" if info.severity is Severity.ERROR else "warning"}
+            rule["properties"] = {"specSection": info.section}
+        rules.append(rule)
+    sarif_results = []
+    for path, diags in results:
+        for d in diags:
+            sarif_results.append({
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": "error" if d.severity is Severity.ERROR else "warning",
+                "message": {"text": d.message},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": path.replace("\\", "/")},
+                    "region": {"startLine": d.line, "startColumn": d.column},
+                }}],
+            })
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "zonemark", "informationUri": "https://example.invalid/zonemark",
+                                "rules": rules}},
+            "results": sarif_results,
+        }],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def render_github(results) -> str:
+    lines = []
+    for path, diags in results:
+        for d in diags:
+            kind = "error" if d.severity is Severity.ERROR else "warning"
+            lines.append(f"::{kind} file={_gh_escape(path, True)},line={d.line},col={d.column},"
+                         f"title={_gh_escape(d.code, True)}::{_gh_escape(d.message)}")
+    lines.append(_summary(results))
+    return "\n".join(lines) + "\n"
+
+
+def render_diagnostics(results: list[tuple[str, list[Diagnostic]]], fmt: str) -> str:
+    return {"text": render_text, "json": render_json, "sarif": render_sarif, "github": render_github}[fmt](results)

@@ -1,0 +1,148 @@
+"""The derived logical tree of a file (§2.2, §7.1.2, §7.1.3).
+
+Headers nest by their level — never by block type (§7.1.3 WARNING) — and a
+permission-zone boundary closes nothing (§2.3).  Every H6 entry is owned by
+the nearest preceding open container (module, topic, sub-topic, sub-module,
+nucleus or a plain H2 section); with none, by the file.  Headers refused by
+§5.5 (structure in a writable zone) are left out: they declare nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .document import Document
+from .nodes import Heading
+
+_KINDS = {"module": "module", "sub_module": "sub_module", "nucleus": "nucleus",
+          "state_registry": "state_registry", "section": "section"}
+
+
+@dataclass(eq=False)
+class Entry:
+    """An H6 node (log entry or mnemonic node)."""
+
+    line: int
+    title: str | None
+    date: str | None
+    permission_level: int | None
+    text: str
+    block: Heading = field(repr=False)
+
+    def to_dict(self) -> dict:
+        d = {"line": self.line, "title": self.title, "permissionLevel": self.permission_level, "text": self.text}
+        if self.date is not None:
+            d["date"] = self.date
+        return d
+
+
+@dataclass(eq=False)
+class OutlineNode:
+    """A header of the logical tree (the root stands for the file, level 1)."""
+
+    name: str
+    kind: str  # file | module | sub_module | nucleus | section | state_registry
+    level: int
+    line: int
+    permission_level: int | None
+    keyword: str | None = None
+    id: str | None = None
+    section: str | None = None
+    ignored: bool = False
+    children: list["OutlineNode"] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    block: Heading | None = field(default=None, repr=False)
+
+    @property
+    def is_container(self) -> bool:
+        return self.kind in ("module", "sub_module", "nucleus", "file") or (
+            self.kind == "section" and self.level == 2)
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+    def to_dict(self) -> dict:
+        d: dict = {"name": self.name, "kind": self.kind}
+        if self.keyword is not None:
+            d["keyword"] = self.keyword
+        elif self.kind == "module":
+            d["keyword"] = "MODULE"
+        elif self.kind == "nucleus":
+            d["keyword"] = "NUCLEUS"
+        elif self.kind == "sub_module":
+            d["keyword"] = "SUB-MODULE"
+        elif self.section is not None:
+            d["keyword"] = self.section
+        if self.id is not None:
+            d["id"] = self.id
+        d.update(level=self.level, line=self.line, permissionLevel=self.permission_level)
+        if self.ignored:
+            d["ignored"] = True
+        d["children"] = [c.to_dict() for c in self.children]
+        d["entries"] = [e.to_dict() for e in self.entries]
+        return d
+
+
+def headings(doc: Document):
+    """Every header block after the title, in document order."""
+    for block in doc.walk():
+        if isinstance(block, Heading) and block.line != doc.title_line:
+            yield block
+
+
+def build_outline(doc: Document) -> OutlineNode:
+    root = OutlineNode(name=doc.title or "", kind="file", level=1, line=doc.title_line or 1,
+                       permission_level=None, keyword=None)
+    by_line = {0: root}
+    stack = [root]
+    for h in headings(doc):
+        if h.refused:
+            continue
+        if h.level == 6 and h.type == "log":
+            owner = by_line.get(doc.h6_owner.get(h.line, 0), root)
+            owner.entries.append(Entry(h.line, h.title, h.date, h.permission_level, h.text, h))
+            continue
+        if h.level == 1:
+            continue
+        node = OutlineNode(name=h.name if h.name is not None else h.text, kind=_KINDS.get(h.type, "section"),
+                           level=h.level, line=h.line, permission_level=h.permission_level, keyword=h.keyword,
+                           id=h.id, section=h.section, ignored=h.line in doc.ignored_lines, block=h)
+        while len(stack) > 1 and stack[-1].level >= h.level:
+            stack.pop()
+        stack[-1].children.append(node)
+        stack.append(node)
+        by_line[h.line] = node
+    return root
+
+
+def render_outline(root: OutlineNode) -> str:
+    """A readable tree, one line per node and entry."""
+    lines = [f"{root.name or '(untitled)'}  [file]"]
+
+    def label(n: OutlineNode) -> str:
+        kw = n.to_dict().get("keyword")
+        ident = f" {n.id}" if n.id is not None else ""
+        head = f"{kw}{ident}: {n.name}" if kw and n.kind != "section" else (
+            f"{n.section}{': ' + n.name if n.name and n.name != n.section else ''}" if n.section else n.name)
+        zone = f"P{n.permission_level}" if n.permission_level else "no zone"
+        extra = " (ignored)" if n.ignored else ""
+        count = f", {len(n.entries)} entr{'y' if len(n.entries) == 1 else 'ies'}" if n.entries else ""
+        return f"{head}  [H{n.level}, {zone}, line {n.line}{count}]{extra}"
+
+    def walk(node: OutlineNode, prefix: str) -> None:
+        items = [("node", c) for c in node.children] + [("entry", e) for e in node.entries]
+        items.sort(key=lambda x: x[1].line)
+        for i, (what, item) in enumerate(items):
+            last = i == len(items) - 1
+            branch = "└── " if last else "├── "
+            if what == "entry":
+                date = f"{item.date} " if item.date else ""
+                lines.append(f"{prefix}{branch}• {date}{item.title or item.text}  [line {item.line}]")
+            else:
+                lines.append(f"{prefix}{branch}{label(item)}")
+                walk(item, prefix + ("    " if last else "│   "))
+
+    walk(root, "")
+    return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""Line-level syntax of the standard: the patterns one line can match.
+
+Only regular expressions and small pure functions live here; the parser
+(:mod:`zonemark.parser`) decides what a match means in context.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+FILE_TYPES = ("reminder", "external_module", "external_memory")
+#: §3.4: filename-only short forms, never valid in an H1.
+SHORT_FILE_TYPES = {"ext_module": "external_module", "ext_memory": "external_memory"}
+
+# §3.2 file type tags in the H1 (exact, lowercase).
+FILE_TAG = re.compile(r"\[(reminder|external_module|external_memory)\]")
+LOOSE_FILE_TAG = re.compile(r"\[\s*(reminder|external[_ -]?module|external[_ -]?memory|ext_module|ext_memory)\s*\]",
+                            re.IGNORECASE)
+
+# §5.1 permission tags.  Opening alone or at the start of a paragraph; closing alone.
+PERMISSION_TAG = re.compile(r" {0,3}\[(/?)P(\d+)\](.*)")
+
+# §4 headers: up to three spaces (reported), 1-6 hashes.
+CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+[ \t]*$")
+
+# §7.1, §7.1.1, §7.1.2, §7.1.3, §7.3, §7.4.1 declarations (text after the hashes).
+_ID = r"[^\s:\[\]]+"
+MODULE_DECL = re.compile(rf"MODULE(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+NUCLEUS_DECL = re.compile(r"NUCLEUS[ \t]+(\d+)[ \t]*:[ \t]*(.*)")
+TOPIC_DECL = re.compile(rf"TOPIC(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+SUBTOPIC_DECL = re.compile(rf"SUBTOPIC(\d*)(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+SUBMODULE_DECL = re.compile(rf"(SUB-MODULE|SOTTOMODULO)(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+REGISTRY_DECL = re.compile(r"MODULE_STATE_REGISTRY:?[ \t]*")
+RULES_DECL = re.compile(r"(RULES|REGOLE):[ \t]*(.*)")
+# A header that starts with a reserved keyword followed by a boundary.
+KEYWORD_START = re.compile(r"(MODULE|NUCLEUS|TOPIC|SUBTOPIC\d*|SUB-MODULE|SOTTOMODULO)(?=[\s:]|$)")
+
+SECTION_DECL = re.compile(
+    r"(FUNCTION|STATE|TRIGGER|ROUTINE|CONNECTIONS|SUBROUTINE|FUNZIONE|STATO|CONNESSIONI)\b[ \t]*:?[ \t]*(.*)")
+BOLD_STATE_HEADER = re.compile(r"\*\*(STATE|STATO):\*\*[ \t]*(.*)")
+
+#: §12 Italian aliases -> English keyword.
+ITALIAN = {"FUNZIONE": "FUNCTION", "STATO": "STATE", "CONNESSIONI": "CONNECTIONS",
+           "SOTTOMODULO": "SUB-MODULE", "REGOLE": "RULES"}
+
+NUCLEI_TAG = re.compile(r"\[NUCLEI:([^\]]*)\]")
+NUCLEI_LINE = re.compile(r"[ \t]*\[NUCLEI:([^\]]*)\][ \t]*")
+
+# §7.5 logs.
+LOG_WORD = re.compile(r"(?<![^\W_])LOG(?![^\W_])", re.IGNORECASE)
+DATE_TIME = re.compile(
+    r"(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?")
+CANONICAL_LOG = re.compile(
+    r"LOG:[ \t]*(\d{4}-\d{2}-\d{2}(?:T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?)[ \t]*(?:[—–-]+[ \t]*(.*))?")
+
+# §6 attention anchors.
+ANCHOR_KEYWORDS = ("NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION")
+ANCHOR_START = re.compile(r" {0,3}>[ \t]?\[!([^\]\s]*)\][ \t]*(.*)")
+QUOTE_PREFIX = re.compile(r" {0,3}>[ \t]?")
+
+# §8 lists (bullet or ordered).
+LIST_ITEM = re.compile(r"([ \t]*)([*+-]|\d{1,9}[.)])(?:[ \t]+(.*)|[ \t]*)$")
+
+# §9.4 rule bullet (the spec's own pattern).
+RULE_BULLET = re.compile(r"\* ([A-Z]+)(\d+):\s+(.+)")
+RULE_CATEGORIES = {"R": "general", "C": "conduct", "S": "safety"}
+
+# §11.1 bold field label at the start of a paragraph.
+FIELD_LABEL = re.compile(r"\*\*([^*\n]+?):\*\*[ \t]*(.*)")
+
+# §7.6 CONNECTIONS bullets.
+CONNECTION = re.compile(r"\* (MODULE|NUCLEUS) (\S+)[ \t]*")
+CONNECTION_LIKE = re.compile(r"[*+-][ \t]+(MODULE|NUCLEUS)\b")
+
+# §7.3.1 registry entries.
+REGISTRY_ENTRY = re.compile(r"\* (ACTIVE|INACTIVE):[ \t]*(.*)")
+
+# §10 separators; CommonMark fences and HTML comments (opaque).
+SEPARATORS = ("---", "***")
+FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
+COMMENT_OPEN = re.compile(r" {0,3}<!--")
+VERSION_PIN = re.compile(r"[ \t]*<!--[ \t]*IllAIra-Standard:[ \t]*(\S*)[ \t]*-->[ \t]*")
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+STATE_VALUE = re.compile(
+    r"[*_`\s]*(active|inactive|attivo|inattivo)(?:[ \t]*[-–—][ \t]*(permanent|permanente))?[*_`.\s]*",
+    re.IGNORECASE)
+
+SUPPORTED_VERSION = (1, 13)
+
+
+def parse_state(value: str) -> tuple[str, bool] | None:
+    """``active``/``inactive`` with optional ``- permanent`` (§7.2, §7.3.1)."""
+    m = STATE_VALUE.fullmatch(value)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    state = "inactive" if word in ("inactive", "inattivo") else "active"
+    return state, m.group(2) is not None
+
+
+def parse_nuclei(inner: str) -> tuple[tuple[int, ...], bool]:
+    """The ids of a ``[NUCLEI: ...]`` tag and whether every item was an integer."""
+    ids, ok = [], True
+    for part in inner.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part.isdigit() and part.isascii():
+            ids.append(int(part))
+        else:
+            ok = False
+    if inner.strip() and not ids and ok:
+        ok = False
+    return tuple(ids), ok
+
+
+def valid_iso(date: str, time: str | None) -> bool:
+    """Whether a matched ``YYYY-MM-DD[THH:MM[:SS]]`` is a real calendar date and time."""
+    try:
+        _dt.date.fromisoformat(date)
+        if time:
+            _dt.time.fromisoformat(time if len(time) > 5 else time + ":00")
+    except ValueError:
+        return False
+    return True
+
+
+def parse_version(pin: str) -> tuple[int, int] | None:
+    m = re.fullmatch(r"v(\d+)\.(\d+)", pin)
+    return (int(m.group(1)), int(m.group(2))) if m else None
