@@ -15,6 +15,7 @@ problem becomes a :class:`~zonemark.diagnostics.Diagnostic`; nothing raises.
 
 from __future__ import annotations
 
+import gc
 import re
 
 from . import syntax as sx
@@ -87,7 +88,19 @@ def parse(text: str, *, path: str | None = None) -> "Document":
     """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _Parser(text, path).run()
+    return _run(_Parser(text, path))
+
+
+def _run(parser: "_Parser") -> "Document":
+    """Run a parser with the cyclic GC paused: the tree has no reference cycles, and
+    collections triggered by its many small objects would make parsing superlinear."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return parser.run()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_bytes(data: bytes, *, path: str | None = None) -> "Document":
@@ -108,7 +121,7 @@ def parse_bytes(data: bytes, *, path: str | None = None) -> "Document":
         parser.diag("INVALID_UTF8", line, col,
                     f"invalid UTF-8 byte 0x{ord(first.group()) - 0xDC00:02X}"
                     f" ({count} undecodable byte{'s' if count != 1 else ''} in the file)")
-    return parser.run()
+    return _run(parser)
 
 
 def parse_file(path) -> "Document":
@@ -163,10 +176,6 @@ class _Parser:
     # -- the scan ----------------------------------------------------------------------
     def run(self) -> Document:
         src = self.src
-        lines = src.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        n = len(lines)
         has_cr = "\r" in src
         crlf_first = None
         crlf_count = 0
@@ -179,18 +188,21 @@ class _Parser:
             col = ctl.start() - (src.rfind("\n", 0, ctl.start()) + 1) + 1
             self.diag("CONTROL_CHARACTER", ln, col,
                       f"control character U+{ord(ctl.group()):04X} ({count} in the file)")
-
-        off = 0
-        i = 0
-        if n and lines[0].startswith("\ufeff"):
+        if src.startswith("\ufeff"):
             self.diag("BYTE_ORDER_MARK", 1, 1, "the file starts with a UTF-8 byte order mark")
-        i, off = self._frontmatter(lines, n)
+        skip = self._frontmatter()
 
         fence = None  # (char, length, frame)
         comment = None  # frame
-        while i < n:
-            line = lines[i]
-            lineno = i + 1
+        plain = _PLAIN_START
+        off = 0
+        lineno = 0
+        for line in _iter_lines(src):
+            lineno += 1
+            line_off = off
+            off += len(line) + 1
+            if lineno <= skip:
+                continue
             if has_cr and "\r" in line:
                 if line.endswith("\r"):
                     crlf_count += 1
@@ -207,7 +219,6 @@ class _Parser:
                 s = line
             if lineno == 1 and s.startswith("\ufeff"):
                 s = s[1:]
-            next_off = off + len(line) + 1
 
             # Opaque regions: nothing inside is structure.
             if fence is not None:
@@ -215,109 +226,29 @@ class _Parser:
                 if (len(s) - len(t) <= 3 and t.startswith(fence[0] * fence[1])
                         and not t.strip(fence[0]).strip()):
                     fence = None
-                i += 1
-                off = next_off
                 continue
             if comment is not None:
                 if "-->" in s:
                     comment = None
-                i += 1
-                off = next_off
                 continue
-
             if not s or s.isspace():
                 self.blank_before = True
-                i += 1
-                off = next_off
                 continue
-
-            c = s[0]
-            stripped = s.lstrip(" \t")
-            indent = len(s) - len(stripped)
-            c0 = stripped[0]
-
-            if self.title_pending:
-                if c0 == "<" and sx.COMMENT_OPEN.match(s):
-                    pass  # comments before the title are allowed
-                else:
-                    self.title_pending = False
-                    if c == "#" and s.startswith("#") and not s.startswith("##"):
-                        self._title(s, lineno, off)
-                        self.blank_before = False
-                        i += 1
-                        off = next_off
-                        continue
-                    self._missing_title(s, lineno)
-
-            if c0 == "[" and indent <= 3:
-                m = sx.PERMISSION_TAG.match(s)
-                if m and self._permission_tag(m, s, lineno, off, next_off):
-                    self.blank_before = False
-                    i += 1
-                    off = next_off
-                    continue
-                if (self.last_decl is not None and self.last_decl[2] == lineno - 1
-                        and sx.NUCLEI_LINE.fullmatch(s)):
-                    self._nuclei_line(s, lineno, off)
-                    i += 1
-                    off = next_off
-                    continue
-            self.last_decl = None
-
-            if c0 == "#" and indent <= 3:
-                if self._heading(s, stripped, indent, lineno, off):
-                    self.blank_before = False
-                    i += 1
-                    off = next_off
-                    continue
-            elif c0 in "`~" and indent <= 3:
-                m = sx.FENCE_OPEN.match(s)
-                if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
-                    frame = self._leaf_block("fence", lineno, off)
-                    fence = (m.group(2)[0], len(m.group(2)), frame)
-                    self.blank_before = False
-                    i += 1
-                    off = next_off
-                    continue
-            elif c0 == "<" and indent <= 3 and sx.COMMENT_OPEN.match(s):
-                frame = self._leaf_block("comment", lineno, off)
-                pin = sx.VERSION_PIN.fullmatch(s)
-                if pin and self.standard_version is None:
-                    self._version_pin(pin.group(1), lineno, indent)
-                if "-->" not in s[s.index("<!--") + 4:]:
-                    comment = frame
-                self.blank_before = False
-                i += 1
-                off = next_off
+            # Fast path: a prose line that continues the open paragraph.
+            if (s[0] in plain and not self.blank_before and self.leaf is not None and self.leaf.kind == "para"
+                    and not self.list_stack and self.pending_state is None and not self.title_pending):
+                self.last_decl = None
                 continue
-            elif c0 == ">" and indent <= 3:
-                self._quote_line(s, lineno, off, indent)
-                self.blank_before = False
-                i += 1
-                off = next_off
-                continue
-
-            if c0 in "*-_" and stripped.rstrip() in sx.SEPARATORS and indent == 0:
-                self._separator(lineno, off)
-                self.blank_before = False
-                i += 1
-                off = next_off
-                continue
-
-            if c0 in "*+-0123456789":
-                m = sx.LIST_ITEM.match(s)
-                if m:
-                    self._list_item(m, s, lineno, off)
-                    self.blank_before = False
-                    i += 1
-                    off = next_off
-                    continue
-
-            self._text_line(s, stripped, indent, lineno, off)
+            opened = self._line(s, lineno, line_off)
             self.blank_before = False
-            i += 1
-            off = next_off
+            if opened is not None:
+                if opened.kind == "fence":
+                    fence = (opened.d[0], opened.d[1], opened)
+                    opened.d = None
+                else:
+                    comment = opened
 
+        n = lineno
         # -- end of file --
         if fence is not None:
             self.diag("UNCLOSED_CODE_FENCE", fence[2].line, 1,
@@ -359,28 +290,92 @@ class _Parser:
             ignored_lines=frozenset(self.ignored_lines), h6_owner=self.h6_owner, line_count=n,
             surrogate_escaped=self.surrogate_escaped)
 
+
+    def _line(self, s, lineno, off):
+        """Dispatch one non-blank line; returns the frame of an opened fence or comment."""
+        c = s[0]
+        stripped = s.lstrip(" \t")
+        indent = len(s) - len(stripped)
+        c0 = stripped[0]
+
+        if self.title_pending:
+            if not (c0 == "<" and sx.COMMENT_OPEN.match(s)):  # comments before the title are allowed
+                self.title_pending = False
+                if c == "#" and not s.startswith("##"):
+                    self._title(s, lineno, off)
+                    return None
+                self._missing_title(s, lineno)
+
+        if c0 == "[" and indent <= 3:
+            m = sx.PERMISSION_TAG.match(s)
+            if m and self._permission_tag(m, s, lineno, off):
+                self.last_decl = None
+                return None
+            last = self.last_decl
+            if last is not None and last[2] == lineno - 1 and sx.NUCLEI_LINE.fullmatch(s):
+                self._nuclei_line(s, lineno, off)
+                return None
+        self.last_decl = None
+
+        if indent <= 3:
+            if c0 == "#":
+                if self._heading(s, stripped, indent, lineno, off):
+                    return None
+            elif c0 == "`" or c0 == "~":
+                m = sx.FENCE_OPEN.match(s)
+                if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+                    frame = self._leaf_block("fence", lineno, off)
+                    frame.d = (m.group(2)[0], len(m.group(2)))
+                    return frame
+            elif c0 == "<":
+                if sx.COMMENT_OPEN.match(s):
+                    frame = self._leaf_block("comment", lineno, off)
+                    pin = sx.VERSION_PIN.fullmatch(s)
+                    if pin and self.standard_version is None:
+                        self._version_pin(pin.group(1), lineno, indent)
+                    if "-->" not in s[s.index("<!--") + 4:]:
+                        return frame
+                    return None
+            elif c0 == ">":
+                self._quote_line(s, lineno, off, indent)
+                return None
+
+        if c0 in "*-" and indent == 0 and s.rstrip() in sx.SEPARATORS:
+            self._separator(lineno, off)
+            return None
+        if c0 in "*+-0123456789":
+            m = sx.LIST_ITEM.match(s)
+            if m:
+                self._list_item(m, s, lineno, off)
+                return None
+        self._text_line(s, stripped, indent, lineno, off)
+        return None
+
     # -- frontmatter and title (§10.2, §3) ----------------------------------------------
-    def _frontmatter(self, lines, n):
-        first = lines[0].lstrip("\ufeff").rstrip("\r") if n else ""
+    def _frontmatter(self) -> int:
+        """YAML frontmatter on the very first line (§10.2); returns the lines it spans."""
+        src = self.src.lstrip("\ufeff")
+        first = src.split("\n", 1)[0].rstrip("\r")
         if first.rstrip() != "---":
-            return 0, 0
+            return 0
+        lines = src.split("\n")
+        if lines[-1] == "":
+            lines.pop()
         end = None
-        for j in range(1, n):
+        for j in range(1, len(lines)):
             if lines[j].rstrip("\r").rstrip() == "---":
                 end = j
                 break
         if end is None:
             self.diag("UNCLOSED_FRONTMATTER", 1, 1, "YAML frontmatter opened on line 1 is never closed by ---")
-            end = n - 1
-            for j in range(1, n):
+            end = len(lines) - 1
+            for j in range(1, len(lines)):
                 if lines[j].startswith("# "):
                     end = j - 1
                     break
-        off = sum(len(lines[j]) + 1 for j in range(end + 1))
-        frame = _Frame("frontmatter", 1, 0, None)
-        self.frontmatter = "\n".join(lines[1:end]) if end >= 1 else ""
-        self._new_top(frame)
-        return end + 1, off
+        self.frontmatter = "\n".join(x.rstrip("\r") for x in lines[1:end])
+        self._new_top(_Frame("frontmatter", 1, 0, None))
+        return end + 1
 
     def _title(self, s, lineno, off):
         level, text, _ = self._split_heading(s, s, 0, lineno, check=True)
@@ -493,7 +488,7 @@ class _Parser:
         return self.zone.plevel if self.zone is not None else None
 
     # -- permission tags (§5) ----------------------------------------------------------
-    def _permission_tag(self, m, s, lineno, off, next_off) -> bool:
+    def _permission_tag(self, m, s, lineno, off) -> bool:
         closing, digits, rest = m.group(1), m.group(2), m.group(3)
         col = s.index("[") + 1
         if closing and rest.strip():
@@ -1314,6 +1309,25 @@ class _Parser:
                             tuple(m for m, s, _ in self.registry_entries if s == "active"),
                             tuple(m for m, s, _ in self.registry_entries if s == "inactive"),
                             tuple(self.registry_entries))
+
+
+#: First characters of a line that can only be prose (fast path of the scan).
+_PLAIN_START = frozenset(
+    c for c in map(chr, range(32, 0x3000)) if c not in "#[`~<>*+-_0123456789 \t\u00a0") - {"\ufeff"}
+
+
+def _iter_lines(src: str, chunk: int = 1 << 18):
+    """The lines of ``src`` split on ``\\n`` only, a chunk at a time (bounded memory)."""
+    n = len(src)
+    pos = 0
+    while pos < n:
+        end = src.find("\n", min(pos + chunk, n - 1))
+        end = n if end == -1 else end + 1
+        parts = src[pos:end].split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        yield from parts
+        pos = end
 
 
 class _Owner:

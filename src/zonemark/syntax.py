@@ -7,6 +7,7 @@ Only regular expressions and small pure functions live here; the parser
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 
 FILE_TYPES = ("reminder", "external_module", "external_memory")
@@ -116,6 +117,7 @@ def parse_nuclei(inner: str) -> tuple[tuple[int, ...], bool]:
     return tuple(ids), ok
 
 
+@functools.lru_cache(maxsize=4096)
 def valid_iso(date: str, time: str | None) -> bool:
     """Whether a matched ``YYYY-MM-DD[THH:MM[:SS]]`` is a real calendar date and time."""
     try:

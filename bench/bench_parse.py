@@ -1,0 +1,105 @@
+"""Parse throughput of zonemark against markdown-it-py, on the same generated files, in one run.
+
+    python bench/bench_parse.py [--kinds reminder,memory,mixed] [--repeat 3] [--cache DIR]
+
+Files come from ../shared/bench/gen_corpus.py (same seed, same bytes) at 1 MB and 10 MB.
+For each file it prints:
+  * zonemark ``parse()`` (full §13 block tree and every diagnostic) and markdown-it-py
+    ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time)
+    and the ratio zonemark / markdown-it-py;
+  * the growth ratio: time(10 MB) / time(1 MB) (linear growth means about 10);
+  * peak memory during ``parse()`` (tracemalloc, the input text excluded) as a multiple of
+    the file size, with markdown-it-py's at 1 MB for comparison.
+Targets (issue: core parser): ratio >= 5x, growth <= 11, zonemark peak <= 8x the file size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+GEN = HERE.parent.parent / "shared" / "bench" / "gen_corpus.py"
+sys.path.insert(0, str(HERE.parent / "src"))
+
+import zonemark  # noqa: E402
+from markdown_it import MarkdownIt  # noqa: E402
+
+
+def corpus(kind: str, size: str, cache: Path) -> Path:
+    path = cache / f"{kind}-{size}.md"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(GEN), "--kind", kind, "--size", size, "-o", str(path)],
+                       check=True, capture_output=True)
+    return path
+
+
+def best_cpu(fn, text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.process_time()
+        fn(text)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def peak_multiple(fn, text: str, size: int) -> float:
+    gc.collect()
+    tracemalloc.start()
+    result = fn(text)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return peak / size
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kinds", default="reminder,memory,mixed")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cache", default=os.environ.get("ZONEMARK_BENCH_CACHE", "/tmp/zonemark-bench"))
+    args = ap.parse_args()
+    if not GEN.exists():
+        print(f"bench: corpus generator not found at {GEN}", file=sys.stderr)
+        return 2
+    md = MarkdownIt("commonmark")
+    print(f"{'file':16} {'zonemark MB/s':>14} {'markdown-it MB/s':>17} {'ratio':>6} "
+          f"{'zm peak':>8} {'mdit peak':>9}")
+    worst_ratio, worst_growth, worst_peak = float("inf"), 0.0, 0.0
+    for kind in args.kinds.split(","):
+        times = {}
+        for size in ("1MB", "10MB"):
+            path = corpus(kind, size, Path(args.cache))
+            text = path.read_text(encoding="utf-8")
+            nbytes = path.stat().st_size
+            doc = zonemark.parse(text)
+            assert zonemark.serialize(doc) == text and not doc.errors, f"{path}: corpus must parse clean"
+            zm = best_cpu(zonemark.parse, text, args.repeat)
+            mdit = best_cpu(md.parse, text, 1 if size == "10MB" else args.repeat)
+            times[size] = zm
+            zm_peak = peak_multiple(zonemark.parse, text, nbytes)
+            md_peak = peak_multiple(md.parse, text, nbytes) if size == "1MB" else float("nan")
+            ratio = mdit / zm
+            worst_ratio = min(worst_ratio, ratio)
+            worst_peak = max(worst_peak, zm_peak)
+            print(f"{kind + '-' + size:16} {nbytes / 1e6 / zm:14.2f} {nbytes / 1e6 / mdit:17.2f} {ratio:5.1f}x "
+                  f"{zm_peak:7.2f}x {md_peak:8.1f}x")
+        growth = times["10MB"] / times["1MB"]
+        worst_growth = max(worst_growth, growth)
+        print(f"{'':16} time(10MB)/time(1MB) = {growth:.2f}")
+    print(f"\nworst ratio vs markdown-it-py: {worst_ratio:.1f}x (target >= 5x); "
+          f"worst growth 10MB/1MB: {worst_growth:.2f} (target <= 11); "
+          f"worst peak: {worst_peak:.2f}x file size (target <= 8x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
