@@ -296,6 +296,8 @@ class _Parser:
         c = s[0]
         stripped = s.lstrip(" \t")
         indent = len(s) - len(stripped)
+        if indent and "\t" in s[:indent]:
+            indent = _columns(s[:indent])  # a tab advances to the next multiple of 4 (CommonMark)
         c0 = stripped[0]
 
         if self.title_pending:
@@ -439,7 +441,9 @@ class _Parser:
         if self.top_frame is not None:
             self.top.append(self._build(self.top_frame, frame.start, frame.line - 1))
         elif frame.start != 0:
-            frame.start = 0
+            # Leading blank lines: a block of their own, so every block's line matches its offset.
+            self.top.append(Paragraph("paragraph", 1, frame.line - 1, 0, frame.start, None, (), self.src,
+                                      syntax="blank"))
         self.top_frame = frame
 
     def _flush_top(self, end, n):
@@ -576,6 +580,9 @@ class _Parser:
         n = len(stripped) - len(stripped.lstrip("#"))
         if n > 6:
             return False
+        after = stripped[n:n + 1]
+        if after and after not in " \t" and not (after.isupper() or after == "["):
+            return False  # '#hashtag', '#1': text, as in CommonMark (a header needs a space)
         level, text, rest = self._split_heading(s, stripped, indent, lineno, check=True)
         col = indent + 1
         plevel = self.plevel
@@ -827,6 +834,9 @@ class _Parser:
                           "SUBTOPIC at H6 declares nothing: H6 is a mnemonic node (the deepest container is"
                           " ##### SUBTOPIC3)")
         elif not is_log:
+            if text.startswith("SUBTOPIC") and sx.KEYWORD_START.match(text):
+                self.diag("SUBTOPIC_OUTSIDE_EXTERNAL_MEMORY", lineno, col,
+                          "SUBTOPIC is a container of [external_memory] files only; parsed as a section")
             d["name"] = text
             return "section", d
         date = title = None
@@ -1314,6 +1324,14 @@ class _Parser:
 #: First characters of a line that can only be prose (fast path of the scan).
 _PLAIN_START = frozenset(
     c for c in map(chr, range(32, 0x3000)) if c not in "#[`~<>*+-_0123456789 \t\u00a0") - {"\ufeff"}
+
+
+def _columns(whitespace: str) -> int:
+    """Width of leading spaces and tabs, tabs stopping at multiples of 4."""
+    col = 0
+    for ch in whitespace:
+        col = (col // 4 + 1) * 4 if ch == "\t" else col + 1
+    return col
 
 
 def _iter_lines(src: str, chunk: int = 1 << 18):
