@@ -455,11 +455,10 @@ class _Parser:
         return self.stack[-1] if self.stack else None
 
     def _add(self, frame):
-        parent = self._parent()
-        if parent is None:
-            self._new_top(frame)
+        if self.stack:
+            self.stack[-1].children.append(frame)
         else:
-            parent.children.append(frame)
+            self._new_top(frame)
 
     def _close_leaf(self):
         self.leaf = None
@@ -474,15 +473,17 @@ class _Parser:
 
     def _close_headings(self, level):
         """Close header frames of ``level`` or deeper (and any list)."""
-        self._close_leaf()
-        self._close_list()
+        self.leaf = None
+        if self.list_stack:
+            self._close_list()
         st = self.stack
         while st and st[-1].kind == "heading" and st[-1].d["level"] >= level:
             st.pop()
 
     def _leaf_block(self, kind, lineno, off, d=None):
-        self._close_leaf()
-        self._close_list()
+        self.leaf = None
+        if self.list_stack:
+            self._close_list()
         frame = _Frame(kind, lineno, off, self.zone.plevel if self.zone else None, d)
         self._add(frame)
         return frame
@@ -1160,6 +1161,8 @@ class _Parser:
         items = self.list_items
         if not items:
             return
+        if all(lv == 1 and mk == "*" for lv, mk, _, _ in items):
+            return  # the common case: a flat list of root bullets
         markers = {mk for _, mk, _, _ in items}
         levels = {lv for lv, _, _, _ in items}
         if len(markers) == 1 and len(levels) > 1:
