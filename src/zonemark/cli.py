@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
-            parser.print_help(sys.stderr)
-            return EXIT_USAGE
+            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, …);"
+                           " see 'zonemark --help'")
         return args.func(args)
     except CliError as exc:
         print(str(exc), file=sys.stderr)

@@ -160,6 +160,7 @@ class _Parser:
         self.decls: dict = {}  # (kind, id) -> [(plevel, line, col, builder)]
         self.rules_seen: dict = {}
         self.registry = None
+        self.registry_d = None
         self.registry_entries: list = []
         self.pending_state = None  # module whose ### STATE section awaits its value
         self.last_decl = None  # module frame + builder declared on the previous line
@@ -690,6 +691,8 @@ class _Parser:
                 self.ignored_lines.add(lineno)
             else:
                 self.registry = (lineno, plevel)
+                d["active"], d["inactive"] = [], []
+                self.registry_d = d
         if level < 6:
             lg.append(_Logical(level, kind, section, keyword, lineno, builder))
             if section == "STATE" and kind == "section":
@@ -770,6 +773,13 @@ class _Parser:
                               f"sub-topic declaration must read '{'#' * level} SUBTOPIC{max(level - 2, 1)}: <name>'")
                     return kind, keyword, section, d
                 digit = dm.group(1)
+                if level == 2:
+                    self.diag("SUBTOPIC_LEVEL_MISMATCH", lineno, col,
+                              f"SUBTOPIC{digit} at H2: the header depth wins and H2 is a topic"
+                              " (write '## TOPIC:' or move it one level deeper)")
+                    name = dm.group(3).strip()
+                    d.update(id=dm.group(2), name=name)
+                    return "module", "TOPIC", None, d
                 if not digit:
                     self.diag("SUBTOPIC_LEVEL_MISMATCH", lineno, col,
                               f"SUBTOPIC without its level digit: at H{level} it is SUBTOPIC{level - 2}"
@@ -1149,6 +1159,7 @@ class _Parser:
                           f"{mid} is a temporary id and cannot be named in the registry: entry ignored")
                 continue
             self.registry_entries.append((mid, state, lineno))
+            self.registry_d[state].append(mid)
 
     def _registry_line(self):
         for e in reversed(self.logical):
@@ -1222,7 +1233,8 @@ class _Parser:
                            id=d.get("id"), name=d.get("name"), keyword=d["keyword"], section=d["section"],
                            nucleus_id=d.get("nucleus_id"), assigned_nuclei=d.get("nuclei"), date=d.get("date"),
                            title=d.get("title"), refused=d["refused"],
-                           active_modules=d.get("active"), inactive_modules=d.get("inactive"))
+                           active_modules=tuple(d["active"]) if "active" in d else None,
+                           inactive_modules=tuple(d["inactive"]) if "inactive" in d else None)
         if kind == "para":
             fld = f.d["field"] if f.d else None
             if fld:
@@ -1236,11 +1248,8 @@ class _Parser:
         if kind == "rule":
             d = f.d
             prefix, number, title = d["rule"]
-            body = None
-            if built:
-                body = "\n".join(b.text for b in _walk_items(built)) or None
-            if len(d["text"]) > 1:
-                title = " ".join([title] + d["text"][1:])
+            more = d["text"][1:] + [b.text for b in _walk_items(built)]
+            body = "\n".join(more) or None
             return Rule("rule", line, end_line, start, end, pl, built, src, prefix=prefix, rule_number=number,
                         category=sx.RULE_CATEGORIES.get(prefix, "general"), title=title, body=body)
         if kind == "zone":
@@ -1300,18 +1309,18 @@ class _Parser:
                                    b.line in ignored_lines_of_builders) for b in self.nucleus_list)
         # §7.3.1 registry entries against permanent states.
         permanent = {m.id for m in modules if m.id is not None and m.permanent and not m.ignored}
-        states: dict = {}
-        for mid, state, ln in self.registry_entries:
-            states.setdefault(mid, set()).add(state)
-        reported = set()
+        first_state: dict = {}
         for mid, state, ln in self.registry_entries:
             if mid in permanent:
                 self.diag("PERMANENT_STATE_OVERRIDE_ATTEMPT", ln, 1,
                           f"module {mid} has a permanent STATE: its registry entry is ignored")
-            elif len(states[mid]) > 1 and mid not in reported:
-                reported.add(mid)
+                continue
+            seen = first_state.setdefault(mid, (state, ln))
+            if seen[0] != state and seen[0] != "reported":
+                first_state[mid] = ("reported", ln)
                 self.diag("CONTRADICTORY_STATE_REGISTRY", ln, 1,
-                          f"module {mid} is listed as both ACTIVE and INACTIVE: both entries are ignored")
+                          f"module {mid} is listed as both {seen[0].upper()} (line {seen[1]}) and"
+                          f" {state.upper()}: both entries are ignored")
         return tuple(modules), nuclei
 
     def _registry_info(self):

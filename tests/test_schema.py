@@ -1,0 +1,147 @@
+"""The §13 JSON (``Document.to_dict()``) against its JSON Schema, and the tree invariants (§13.1)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from zonemark import parse, parse_file
+
+SCHEMA_PATH = Path(__file__).parent.parent / "src" / "zonemark" / "schema" / "parsed_file.schema.json"
+FIXTURES_DIR = Path(__file__).parent / "fixtures"
+ALL_FIXTURES = sorted(FIXTURES_DIR.rglob("*.md"))
+
+
+@pytest.fixture(scope="module")
+def validator():
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_tree_invariants(doc) -> None:
+    """Top-level blocks partition the source; children are ordered, non-overlapping
+    sub-slices of their parent; ``line``/``end_line`` agree with the offsets."""
+    src = doc.source
+    assert "".join(b.raw_markdown for b in doc.blocks) == src
+    pos = 0
+    for b in doc.blocks:
+        assert b.start == pos
+        pos = b.end
+    assert pos == len(src)
+
+    def line_of(offset: int) -> int:
+        return src.count("\n", 0, offset) + 1
+
+    def check(block, parent):
+        assert 0 <= block.start <= block.end <= len(src)
+        assert block.raw_markdown == src[block.start:block.end]
+        assert 1 <= block.line <= block.end_line
+        if block.end > block.start:
+            assert block.line == line_of(block.start)
+            assert block.end_line == line_of(block.end - 1)
+        if parent is not None:
+            assert parent.start <= block.start and block.end <= parent.end
+            assert parent.line <= block.line and block.end_line <= parent.end_line
+        prev_end = block.start
+        for child in block.children:
+            assert child.start >= prev_end, "children overlap or are out of order"
+            prev_end = child.end
+            check(child, block)
+
+    for b in doc.blocks:
+        check(b, None)
+
+
+def check_dict_invariants(data: dict, source: str) -> None:
+    """The same invariants, read from the JSON alone."""
+    assert "".join(b["rawMarkdown"] for b in data["blocks"]) == source
+
+    def check(block):
+        raw = block["rawMarkdown"]
+        assert block["line"] <= block["endLine"]
+        at = 0
+        prev_end_line = block["line"]
+        for child in block.get("children", []):
+            found = raw.find(child["rawMarkdown"], at)
+            assert found >= 0, "child rawMarkdown is not an ordered slice of its parent"
+            at = found + len(child["rawMarkdown"])
+            assert block["line"] <= child["line"] and child["endLine"] <= block["endLine"]
+            assert child["line"] >= prev_end_line
+            prev_end_line = child["endLine"]
+            check(child)
+
+    line = 1
+    for b in data["blocks"]:
+        assert b["line"] == line
+        line += b["rawMarkdown"].count("\n")
+        check(b)
+
+
+def test_there_are_fixtures():
+    assert len(ALL_FIXTURES) > 100
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES_DIR)))
+def test_fixture_output_matches_schema_and_tree_invariants(validator, path: Path):
+    doc = parse_file(path)
+    data = doc.to_dict()
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    assert not errors, f"{errors[0].message} at {list(errors[0].absolute_path)}"
+    check_tree_invariants(doc)
+    check_dict_invariants(data, doc.source)
+    assert [d["code"] for d in data["errors"]] == [d.code for d in doc.errors]
+    assert [d["code"] for d in data["warnings"]] == [d.code for d in doc.warnings]
+
+
+@pytest.mark.parametrize("text", ["\n\n# T [external_module]\n", "\n\n<!-- c -->\n# T [reminder]\n", "\n> [!NOTE]"],
+                         ids=["blank-lines-then-title", "blank-lines-then-comment", "blank-line-then-anchor"])
+def test_leading_blank_lines_start_at_line_one(text):
+    """The first block's ``line`` must be the line its ``rawMarkdown`` starts on (or the
+    leading blank lines must be a block of their own): ``line`` and the offsets agree."""
+    doc = parse(text)
+    first = doc.blocks[0]
+    assert first.line == text.count("\n", 0, first.start) + 1
+
+
+def test_missing_file_type_is_null(validator):
+    data = parse("no title here\n").to_dict()
+    assert data["fileType"] is None
+    validator.validate(data)
+
+
+def test_version_pin_is_exposed(validator):
+    data = parse("<!-- IllAIra-Standard: v1.13 -->\n# T [reminder]\n").to_dict()
+    assert data["standardVersion"] == "v1.13"
+    validator.validate(data)
+
+
+def _sample():
+    return parse_file(FIXTURES_DIR / "spec" / "14_1_minimal_reminder.md").to_dict()
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d.__setitem__("extra", 1),
+    lambda d: d["blocks"][0].__setitem__("permission_level", 1),
+    lambda d: d["blocks"][1].__setitem__("type", "topic"),
+    lambda d: d["blocks"][1].__setitem__("permissionLevel", 6),
+    lambda d: d.__setitem__("fileType", "ext_module"),
+    lambda d: d["blocks"][0].pop("rawMarkdown"),
+    lambda d: d["warnings"].append({"line": 1, "column": 1, "message": "m", "code": "X", "severity": "error"}),
+], ids=["top-level-extra", "snake-case-key", "unknown-type", "level-6", "short-tag", "no-raw", "error-in-warnings"])
+def test_schema_rejects_drift(validator, mutate):
+    data = _sample()
+    validator.validate(copy.deepcopy(data))
+    mutate(data)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(data)
+
+
+def test_schema_is_shipped_with_the_package():
+    from importlib import resources
+    text = resources.files("zonemark").joinpath("schema/parsed_file.schema.json").read_text(encoding="utf-8")
+    assert json.loads(text)["$schema"].endswith("2020-12/schema")
