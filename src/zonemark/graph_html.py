@@ -1,0 +1,164 @@
+"""Self-contained interactive HTML page of a layer graph (§13 output, node-link JSON).
+
+The page works offline: the vendored cytoscape.js library (MIT, see
+static/cytoscape.LICENSE), the page script, its style sheet and the graph JSON
+are all inlined. Node labels and sources are file content and are treated as
+hostile: the JSON is embedded in a non-executed ``application/json`` script with
+``<``, ``>``, ``&``, U+2028 and U+2029 escaped, the page script only writes it
+through ``textContent`` or the canvas, and a Content-Security-Policy allows no
+network access and only the page's own scripts (by hash).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+
+LIBRARY_FILE = "cytoscape.min.js"
+LIBRARY_LICENSE_FILE = "cytoscape.LICENSE"
+SCRIPT_FILE = "graph_page.js"
+STYLE_FILE = "graph_page.css"
+
+_JSON_ESCAPES = (
+    ("&", "\\u0026"),
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+# Text that would end or confuse a raw-text <script>/<style> element (HTML §13.2.6.4.4).
+_RAW_TEXT_HAZARD = re.compile(r"</(script|style)|<!--|<script", re.IGNORECASE)
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="zonemark">
+<title>{title}</title>
+<style>
+{style}
+</style>
+</head>
+<body>
+<header>
+<h1 id="page-title" title="{title}">{title}</h1>
+<div class="counts" id="counts">
+<span><span class="count" id="node-count">0</span> nodes</span>
+<span>(<span class="count" id="visible-count">0</span> shown)</span>
+<span><span class="count" id="edge-count">0</span> edges</span>
+<span class="errors"><span class="count" id="error-count">0</span> errors</span>
+<span class="warnings"><span class="count" id="warning-count">0</span> warnings</span>
+<span class="hint" id="skipped-note"></span>
+</div>
+<input id="search" type="search" placeholder="Search label or module" autocomplete="off" spellcheck="false" aria-label="Search nodes">
+<span id="search-count"></span>
+<label>Layout <select id="layout">
+<option value="auto" selected>auto</option>
+<option value="tree">tree</option>
+<option value="radial">radial</option>
+<option value="force">force</option>
+<option value="rings">rings</option>
+</select></label>
+<span id="layout-used" class="hint"></span>
+<button type="button" id="fit">Fit</button>
+<div id="filter-row"><div id="filters" aria-label="Show node kinds"></div><span id="hidden-note" class="hint"></span></div>
+</header>
+<main id="graph-area">
+<div id="cy"></div>
+<div id="legend">
+<div class="row" id="legend-permissions"><strong>Border:</strong></div>
+<div class="row" id="legend-edges"><strong>Edges:</strong></div>
+<div class="row" id="legend-halos"><strong>Halo:</strong></div>
+</div>
+<div id="load-error" role="alert"></div>
+</main>
+<aside>
+<section id="details" aria-live="polite"><p class="hint">Click a node to see its details and source.</p></section>
+<section id="diagnostics-panel"><h2>Diagnostics</h2><ul class="plain" id="diagnostics"></ul></section>
+</aside>
+<script type="application/json" id="graph-data">{data}</script>
+<script>{library}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
+
+
+def embed_json(value: object) -> str:
+    """JSON text safe inside an HTML ``<script>`` element: no ``<``, ``>``, ``&``, U+2028/9."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    for character, escape in _JSON_ESCAPES:
+        text = text.replace(character, escape)
+    return text
+
+
+def _asset(name: str) -> str:
+    """Text of a vendored file under ``zonemark/static``; refuses text unsafe to inline."""
+    text = resources.files("zonemark").joinpath("static", name).read_text(encoding="utf-8")
+    if _RAW_TEXT_HAZARD.search(text):
+        raise RuntimeError(f"static/{name} cannot be inlined: it contains a script or comment delimiter")
+    return text
+
+
+@lru_cache(maxsize=1)
+def _assets() -> tuple[str, str, str]:
+    return _asset(LIBRARY_FILE), _asset(SCRIPT_FILE), _asset(STYLE_FILE)
+
+
+def _script_hash(script: str) -> str:
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def _check_graph(graph: object) -> None:
+    if not isinstance(graph, Mapping):
+        raise TypeError(f"graph must be a node-link mapping, not {type(graph).__name__}")
+    for key in ("nodes", "links"):
+        if key in graph and not isinstance(graph[key], list | tuple):
+            raise ValueError(f"graph[{key!r}] must be a list")
+    if "graph" in graph and not isinstance(graph["graph"], Mapping):
+        raise ValueError("graph['graph'] must be a mapping")
+
+
+def render_html(graph: Mapping, *, title: str | None = None) -> str:
+    """One offline HTML page showing ``graph`` (node-link JSON of a layer, §13).
+
+    ``title`` defaults to the graph's ``graph.name``. Raises TypeError/ValueError
+    (one-line message) for a value that is not node-link JSON.
+    """
+    _check_graph(graph)
+    try:
+        data = embed_json(graph)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"graph is not JSON-serialisable: {error}") from None
+    library, script, style = _assets()
+    if title is None:
+        meta = graph.get("graph") or {}
+        name = meta.get("name")
+        title = f"{name} \u2014 zonemark layer graph" if isinstance(name, str) and name else "zonemark layer graph"
+    csp = "; ".join(
+        (
+            "default-src 'none'",
+            f"script-src {_script_hash(library)} {_script_hash(script)}",
+            "style-src 'unsafe-inline'",
+            "img-src data: blob:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        )
+    )
+    return _PAGE.format(
+        csp=csp,
+        title=html.escape(title, quote=True),
+        style=style,
+        data=data,
+        library=library,
+        script=script,
+    )
