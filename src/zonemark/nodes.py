@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 _TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
+_REGISTRY_LINE = re.compile(r"(ACTIVE|INACTIVE):[ \t]*(.*)")
+_TEMPORARY_ID = re.compile(r"~T\d+")
 
 #: The §13 block types.
 BLOCK_TYPES = (
@@ -64,17 +66,41 @@ class Heading(Block):
     name: str | None = None
     keyword: str | None = None
     section: str | None = None  # FUNCTION, STATE, RULES, SUBROUTINE, ... for sections
-    nucleus_id: int | None = None
     assigned_nuclei: tuple[int, ...] | None = None
     date: str | None = None
     title: str | None = None
-    active_modules: tuple[str, ...] | None = None
-    inactive_modules: tuple[str, ...] | None = None
     refused: bool = False  # a structural header in a zone that may not hold it (§5.5)
 
     @property
     def content(self) -> str:
         return self.text
+
+    @property
+    def nucleus_id(self) -> int | None:
+        """The integer id of a ``## NUCLEUS n:`` declaration (§7.4.1)."""
+        return int(self.id) if self.type == "nucleus" and self.id is not None else None
+
+    @property
+    def active_modules(self) -> tuple[str, ...] | None:
+        """For a state registry: the ids of its ``* ACTIVE:`` lines (§7.3.1)."""
+        return self._registry_ids("ACTIVE")
+
+    @property
+    def inactive_modules(self) -> tuple[str, ...] | None:
+        """For a state registry: the ids of its ``* INACTIVE:`` lines (§7.3.1)."""
+        return self._registry_ids("INACTIVE")
+
+    def _registry_ids(self, state: str) -> tuple[str, ...] | None:
+        if self.type != "state_registry":
+            return None
+        ids: list[str] = []
+        for item in self.children:
+            if isinstance(item, ListItem) and item.level == 1 and item.marker == "*":
+                m = _REGISTRY_LINE.fullmatch(item.text.split("\n", 1)[0].strip())
+                if m and m.group(1) == state:
+                    ids.extend(x.strip() for x in m.group(2).split(",")
+                               if x.strip() and not _TEMPORARY_ID.fullmatch(x.strip()))
+        return tuple(ids)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -160,7 +160,6 @@ class _Parser:
         self.decls: dict = {}  # (kind, id) -> [(plevel, line, col, builder)]
         self.rules_seen: dict = {}
         self.registry = None
-        self.registry_d = None
         self.registry_entries: list = []
         self.pending_state = None  # module whose ### STATE section awaits its value
         self.last_decl = None  # module frame + builder declared on the previous line
@@ -691,8 +690,6 @@ class _Parser:
                 self.ignored_lines.add(lineno)
             else:
                 self.registry = (lineno, plevel)
-                d["active"], d["inactive"] = [], []
-                self.registry_d = d
         if level < 6:
             lg.append(_Logical(level, kind, section, keyword, lineno, builder))
             if section == "STATE" and kind == "section":
@@ -1159,7 +1156,6 @@ class _Parser:
                           f"{mid} is a temporary id and cannot be named in the registry: entry ignored")
                 continue
             self.registry_entries.append((mid, state, lineno))
-            self.registry_d[state].append(mid)
 
     def _registry_line(self):
         for e in reversed(self.logical):
@@ -1231,10 +1227,8 @@ class _Parser:
             d = f.d
             return Heading(d["kind"], line, end_line, start, end, pl, built, src, level=d["level"], text=d["text"],
                            id=d.get("id"), name=d.get("name"), keyword=d["keyword"], section=d["section"],
-                           nucleus_id=d.get("nucleus_id"), assigned_nuclei=d.get("nuclei"), date=d.get("date"),
-                           title=d.get("title"), refused=d["refused"],
-                           active_modules=tuple(d["active"]) if "active" in d else None,
-                           inactive_modules=tuple(d["inactive"]) if "inactive" in d else None)
+                           assigned_nuclei=d.get("nuclei"), date=d.get("date"),
+                           title=d.get("title"), refused=d["refused"])
         if kind == "para":
             fld = f.d["field"] if f.d else None
             if fld:
