@@ -162,6 +162,7 @@ class _Parser:
         self.registry = None
         self.registry_entries: list = []
         self.pending_state = None  # module whose ### STATE section awaits its value
+        self.section_now = _UNSET  # cache of _section() while the logical stack is unchanged
         self.last_decl = None  # module frame + builder declared on the previous line
         self.h6_owner: dict = {}
         self.ignored_lines: set = set()
@@ -650,6 +651,7 @@ class _Parser:
             return True
 
         # Logical layer (§2.3: zones close nothing).
+        self.section_now = _UNSET
         lg = self.logical
         if level < 6:
             while lg and lg[-1].level >= level:
@@ -1051,17 +1053,18 @@ class _Parser:
             self.diag("LIST_TOO_DEEP", lineno, col, f"list level {level}: lists have three levels (* + -)")
         kind = "item"
         d = {"level": level, "marker": marker, "text": [text.rstrip()]}
-        line_text = s.rstrip("\r")
-        rm = sx.RULE_BULLET.fullmatch(line_text) if (level == 1 and indent == 0 and marker == "*") else None
+        rm = sx.RULE_BULLET.fullmatch(s) if (level == 1 and indent == 0 and marker == "*") else None
         if rm is not None:
             kind = "rule"
             self._rule(rm, lineno, plevel, d)
         else:
-            section = self._section()
+            section = self.section_now
+            if section is _UNSET:
+                section = self.section_now = self._section()
             if section == "CONNECTIONS" and level == 1:
-                self._connection(line_text, lineno, col)
+                self._connection(s, lineno, col)
             elif section == "REGISTRY":
-                self._registry_entry(line_text, lineno, col)
+                self._registry_entry(s, lineno, col)
         frame = _Frame(kind, lineno, off, plevel, d)
         if ls:
             ls[-1][1].children.append(frame)
@@ -1326,6 +1329,8 @@ class _Parser:
                             tuple(m for m, s, _ in self.registry_entries if s == "inactive"),
                             tuple(self.registry_entries))
 
+
+_UNSET = object()
 
 #: First characters of a line that can only be prose (fast path of the scan).
 _PLAIN_START = frozenset(
