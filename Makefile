@@ -16,13 +16,19 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/zonemark check examples/layer
-	$(BIN)/zonemark outline examples/layer/cars[ext_memory].md
+	$(BIN)/zonemark outline 'examples/layer/cars[ext_memory].md'
+	$(BIN)/zonemark status examples/layer
+	mkdir -p out
+	$(BIN)/zonemark graph examples/layer --format html -o out/layer-graph.html
+	@echo "graph page written to out/layer-graph.html (open it in a browser; it works offline)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_parse.py
+	$(BIN)/python bench/bench_layer.py
+	$(BIN)/python bench/bench_append.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,120 @@
+"""Cost of reading a folder as a layer (§3, §7): Layer.load + graph build vs parsing the same files.
+
+Generates (once, cached under the system temp folder) a ~20 MB layer with
+gen_corpus.py --layer: a 10 MB reminder, 50 external modules and 50 external
+memories of 100 KB each.  Then, in one run, measures wall time (best of
+--repeat) and tracemalloc peak of
+
+  parse    parse_file() on every file, all documents kept alive (as a layer keeps them)
+  layer    Layer.load() + build_graph() on the same folder
+
+and prints the overhead of the layer over parsing (target: at most +30% time,
+judged on process CPU time, which a busy machine disturbs less than wall time).
+
+    python bench/bench_layer.py [--repeat 2] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from zonemark import parse_file  # noqa: E402
+from zonemark.graph import build_graph  # noqa: E402
+from zonemark.layer import Layer, discover  # noqa: E402
+
+GEN_ARGS = ["--modules", "50", "--memories", "50", "--size", "10MB", "--ext-size", "100KB", "--seed", "1"]
+
+
+def gen_corpus() -> Path:
+    for candidate in (HERE.parent.parent / "shared" / "bench" / "gen_corpus.py",):
+        if candidate.is_file():
+            return candidate
+    sys.exit("bench_layer: ../shared/bench/gen_corpus.py not found beside the repository")
+
+
+def ensure_layer(folder: Path) -> Path:
+    stamp = folder / ".complete"
+    if not stamp.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(gen_corpus()), "--layer", str(folder), *GEN_ARGS], check=True)
+        stamp.write_text(" ".join(GEN_ARGS), encoding="utf-8")
+    return folder
+
+
+def parse_all(paths):
+    return [parse_file(p) for p in paths]
+
+
+def load_layer(folder):
+    layer = Layer.load(folder)
+    return layer, build_graph(layer)
+
+
+def timed(fn, *args, repeat):
+    """Best wall time and best CPU time of the process over ``repeat`` runs (CPU time resists a busy machine)."""
+    best_wall = best_cpu = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        w, c = time.perf_counter(), time.process_time()
+        result = fn(*args)
+        best_cpu = min(best_cpu, time.process_time() - c)
+        best_wall = min(best_wall, time.perf_counter() - w)
+        del result
+    return best_wall, best_cpu
+
+
+def peak(fn, *args):
+    """tracemalloc peak of one run, and the run's result summarised by ``describe``."""
+    gc.collect()
+    tracemalloc.start()
+    result = fn(*args)
+    _, top = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return top, result
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=2, help="timed runs per side (best is kept)")
+    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "zonemark-bench-layer-20MB")
+    args = ap.parse_args(argv)
+
+    folder = ensure_layer(args.dir)
+    _, found = discover(folder)
+    paths = [p for _, p in found]
+    size = sum(p.stat().st_size for p in paths)
+
+    t_parse = timed(parse_all, paths, repeat=args.repeat)
+    t_layer = timed(load_layer, folder, repeat=args.repeat)
+    m_parse, docs = peak(parse_all, paths)
+    del docs
+    m_layer, (layer, graph) = peak(load_layer, folder)
+    print(f"layer: {folder}  {len(paths)} files, {size / 1e6:.1f} MB; graph: {len(graph['nodes'])} nodes, "
+          f"{len(graph['links'])} links, {len(graph['graph']['diagnostics'])} diagnostics")
+    del layer, graph
+
+    print(f"{'':8}{'wall (best of ' + str(args.repeat) + ')':>22}{'cpu (best)':>14}{'MB/s (cpu)':>12}"
+          f"{'tracemalloc peak':>20}")
+    for name, (wall, cpu), m in (("parse", t_parse, m_parse), ("layer", t_layer, m_layer)):
+        print(f"{name:8}{wall:>20.3f} s{cpu:>12.3f} s{size / 1e6 / cpu:>12.1f}{m / 1e6:>17.1f} MB")
+    over_wall = (t_layer[0] / t_parse[0] - 1) * 100
+    over_cpu = (t_layer[1] / t_parse[1] - 1) * 100
+    over_m = (m_layer / m_parse - 1) * 100
+    verdict = "OK" if over_cpu <= 30 else "OVER TARGET"
+    print(f"overhead of Layer.load + build_graph over parsing: cpu {over_cpu:+.1f}% (target <= +30%: {verdict}),"
+          f" wall {over_wall:+.1f}%, memory peak {over_m:+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""The graph of a continuity layer (§2.2, §7.1.2, §7.1.3, §7.4.4, §7.6) and its text formats.
+
+Nodes: files, nuclei, modules, sub-modules, topics, sub-topics, ``## RULES:``
+sections and H6 entries (logs, mnemonic nodes).  Edges:
+
+* ``contains`` -- file to its top containers, container to child container,
+  container to entry, following the outline's header nesting (§7.1.3);
+* ``governs`` -- module to nucleus, from ``[NUCLEI: ...]`` (§7.4.4);
+* ``connects`` -- from CONNECTIONS bullets (§7.6).  An external hub with no
+  declaration floats: no fallback edge is ever drawn (F-CONN-A).
+
+Headers that are not nodes (FUNCTION, TRIGGER, a free H2 section, the state
+registry...) stay inside the ``source`` of the nearest node above them, and
+their H6 entries hang from that node.  A file that is not merged (§7.1.1 id
+conflict) is a lone file node.
+
+The JSON document (:func:`build_graph`) is a node-link document whose shape is
+a contract with the HTML page: change it only together with ``graph_html``.
+Node ids: ``file:<rel>``, ``module:<id>`` (declared id or ``~Tn``),
+``nucleus:<n>``, ``container:<rel>:<line>`` (sub-modules, topics, sub-topics,
+rules sections, ignored duplicates) and ``entry:<rel>:<line>``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+
+from .layer import Layer, LayerFile
+from .nodes import Heading
+
+SOURCE_CAP = 4000
+NODE_KINDS = ("file", "nucleus", "module", "sub_module", "topic", "subtopic", "rules", "entry")
+LINK_KINDS = ("contains", "governs", "connects")
+
+
+def headings_of(doc):
+    """Every header block after the title, in document order (as :func:`zonemark.outline.headings`).
+
+    Headers only ever sit at the top level, inside a permission block or under
+    another header, so the walk skips lists, quotes and paragraphs: on large
+    files this is several times faster than walking every block.
+    """
+    title_line = doc.title_line
+    stack = list(reversed(doc.blocks))
+    while stack:
+        b = stack.pop()
+        if isinstance(b, Heading):
+            if b.line != title_line:
+                yield b
+        elif b.type != "permission_block":
+            continue
+        if b.children:
+            stack.extend(reversed(b.children))
+
+
+class _FileNodes:
+    """The nodes of one file, with their logical extents (lines and offsets)."""
+
+    def __init__(self, lf: LayerFile):
+        self.lf = lf
+        self.source = lf.doc.source
+        self.last_line = max(lf.doc.line_count, 1)
+        self.nodes: list[dict] = []
+        self.lines: list[tuple[int, int]] = []  # (first line, last line) per node
+        self.spans: list[tuple[int, int]] = []  # (start offset, end offset) per node
+        self.parent: list[int] = []  # index of the parent node, -1 for the file node
+        self.children: list[list[int]] = []
+        self._firsts: list[int] | None = None
+        self._order: list[int] = []
+
+    def add(self, node: dict, lines, span, parent: int) -> int:
+        index = len(self.nodes)
+        self.nodes.append(node)
+        self.lines.append(lines)
+        self.spans.append(span)
+        self.parent.append(parent)
+        self.children.append([])
+        if parent >= 0:
+            self.children[parent].append(index)
+        return index
+
+    def own_source(self, index: int) -> str:
+        """The node's text minus its child nodes' text, capped at SOURCE_CAP characters."""
+        start, end = self.spans[index]
+        src = self.source
+        kids = self.children[index]
+        if not kids:
+            return src[start:min(end, start + SOURCE_CAP)]
+        pieces, size, cursor = [], 0, start
+        for a, b in sorted(self.spans[k] for k in kids) + [(end, end)]:
+            if a > cursor:
+                piece = src[cursor:min(a, cursor + SOURCE_CAP - size)]
+                pieces.append(piece)
+                size += len(piece)
+                if size >= SOURCE_CAP:
+                    break
+            cursor = max(cursor, b)
+        return "".join(pieces)
+
+    def node_at(self, line: int) -> str:
+        """Id of the innermost node whose extent holds ``line`` (the file node at worst)."""
+        if self._firsts is None:
+            self._order = sorted(range(len(self.nodes)), key=lambda k: (self.lines[k][0], -self.lines[k][1]))
+            self._firsts = [self.lines[k][0] for k in self._order]
+        pos = bisect.bisect_right(self._firsts, line) - 1
+        k = self._order[pos] if pos >= 0 else 0
+        while k > 0 and not (self.lines[k][0] <= line <= self.lines[k][1]):
+            k = self.parent[k]
+        return self.nodes[k]["id"]
+
+
+def _extents(heads, last_line, size):
+    """Logical extent of each header: up to the next header of the same or a higher level (§2.3).
+
+    H6 entries count as level 6, so an entry ends at the next header of any level.
+    Returns {line: (last line, end offset)}.
+    """
+    out = {}
+    stack = []  # (level, line)
+    for h in heads:
+        level, line = h.level, h.line
+        while stack and stack[-1][0] >= level:
+            _, ln = stack.pop()
+            out[ln] = (line - 1, h.start)
+        stack.append((level, line))
+    for _, ln in stack:
+        out[ln] = (last_line, size)
+    return out
+
+
+def build_graph(layer: Layer) -> dict:
+    """The node-link JSON document of the layer (see the module docstring)."""
+    module_by_pos = {(m.file, m.info.line): m for m in layer.modules}
+    nucleus_by_pos = {(n.file, n.info.line): n for n in layer.nuclei}
+    nodes, links, per_file, id_of = [], [], {}, {}
+    all_diagnostics = layer.all_diagnostics()
+    files_with_diagnostics = {d.path for d in all_diagnostics}
+
+    for lf in layer.files:
+        fn = _FileNodes(lf)
+        if lf.rel in files_with_diagnostics:
+            per_file[lf.rel] = fn  # kept to place each diagnostic on its node
+        doc = lf.doc
+        label = doc.title or lf.rel
+        if not lf.merged:
+            label += " (not merged: id conflict)"
+        fn.add(_node(f"file:{lf.rel}", "file", label, lf.rel, doc.title_line or 1, None),
+               (1, fn.last_line), (0, len(doc.source)), -1)
+        if lf.merged:
+            _file_tree(fn, lf.rel, module_by_pos, nucleus_by_pos, links)
+        for i, node in enumerate(fn.nodes):
+            node["source"] = fn.own_source(i)
+            nodes.append(node)
+            if node["kind"] in ("module", "nucleus", "sub_module", "topic", "subtopic"):
+                id_of[(lf.rel, node["line"])] = node["id"]
+        fn.spans = fn.children = None  # only needed for the sources
+
+    for e in layer.edges:
+        source = id_of.get((e.file, e.line))
+        if source is not None:
+            links.append({"source": source, "target": f"{e.target_kind}:{e.target}", "kind": e.kind})
+
+    if any(f.doc.surrogate_escaped for f in layer.files):
+        for n in nodes:  # undecodable bytes (INVALID_UTF8) must not leak into the document as lone surrogates
+            n["label"], n["source"] = _valid_text(n["label"]), _valid_text(n["source"])
+    diags = []
+    for d in all_diagnostics:
+        fn = per_file.get(d.path)
+        diags.append({"path": d.path, "line": d.line, "column": d.column, "code": d.code,
+                      "severity": d.severity.value, "message": _valid_text(d.message),
+                      "node": fn.node_at(d.line) if fn is not None else None})
+    return {
+        "directed": True,
+        "multigraph": True,
+        "graph": {"name": layer.name, "root": str(layer.root), "files": [f.rel for f in layer.files],
+                  "diagnostics": diags},
+        "nodes": nodes,
+        "links": links,
+    }
+
+
+def _file_tree(fn: _FileNodes, rel, module_by_pos, nucleus_by_pos, links) -> None:
+    """Nodes and ``contains`` links of one merged file, nested exactly as ``doc.outline()`` nests them."""
+    doc = fn.lf.doc
+    heads = [h for h in headings_of(doc) if not h.refused and h.level > 1]
+    ext = _extents(heads, fn.last_line, len(doc.source))
+    owner_of = doc.h6_owner
+    anchor_of_line = {0: 0}  # header line -> index of the nearest graph node at or above it
+    stack = [(1, 0)]  # (level, anchor)
+    add, nodes = fn.add, fn.nodes
+    for h in heads:
+        line = h.line
+        last, end = ext[line]
+        if h.level == 6 and h.type == "log":
+            parent = anchor_of_line.get(owner_of.get(line, 0), 0)
+            label = h.title or h.text or "(entry)"
+            if h.date and h.title:
+                label = f"{h.date} {h.title}"
+            node = _node(f"entry:{rel}:{line}", "entry", label, rel, line, h.permission_level)
+            add(node, (line, last), (h.start, end), parent)
+            links.append({"source": nodes[parent]["id"], "target": node["id"], "kind": "contains"})
+            continue
+        while len(stack) > 1 and stack[-1][0] >= h.level:
+            stack.pop()
+        anchor = stack[-1][1]
+        node = _container_node(h, rel, module_by_pos, nucleus_by_pos, line in doc.ignored_lines)
+        if node is not None:
+            links.append({"source": nodes[anchor]["id"], "target": node["id"], "kind": "contains"})
+            anchor = add(node, (line, last), (h.start, end), anchor)
+        stack.append((h.level, anchor))
+        anchor_of_line[line] = anchor
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: str) -> str:
+    """Text with lone surrogates (bytes that were not UTF-8, kept by the parser) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _node(node_id, kind, label, rel, line, permission_level, *, state=None, permanent=False, module_id=None):
+    return {"id": node_id, "kind": kind, "label": label, "file": rel, "line": line,
+            "permissionLevel": permission_level, "state": state, "permanent": permanent, "moduleId": module_id,
+            "source": ""}
+
+
+def _container_node(h: Heading, rel, module_by_pos, nucleus_by_pos, ignored):
+    line = h.line
+    pos = (rel, line)
+    container_id = f"container:{rel}:{line}"
+    name = h.name if h.name is not None else h.text
+    if h.type == "module":
+        lm = module_by_pos.get(pos)
+        if lm is None:
+            return None
+        info = lm.info
+        if h.keyword in ("TOPIC", "SUBTOPIC"):
+            kind = "topic" if h.keyword == "TOPIC" else "subtopic"
+            word = "TOPIC" if kind == "topic" else f"SUBTOPIC{h.level - 2}"
+            ident = f" {info.id}" if info.id else ""
+            return _node(container_id, kind, f"{word}{ident}: {info.name}", rel, line, h.permission_level,
+                         module_id=lm.module_id)
+        if info.ignored or lm.module_id is None:
+            return _node(container_id, "module", f"MODULE {info.id}: {info.name} (ignored duplicate)", rel,
+                         line, h.permission_level, permanent=info.permanent)
+        return _node(f"module:{lm.module_id}", "module", f"MODULE {lm.module_id}: {info.name}", rel, line,
+                     h.permission_level, state=lm.effective_state, permanent=info.permanent,
+                     module_id=lm.module_id)
+    if h.type == "sub_module":
+        ident = f" {h.id}" if h.id else ""
+        return _node(container_id, "sub_module", f"SUB-MODULE{ident}: {name}", rel, line, h.permission_level,
+                     module_id=h.id)
+    if h.type == "nucleus":
+        ln = nucleus_by_pos.get(pos)
+        if ln is None:
+            return _node(container_id, "nucleus", f"NUCLEUS {h.id}: {name} (ignored duplicate)", rel, line,
+                         h.permission_level)
+        return _node(f"nucleus:{ln.nucleus_id}", "nucleus", f"NUCLEUS {ln.nucleus_id}: {ln.info.name}", rel,
+                     line, h.permission_level)
+    if h.type == "section" and h.section == "RULES" and h.level == 2:
+        label = "RULES" + (f": {h.name}" if h.name else "")
+        return _node(container_id, "rules", label + (" (ignored duplicate)" if ignored else ""), rel, line,
+                     h.permission_level)
+    return None
+
+
+# -- text formats -----------------------------------------------------------------------
+
+def to_json(graph: dict, indent: int | None = 2) -> str:
+    return json.dumps(graph, ensure_ascii=False, indent=indent) + "\n"
+
+
+_DOT_SHAPE = {"file": "folder", "nucleus": "doublecircle", "module": "box", "sub_module": "box",
+              "topic": "tab", "subtopic": "tab", "rules": "note", "entry": "plaintext"}
+_DOT_EDGE = {"contains": "color=gray50", "governs": "color=firebrick, penwidth=2",
+             "connects": "color=royalblue, style=dashed"}
+
+
+def _dot_quote(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
+    return f'"{text}"'
+
+
+def to_dot(graph: dict) -> str:
+    """Graphviz DOT (``dot -Tsvg``)."""
+    out = [f"digraph {_dot_quote(graph['graph']['name'])} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
+    for n in graph["nodes"]:
+        attrs = [f"label={_dot_quote(_short(n['label']))}", f"shape={_DOT_SHAPE[n['kind']]}"]
+        if n["state"] == "inactive":
+            attrs.append("style=dashed")
+        if n["permanent"]:
+            attrs.append("peripheries=2")
+        out.append(f"  {_dot_quote(n['id'])} [{', '.join(attrs)}];")
+    for link in graph["links"]:
+        label = "" if link["kind"] == "contains" else link["kind"]
+        out.append(f"  {_dot_quote(link['source'])} -> {_dot_quote(link['target'])} "
+                   f"[{_DOT_EDGE[link['kind']]}, label={_dot_quote(label)}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _short(label: str, limit: int = 60) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= limit else label[:limit - 1] + "…"
+
+
+def _mermaid_text(text: str) -> str:
+    text = _short(text)
+    for ch, ent in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("[", "#91;"), ("]", "#93;"),
+                    ("|", "#124;"), ("`", "#96;")):
+        text = text.replace(ch, ent)
+    return text
+
+
+_MERMAID_SHAPE = {"file": ('[/"', '"/]'), "nucleus": ('(("', '"))'), "module": ('["', '"]'),
+                  "sub_module": ('["', '"]'), "topic": ('[["', '"]]'), "subtopic": ('[["', '"]]'),
+                  "rules": ('{{"', '"}}'), "entry": ('("', '")')}
+_MERMAID_ARROW = {"contains": "-->", "governs": "==>|governs|", "connects": "-.->|connects|"}
+
+
+def to_mermaid(graph: dict) -> str:
+    """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
+    ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
+    out = ["flowchart LR"]
+    for n in graph["nodes"]:
+        left, right = _MERMAID_SHAPE[n["kind"]]
+        out.append(f"  {ids[n['id']]}{left}{_mermaid_text(n['label'])}{right}")
+    for link in graph["links"]:
+        s, t = ids.get(link["source"]), ids.get(link["target"])
+        if s is not None and t is not None:
+            out.append(f"  {s} {_MERMAID_ARROW[link['kind']]} {t}")
+    return "\n".join(out) + "\n"

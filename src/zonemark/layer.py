@@ -1,0 +1,591 @@
+"""The continuity layer: every ``.md`` file of a folder read as one whole (§3, §7.1.1, §7.3.1, §7.4, §7.6).
+
+A layer is one ``[reminder]`` plus any number of ``[external_module]`` and
+``[external_memory]`` files (§3.1).  :meth:`Layer.load` parses each file once
+and then resolves what no single file can: ids across files, nucleus
+assignments, CONNECTIONS edges and effective module states.
+
+Rulings (where the standard leaves the application to decide):
+
+* **File type** comes from the H1 tag only, never from the filename (§3.4).
+* **Layer order** is: the ``[reminder]`` file(s) first, then every other file,
+  each group sorted by relative path.  This order decides which of two files
+  declaring the same id is merged (the reminder is never pushed out by an
+  external file) and the numbering of temporary ids.
+* **Id conflicts** (§7.1.1, "declared vs declared"): a file declaring a MODULE
+  id or a NUCLEUS id already declared by an earlier merged file is *not merged*:
+  its modules, nuclei, registry and edges stay out of the layer until the user
+  resolves the conflict (``LAYER_ID_CONFLICT`` at each colliding declaration).
+  Nothing slides.
+* **Temporary ids** ``~T1``, ``~T2``, ... go to every MODULE, TOPIC and
+  SUBTOPIC declared without an id in a merged file, in layer order then
+  document order.  They skip any id declared anywhere in the layer (a declared
+  id always wins, even one that literally reads ``~Tn``, which the parser
+  reports as ``RESERVED_ID``).  They live in this object only and are never
+  written to disk.  Sub-modules get none: nothing addresses them (§7.3).
+* **Nucleus assignments** (§7.4.3, §7.4.4): the parser checks ``[NUCLEI: ...]``
+  against the nuclei of the same file and reports
+  ``UNRESOLVED_NUCLEUS_REFERENCE`` otherwise.  In a layer a nucleus may live in
+  another file (the reminder, or a nucleus file, §7.4.3), so that file-level
+  warning is dropped whenever the nucleus is declared by a merged file of the
+  layer, and kept otherwise.  The ruling applies to every file, the reminder
+  included, because §7.4.3 lets nuclei live in external files.  Files that are
+  not merged keep all their file-level diagnostics.
+* **State registries** (§7.3.1): the reminder's ``MODULE_STATE_REGISTRY``
+  governs every module of the layer; a registry in any other file governs only
+  that file's modules (an entry naming a module of another file is reported
+  ``LAYER_REGISTRY_OUT_OF_SCOPE`` and ignored); for its own modules a file's
+  registry wins over the reminder's.  Precedence: own-file registry, reminder
+  registry, declared ``STATE``.  ``- permanent`` modules ignore every registry
+  entry (``PERMANENT_STATE_OVERRIDE_ATTEMPT`` when the registry is in another
+  file; the parser reports the same-file case).  An entry listed both ACTIVE and
+  INACTIVE in one registry is ignored (the parser reports it).
+* **No state at all**: a MODULE of a reminder or external module with neither a
+  declared STATE nor a registry entry is reported ``LAYER_MODULE_WITHOUT_STATE``
+  and its effective state is ``None``.  Containers of external memories (topics,
+  legacy ``## MODULE`` memories) are not reported: a memory is not refused over a
+  recommended section.
+* **Selection**: ``only``/``exclude`` are glob patterns on relative paths,
+  chosen by the application and never written into files.  ``*`` and ``?``
+  stay inside one folder, ``**`` crosses folders, ``[`` and ``]`` are literal
+  (layer filenames carry ``[ext_memory]``-style tags, §3.4).  A pattern
+  without ``/`` is matched against the file name alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+
+from . import diagnostics as _diagnostics
+from .diagnostics import CodeInfo, Diagnostic, Severity
+from .document import Document
+from .nodes import ModuleInfo, NucleusInfo
+from .parser import parse_file
+
+_W, _E = Severity.WARNING, Severity.ERROR
+
+
+def _register(code, severity, section, summary, explanation):
+    _diagnostics.register(CodeInfo(code, severity, section, summary, " ".join(explanation.split()),
+                                   origin="zonemark", scope="layer"))
+
+
+_register("LAYER_NO_REMINDER", _W, "§3.1",
+          "The layer holds no `[reminder]` file.",
+          """A continuity layer has exactly one reminder (§3.1). A folder holding only external files
+          is read as a partial layer: nuclei and registry entries of the missing reminder cannot be
+          resolved.""")
+_register("LAYER_MULTIPLE_REMINDERS", _E, "§3.1",
+          "The layer holds more than one `[reminder]` file.",
+          """A continuity layer has exactly one reminder (§3.1). The first in path order is the
+          layer's reminder; the others are merged like external files and their registries govern
+          only their own modules.""")
+_register("LAYER_ID_CONFLICT", _W, "§7.1.1",
+          "A MODULE or NUCLEUS id is already declared by another file of the layer.",
+          """Declared ids never slide (§7.1.1): sliding would silently retarget every CONNECTIONS
+          edge. The file holding the later declaration (layer order: reminder first, then path
+          order) is not merged -- none of its modules, nuclei, registry entries or edges enter the
+          layer -- until the user renames one of the two ids.""")
+_register("LAYER_UNRESOLVED_CONNECTION", _W, "§7.6",
+          "A CONNECTIONS bullet names a module or nucleus declared nowhere in the layer.",
+          """Non-existent target: no edge, never a fatal error (§7.6). Only declared MODULE ids are
+          referenceable; topics and temporary ids are not.""")
+_register("LAYER_UNKNOWN_REGISTRY_ENTRY", _W, "§7.3.1",
+          "The state registry names a module declared nowhere in the merged layer.",
+          """The entry changes nothing. It may name a module of a file that is not merged because
+          of an id conflict.""")
+_register("LAYER_REGISTRY_OUT_OF_SCOPE", _W, "§7.3.1",
+          "A registry outside the reminder names a module of another file.",
+          """Only the reminder's registry governs the whole layer; the registry of any other file
+          governs that file's modules. The entry is ignored.""")
+_register("LAYER_MODULE_WITHOUT_STATE", _W, "§7.2, §7.3.1",
+          "A module has neither a declared STATE nor a registry entry.",
+          """Its load state is unknown. Declare `### STATE` (active / inactive) in a read-controlled
+          zone, or list it in the reminder's MODULE_STATE_REGISTRY.""")
+_register("LAYER_UNREADABLE_FILE", _E, "§1",
+          "A file of the layer cannot be read.",
+          """The file is left out of the layer (permission denied, vanished while loading, ...).""")
+
+
+class LayerError(Exception):
+    """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection)."""
+
+
+TEMPORARY_ID = re.compile(r"~T(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class LayerFile:
+    """One file of the layer.  ``merged`` is False when an id conflict keeps it out (§7.1.1)."""
+
+    rel: str
+    path: Path
+    doc: Document
+    merged: bool
+
+    @property
+    def file_type(self) -> str | None:
+        return self.doc.file_type
+
+
+@dataclass(frozen=True, slots=True)
+class LayerModule:
+    """A MODULE, TOPIC or SUBTOPIC of a merged file, with its layer-wide facts."""
+
+    module_id: str | None  # declared id, or ~Tn; None only for ignored duplicates
+    temporary: bool
+    file: str
+    info: ModuleInfo
+    effective_state: str | None  # 'active' | 'inactive' | None (topics, unknown)
+    state_source: str | None  # 'declared' | 'registry:<rel>' | None
+
+    @property
+    def keyword(self) -> str | None:
+        return self.info.keyword
+
+    @property
+    def is_module(self) -> bool:
+        """A ``## MODULE`` declaration (not a topic or sub-topic)."""
+        return self.info.type == "module" and self.info.keyword is None
+
+
+@dataclass(frozen=True, slots=True)
+class LayerNucleus:
+    nucleus_id: int
+    file: str
+    info: NucleusInfo
+
+
+@dataclass(frozen=True, slots=True)
+class LayerEdge:
+    """A resolved edge: from the container declared at (``file``, ``line``) to a module or nucleus.
+
+    ``kind`` is 'governs' (``[NUCLEI: ...]``, module to nucleus) or 'connects'
+    (a CONNECTIONS bullet); ``target_kind`` is 'module' or 'nucleus'.
+    """
+
+    kind: str
+    file: str
+    line: int
+    target_kind: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A loaded layer: its files in layer order and everything resolved across them.
+
+    ``diagnostics`` holds the layer-level findings only; :meth:`all_diagnostics`
+    adds the files' own (minus the ones the layer resolves).  Temporary ids
+    appear as ``LayerModule.module_id`` and nowhere on disk (§7.1.1).
+    """
+
+    root: Path
+    name: str
+    files: tuple[LayerFile, ...]
+    diagnostics: tuple[Diagnostic, ...]  # layer-level only; .path is the relative path
+    modules: tuple[LayerModule, ...]  # MODULE/TOPIC/SUBTOPIC of merged files, layer order
+    nuclei: tuple[LayerNucleus, ...]
+    edges: tuple[LayerEdge, ...]
+    reminder: str | None  # relative path of the layer's reminder
+    superseded: frozenset = field(default_factory=frozenset, repr=False)  # (rel, index in doc.diagnostics)
+
+    # -- loading ------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path, *, only=None, exclude=None) -> "Layer":
+        """Read every ``.md`` file under ``path`` (or the single file ``path``) as one layer."""
+        root, found = discover(path)
+        found = select(found, only=only, exclude=exclude)
+        if not found:
+            raise LayerError(f"no .md files left in {path} after --only/--exclude")
+        return _Loader(root, found).run()
+
+    # -- queries ------------------------------------------------------------------------
+    def file(self, rel: str) -> LayerFile:
+        for f in self.files:
+            if f.rel == rel:
+                return f
+        raise KeyError(rel)
+
+    def module(self, module_id: str) -> LayerModule | None:
+        for m in self.modules:
+            if m.module_id == module_id:
+                return m
+        return None
+
+    def file_diagnostics(self, rel: str) -> list[Diagnostic]:
+        """The parser's diagnostics of one file minus those the layer resolves, path set to ``rel``."""
+        f = self.file(rel)
+        return [replace(d, path=rel) for i, d in enumerate(f.doc.diagnostics) if (rel, i) not in self.superseded]
+
+    def superseded_diagnostics(self) -> list[Diagnostic]:
+        """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE), path = ``rel``."""
+        out = []
+        for f in self.files:
+            out.extend(replace(d, path=f.rel) for i, d in enumerate(f.doc.diagnostics)
+                       if (f.rel, i) in self.superseded)
+        return out
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        """File-level (after layer resolution) and layer-level diagnostics, in layer order."""
+        order = {f.rel: i for i, f in enumerate(self.files)}
+        out = [d for f in self.files for d in self.file_diagnostics(f.rel)]
+        out.extend(self.diagnostics)
+        out.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        return out
+
+    @property
+    def merged_files(self) -> list[LayerFile]:
+        return [f for f in self.files if f.merged]
+
+
+# -- discovery and selection ------------------------------------------------------------
+
+def discover(path) -> tuple[Path, list[tuple[str, Path]]]:
+    """The layer root and its files as (relative posix path, path), sorted by relative path."""
+    p = Path(path)
+    if not p.exists():
+        raise LayerError(f"no such file or folder: {path}")
+    if p.is_file():
+        return p.parent, [(p.name, p)]
+    if not p.is_dir():
+        raise LayerError(f"not a file or folder: {path}")
+    try:
+        found = [q for q in p.rglob("*.md") if q.is_file()]
+    except OSError as exc:
+        raise LayerError(f"cannot list {path}: {exc.strerror or exc}") from None
+    if not found:
+        raise LayerError(f"no .md files in folder: {path}")
+    return p, sorted(((q.relative_to(p).as_posix(), q) for q in found), key=lambda x: x[0])
+
+
+def _glob_regex(pattern: str) -> re.Pattern:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def matches(rel: str, pattern: str) -> bool:
+    """Glob match of a relative path (see the module docstring for the dialect)."""
+    pattern = pattern.strip()
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    target = rel if "/" in pattern else PurePosixPath(rel).name
+    return _glob_regex(pattern).fullmatch(target) is not None
+
+
+def select(found, *, only=None, exclude=None):
+    """Keep files matching any ``only`` pattern (all when None), then drop any matching ``exclude``."""
+    out = list(found)
+    if only:
+        out = [x for x in out if any(matches(x[0], p) for p in only)]
+    if exclude:
+        out = [x for x in out if not any(matches(x[0], p) for p in exclude)]
+    return out
+
+
+# -- the loader -------------------------------------------------------------------------
+
+class _Loader:
+    def __init__(self, root: Path, found):
+        self.root = root
+        self.found = found
+        self.diags: list[Diagnostic] = []
+
+    def diag(self, code, rel, line, column, message):
+        self.diags.append(Diagnostic(code, _diagnostics.severity_of(code), line, column, message, rel))
+
+    def run(self) -> Layer:
+        docs = []
+        for rel, path in self.found:
+            try:
+                docs.append((rel, path, parse_file(path)))
+            except OSError as exc:
+                self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
+        reminders = [x for x in docs if x[2].file_type == "reminder"]
+        others = [x for x in docs if x[2].file_type != "reminder"]
+        ordered = reminders + others
+        reminder = reminders[0][0] if reminders else None
+        if not reminders:
+            self.diag("LAYER_NO_REMINDER", ".", 1, 1,
+                      "no file of this layer has a [reminder] H1: nuclei and registry of the reminder are missing")
+        for rel, _, doc in reminders[1:]:
+            self.diag("LAYER_MULTIPLE_REMINDERS", rel, doc.title_line or 1, 1,
+                      f"a second [reminder] in the layer (the layer's reminder is {reminder});"
+                      " a layer has exactly one")
+
+        files = self._merge(ordered)
+        merged = [f for f in files if f.merged]
+        nuclei = [LayerNucleus(n.nucleus_id, f.rel, n) for f in merged for n in f.doc.nuclei if not n.ignored]
+        nucleus_ids = {n.nucleus_id for n in nuclei}
+        temp = self._temporary_ids(merged)
+        declared = {m.id: (f.rel, m) for f in merged for m in f.doc.modules
+                    if _is_module(m) and not m.ignored and m.id is not None}
+        superseded = self._nucleus_references(merged, nucleus_ids)
+        edges = self._edges(merged, declared, nucleus_ids, temp)
+        states = self._states(merged, declared, reminder, files)
+        modules = []
+        for f in merged:
+            for m in f.doc.modules:
+                if m.type != "module":
+                    continue
+                mid = m.id if m.id is not None and not m.ignored else temp.get((f.rel, m.line))
+                state, source = states.get((f.rel, m.line), (None, None))
+                modules.append(LayerModule(mid, m.id is None, f.rel, m, state, source))
+        file_types = {f.rel: f.file_type for f in files}
+        for lm in modules:
+            if (lm.is_module and not lm.info.ignored and lm.effective_state is None
+                    and file_types[lm.file] != "external_memory"):
+                self.diag("LAYER_MODULE_WITHOUT_STATE", lm.file, lm.info.line, 1,
+                          f"MODULE {lm.module_id} has no STATE and no registry entry: its load state is unknown")
+        order = {f.rel: i for i, f in enumerate(files)}
+        self.diags.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
+                     tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
+
+    def _merge(self, ordered) -> list[LayerFile]:
+        """§7.1.1 declared-vs-declared: the later file is not merged, nothing slides."""
+        claimed_modules: dict[str, tuple[str, int]] = {}
+        claimed_nuclei: dict[int, tuple[str, int]] = {}
+        files = []
+        for rel, path, doc in ordered:
+            mods = [(m.id, m.line) for m in doc.modules if _is_module(m) and not m.ignored and m.id is not None]
+            nucs = [(n.nucleus_id, n.line) for n in doc.nuclei if not n.ignored]
+            clashes = [("MODULE", i, ln, claimed_modules[i]) for i, ln in mods if i in claimed_modules]
+            clashes += [("NUCLEUS", i, ln, claimed_nuclei[i]) for i, ln in nucs if i in claimed_nuclei]
+            if clashes:
+                for what, ident, ln, (other, other_line) in sorted(clashes, key=lambda c: c[2]):
+                    self.diag("LAYER_ID_CONFLICT", rel, ln, 1,
+                              f"{what} {ident} is already declared in {other}:{other_line}; this file is not"
+                              " merged into the layer until one of the two ids is renamed (no silent sliding)")
+                files.append(LayerFile(rel, path, doc, False))
+                continue
+            for i, ln in mods:
+                claimed_modules[i] = (rel, ln)
+            for i, ln in nucs:
+                claimed_nuclei[i] = (rel, ln)
+            files.append(LayerFile(rel, path, doc, True))
+        return files
+
+    @staticmethod
+    def _temporary_ids(merged) -> dict[tuple[str, int], str]:
+        """§7.1.1: ~Tn for id-less MODULE/TOPIC/SUBTOPIC; declared ids (even '~Tn') are skipped."""
+        taken = {m.id for f in merged for m in f.doc.modules if m.id is not None}
+        out, n = {}, 0
+        for f in merged:
+            for m in f.doc.modules:
+                if m.type != "module" or m.id is not None:
+                    continue
+                n += 1
+                while f"~T{n}" in taken:
+                    n += 1
+                out[(f.rel, m.line)] = f"~T{n}"
+        return out
+
+    @staticmethod
+    def _nucleus_references(merged, nucleus_ids) -> set[tuple[str, int]]:
+        """Indexes of file-level UNRESOLVED_NUCLEUS_REFERENCE diagnostics the layer resolves (§7.4.4)."""
+        out = set()
+        for f in merged:
+            doc = f.doc
+            pending = [(i, d) for i, d in enumerate(doc.diagnostics) if d.code == "UNRESOLVED_NUCLEUS_REFERENCE"]
+            if not pending:
+                continue
+            in_file = {n.nucleus_id for n in doc.nuclei}
+            by_line = {}
+            for i, d in pending:
+                by_line.setdefault(d.line, []).append(i)
+            for m in doc.modules:
+                if not _is_module(m) or m.ignored or not m.assigned_nuclei:
+                    continue
+                missing = [n for n in m.assigned_nuclei if n not in in_file]
+                if not missing:
+                    continue
+                # The tag sits on the declaration line or the line after it (§7.4.4).
+                slots = by_line.get(m.line) or by_line.get(m.line + 1) or []
+                for index, nid in zip(slots, missing):
+                    if nid in nucleus_ids:
+                        out.add((f.rel, index))
+        return out
+
+    def _edges(self, merged, declared, nucleus_ids, temp) -> list[LayerEdge]:
+        """§7.4.4 governs edges and §7.6 connects edges; missing targets warn and draw nothing."""
+        edges, seen = [], set()
+
+        def add(edge):
+            key = (edge.kind, edge.file, edge.line, edge.target_kind, edge.target)
+            if key not in seen:
+                seen.add(key)
+                edges.append(edge)
+
+        for f in merged:
+            for m in f.doc.modules:
+                if m.ignored:
+                    continue
+                if _is_module(m) and m.assigned_nuclei:
+                    for nid in m.assigned_nuclei:
+                        if nid in nucleus_ids:
+                            add(LayerEdge("governs", f.rel, m.line, "nucleus", str(nid)))
+                self._connections(f.rel, m.line, m.connections, declared, nucleus_ids, add)
+            for n in f.doc.nuclei:
+                if not n.ignored:
+                    self._connections(f.rel, n.line, n.connections, declared, nucleus_ids, add)
+        return edges
+
+    def _connections(self, rel, line, connections, declared, nucleus_ids, add):
+        for c in connections:
+            if c.kind == "module":
+                if c.target in declared:
+                    add(LayerEdge("connects", rel, line, "module", c.target))
+                    continue
+                what = f"MODULE {c.target}"
+            else:
+                if c.target.isdigit() and int(c.target) in nucleus_ids:
+                    add(LayerEdge("connects", rel, line, "nucleus", str(int(c.target))))
+                    continue
+                what = f"NUCLEUS {c.target}"
+            self.diag("LAYER_UNRESOLVED_CONNECTION", rel, c.line, 1,
+                      f"{what} is declared nowhere in the layer: no edge")
+
+    def _states(self, merged, declared, reminder, files) -> dict[tuple[str, int], tuple[str | None, str | None]]:
+        """§7.3.1 effective states (see the module docstring for the cross-file ruling)."""
+        unmerged_ids = {m.id: f.rel for f in files if not f.merged for m in f.doc.modules
+                        if _is_module(m) and m.id is not None}
+        from_reminder: dict[str, str] = {}
+        from_own: dict[str, tuple[str, str]] = {}
+        for f in merged:
+            reg = f.doc.registry
+            if reg is None:
+                continue
+            seen_states: dict[str, set] = {}
+            for mid, state, _ in reg.entry_lines:
+                seen_states.setdefault(mid, set()).add(state)
+            governs_all = f.rel == reminder
+            for mid, state, ln in reg.entry_lines:
+                if len(seen_states[mid]) > 1:
+                    continue  # CONTRADICTORY_STATE_REGISTRY, reported by the parser
+                target = declared.get(mid)
+                if target is None:
+                    where = unmerged_ids.get(mid)
+                    extra = f" (it is declared in {where}, which is not merged)" if where else ""
+                    self.diag("LAYER_UNKNOWN_REGISTRY_ENTRY", f.rel, ln, 1,
+                              f"registry entry for module {mid}, declared nowhere in the layer{extra}: ignored")
+                    continue
+                owner_rel, info = target
+                own = owner_rel == f.rel
+                if not own and not governs_all:
+                    self.diag("LAYER_REGISTRY_OUT_OF_SCOPE", f.rel, ln, 1,
+                              f"module {mid} is declared in {owner_rel}: a registry outside the reminder governs"
+                              " only its own file's modules; entry ignored")
+                    continue
+                if info.permanent:
+                    if not own:
+                        self.diag("PERMANENT_STATE_OVERRIDE_ATTEMPT", f.rel, ln, 1,
+                                  f"module {mid} ({owner_rel}) has a permanent STATE: its registry entry is ignored")
+                    continue
+                if own:
+                    from_own[mid] = (state, f.rel)
+                else:
+                    from_reminder[mid] = state
+        out = {}
+        for mid, (rel, info) in declared.items():
+            if mid in from_own:
+                state, src = from_own[mid]
+                out[(rel, info.line)] = (state, f"registry:{src}")
+            elif mid in from_reminder:
+                out[(rel, info.line)] = (from_reminder[mid], f"registry:{reminder}")
+            elif info.declared_state is not None:
+                out[(rel, info.line)] = (info.declared_state, "declared")
+        for f in merged:  # id-less modules (external files): only their declared STATE applies
+            for m in f.doc.modules:
+                if _is_module(m) and m.id is None and m.declared_state is not None:
+                    out[(f.rel, m.line)] = (m.declared_state, "declared")
+        return out
+
+
+def _is_module(m: ModuleInfo) -> bool:
+    return m.type == "module" and m.keyword is None
+
+
+# -- the check command's hook -----------------------------------------------------------
+
+def _folder_layers(paths):
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_dir():
+            continue
+        try:
+            yield raw, Layer.load(p)
+        except LayerError:
+            continue  # the check command reports missing / empty folders itself
+
+
+def layer_diagnostics_for_paths(paths) -> list[Diagnostic]:
+    """Layer-level diagnostics for every folder argument; ``.path`` is the folder joined with the file."""
+    out = []
+    for raw, layer in _folder_layers(paths):
+        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
+    return out
+
+
+def layer_findings_for_paths(paths) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """Both lists at once, each folder loaded once: (layer-level diagnostics to add, file-level ones to drop)."""
+    added, dropped = [], []
+    for raw, layer in _folder_layers(paths):
+        added.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
+        dropped.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
+    return added, dropped
+
+
+def superseded_diagnostics_for_paths(paths) -> list[Diagnostic]:
+    """File-level diagnostics that the layer of each folder argument resolves (drop them from a report)."""
+    out = []
+    for raw, layer in _folder_layers(paths):
+        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
+    return out
+
+
+def check_results_for_paths(paths) -> list[tuple[str, list[Diagnostic]]]:
+    """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
+
+    For a folder: every file's parser diagnostics minus those the layer resolves,
+    plus the layer-level ones; a layer-wide diagnostic (LAYER_NO_REMINDER) is
+    listed under the folder itself.  For a file: its parser diagnostics.  Paths
+    are the arguments joined with the relative paths, files sorted by path.
+    Missing paths and empty folders raise :class:`LayerError`.
+    """
+    results: list[tuple[str, list[Diagnostic]]] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            layer = Layer.load(p)
+            by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
+            for d in layer.all_diagnostics():
+                by_rel.setdefault(d.path, []).append(d)
+            for rel, diags in by_rel.items():
+                where = str(p / rel)
+                results.append((where, sorted((replace(d, path=where) for d in diags),
+                                              key=lambda d: (d.line, d.column))))
+        else:
+            if not p.exists():
+                raise LayerError(f"no such file or folder: {raw}")
+            doc = parse_file(p)
+            results.append((str(p), [replace(d, path=str(p)) for d in doc.diagnostics]))
+    return results
