@@ -22,7 +22,7 @@ from . import syntax as sx
 from .diagnostics import CATALOGUE, Diagnostic
 from .document import Document
 from .nodes import (Block, Connection, Heading, ListItem, ModuleInfo, NucleusInfo, Paragraph, Quote,
-                    RegistryInfo, Rule)
+                    RegistryInfo, Rule, fast_constructor)
 
 _STRUCTURAL_HEADINGS = frozenset(("module", "sub_module", "nucleus", "section", "state_registry", "log"))
 _CONTAINER_TYPES = frozenset(("module", "sub_module", "nucleus"))
@@ -1226,22 +1226,21 @@ class _Parser:
         line, start, pl = f.line, f.start, f.plevel
         if end_line < line:
             end_line = line
-        if kind == "heading":
-            d = f.d
-            return Heading(d["kind"], line, end_line, start, end, pl, built, src, level=d["level"], text=d["text"],
-                           id=d.get("id"), name=d.get("name"), keyword=d["keyword"], section=d["section"],
-                           assigned_nuclei=d.get("nuclei"), date=d.get("date"),
-                           title=d.get("title"), refused=d["refused"])
         if kind == "para":
             fld = f.d["field"] if f.d else None
             if fld:
-                return Paragraph("paragraph", line, end_line, start, end, pl, built, src,
-                                 field_name=fld[0], field_value=fld[1])
-            return Paragraph("paragraph", line, end_line, start, end, pl, built, src)
+                return _new_paragraph("paragraph", line, end_line, start, end, pl, built, src, None, fld[0], fld[1])
+            return _new_paragraph("paragraph", line, end_line, start, end, pl, built, src, None, None, None)
+        if kind == "heading":
+            d = f.d
+            get = d.get
+            return _new_heading(d["kind"], line, end_line, start, end, pl, built, src, d["level"], d["text"],
+                                get("id"), get("name"), d["keyword"], d["section"], get("nuclei"), get("date"),
+                                get("title"), d["refused"])
         if kind == "item":
             d = f.d
-            return ListItem("list", line, end_line, start, end, pl, built, src, level=d["level"],
-                            marker=d["marker"], text="\n".join(d["text"]))
+            return _new_list_item("list", line, end_line, start, end, pl, built, src, d["level"], d["marker"],
+                                  "\n".join(d["text"]))
         if kind == "rule":
             d = f.d
             prefix, number, title = d["rule"]
@@ -1250,14 +1249,14 @@ class _Parser:
             return Rule("rule", line, end_line, start, end, pl, built, src, prefix=prefix, rule_number=number,
                         category=sx.RULE_CATEGORIES.get(prefix, "general"), title=title, body=body)
         if kind == "zone":
-            return Block("permission_block", line, end_line, start, end, pl, built, src)
+            return _new_block("permission_block", line, end_line, start, end, pl, built, src)
         if kind == "quote":
             d = f.d
             sev = d["severity"]
             return Quote("attention_anchor" if sev else "quote", line, end_line, start, end, pl, built, src,
                          severity=sev, text="\n".join(d["lines"]).strip())
         if kind == "sep":
-            return Block("separator", line, end_line, start, end, pl, built, src)
+            return _new_block("separator", line, end_line, start, end, pl, built, src)
         if kind == "title":
             return Heading("section", line, end_line, start, end, None, built, src, level=1,
                            text=f.d["text"], name=self.title, title=self.title)
@@ -1331,6 +1330,10 @@ class _Parser:
 
 
 _UNSET = object()
+_new_block = fast_constructor(Block)
+_new_heading = fast_constructor(Heading)
+_new_paragraph = fast_constructor(Paragraph)
+_new_list_item = fast_constructor(ListItem)
 
 #: First characters of a line that can only be prose (fast path of the scan).
 _PLAIN_START = frozenset(
