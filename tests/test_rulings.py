@@ -198,3 +198,18 @@ def test_r21_unclosed_frontmatter_recovers_at_the_h1():
     doc = zonemark.parse("---\ntitle: x\n# R [reminder]\n\n[P1]\n## RULES:\n[/P1]\n")
     assert [d.code for d in doc.diagnostics] == ["UNCLOSED_FRONTMATTER"]
     assert doc.file_type == "reminder"
+
+
+def test_r22_bullets_in_journal_entries_or_writable_zones_draw_no_connections():
+    text = REMINDER + ("[P1]\n## MODULE 1: A [NUCLEI: ]\n### CONNECTIONS\n* MODULE 2\n[/P1]\n\n"
+                       "[P4]\n###### LOG: 2026-01-01 — x\n* MODULE 3\n[/P4]\n[P4]\n* MODULE 4\n[/P4]\n")
+    doc = zonemark.parse(text)
+    assert [c.target for c in doc.modules[0].connections] == ["2"]
+
+
+def test_r23_registry_entries_live_in_the_registry_zone_before_any_entry():
+    text = REMINDER + ("[P1]\n## MODULE 2: A [NUCLEI: ]\n[/P1]\n[P4]\n## MODULE_STATE_REGISTRY:\n* ACTIVE: 2\n"
+                       "###### LOG: 2026-01-01 — x\n* INACTIVE: 2\n[/P4]\n[P4]\n* INACTIVE: 2\n[/P4]\n")
+    doc = zonemark.parse(text)
+    assert (doc.registry.active, doc.registry.inactive) == (("2",), ())
+    assert doc.diagnostics == ()

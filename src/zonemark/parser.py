@@ -163,6 +163,8 @@ class _Parser:
         self.registry_entries: list = []
         self.pending_state = None  # module whose ### STATE section awaits its value
         self.section_now = _UNSET  # cache of _section() while the logical stack is unchanged
+        self.in_entry = False  # after an H6: bullets belong to the entry, not to a section
+        self.registry_zone = None  # the zone frame of the file's registry (§7.3.1: entries live there)
         self.last_decl = None  # module frame + builder declared on the previous line
         self.h6_owner: dict = {}
         self.ignored_lines: set = set()
@@ -652,6 +654,7 @@ class _Parser:
 
         # Logical layer (§2.3: zones close nothing).
         self.section_now = _UNSET
+        self.in_entry = level == 6
         lg = self.logical
         if level < 6:
             while lg and lg[-1].level >= level:
@@ -692,6 +695,7 @@ class _Parser:
                 self.ignored_lines.add(lineno)
             else:
                 self.registry = (lineno, plevel)
+                self.registry_zone = self.zone
         if level < 6:
             lg.append(_Logical(level, kind, section, keyword, lineno, builder))
             if section == "STATE" and kind == "section":
@@ -1061,9 +1065,13 @@ class _Parser:
             section = self.section_now
             if section is _UNSET:
                 section = self.section_now = self._section()
-            if section == "CONNECTIONS" and level == 1:
-                self._connection(s, lineno, col)
-            elif section == "REGISTRY":
+            if section is None or self.in_entry:
+                pass  # inside a journal entry, bullets are the entry's text
+            elif section == "CONNECTIONS":
+                # Edges are declared by the user: bullets in a writable zone draw none (§5.5, §7.6).
+                if level == 1 and plevel is not None and plevel <= 3:
+                    self._connection(s, lineno, col)
+            elif section == "REGISTRY" and self.zone is not None and self.zone is self.registry_zone:
                 self._registry_entry(s, lineno, col)
         frame = _Frame(kind, lineno, off, plevel, d)
         if ls:
