@@ -16,6 +16,7 @@ from pathlib import Path
 from . import __version__
 from .diagnostics import CATALOGUE, Severity
 from .formats import FORMATS, render_diagnostics
+from .layer import LayerError, check_results_for_paths
 from .outline import render_outline
 from .parser import parse_file
 from .serialize import serialize_bytes
@@ -74,29 +75,17 @@ def cmd_check(args) -> int:
         return cmd_explain(args.explain)
     if not args.paths:
         raise CliError("zonemark check: give at least one file or folder (or --explain CODE)")
-    files = iter_markdown(args.paths)
-    results = []
-    for path in files:
-        doc = read_document(path)
-        results.append((str(path), list(doc.diagnostics)))
-    extra = _layer_diagnostics(args.paths)
-    if extra:
-        by_path = dict(results)
-        for d in extra:
-            by_path.setdefault(d.path or "", []).append(d)
-        results = [(p, sorted(ds, key=lambda d: (d.line, d.column))) for p, ds in by_path.items()]
+    for raw in args.paths:  # fail early, with one line, on a bad argument
+        iter_markdown([raw])
+    try:
+        results = check_results_for_paths(args.paths)
+    except LayerError as exc:
+        raise CliError(f"zonemark: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
     sys.stdout.write(render_diagnostics(results, args.format))
     has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
     return EXIT_FINDINGS if has_error else EXIT_OK
-
-
-def _layer_diagnostics(paths: list[str]):
-    """Layer-level diagnostics for folder arguments (when the layer module is present)."""
-    try:
-        from .layer import layer_diagnostics_for_paths
-    except ImportError:
-        return []
-    return layer_diagnostics_for_paths(paths)
 
 
 def cmd_explain(code: str) -> int:
@@ -183,12 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file")
     r.set_defaults(func=cmd_roundtrip)
 
-    for module_name in ("cli_layer", "cli_write"):
-        try:
-            module = __import__(f"zonemark.{module_name}", fromlist=["register"])
-        except ImportError:
-            continue
-        module.register(sub, CliError)
+    from . import cli_layer, cli_write  # their commands raise this module's CliError
+    cli_layer.register(sub, CliError)
+    cli_write.register(sub, CliError)
     return p
 
 

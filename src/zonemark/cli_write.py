@@ -1,0 +1,227 @@
+"""The write commands of the ``zonemark`` CLI (§5.2, §7.3.1): append, state, edit, propose, apply, history, undo.
+
+The actor is 'ai' unless ``--as user``.  A refused write exits 1 with one line on stderr
+saying what was refused and why; a usage problem exits 2; in both cases the file is
+untouched.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+
+
+def _actor(sub) -> None:
+    sub.add_argument("--as", dest="actor", choices=("ai", "user"), default="ai",
+                     help="who writes: 'ai' (default) or 'user' (§5.2)")
+
+
+def _read_stdin(CliError, what: str, *, required: bool = False) -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        if required:
+            raise CliError(f"zonemark: give {what} with --content-file F or on stdin", EXIT_USAGE)
+        return ""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"zonemark: {what} on stdin is not valid UTF-8", EXIT_USAGE) from None
+
+
+def _read_text_file(CliError, name: str, what: str) -> str:
+    try:
+        with open(name, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise CliError(f"zonemark: no such {what} file: {name}", EXIT_USAGE) from None
+    except IsADirectoryError:
+        raise CliError(f"zonemark: {name} is a folder; give a {what} file", EXIT_USAGE) from None
+    except OSError as exc:
+        raise CliError(f"zonemark: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError(f"zonemark: {what} file {name} is not valid UTF-8", EXIT_USAGE) from None
+
+
+def _existing_file(CliError, name: str) -> Path:
+    p = Path(name)
+    if not p.exists():
+        raise CliError(f"zonemark: no such file: {name}", EXIT_USAGE)
+    if p.is_dir():
+        raise CliError(f"zonemark: {name} is a folder; give a file", EXIT_USAGE)
+    return p
+
+
+def _run(CliError, action):
+    """Run a write, mapping every failure to one line and an exit code."""
+    from .writer import RefusedWrite
+    from .writer.store import StoreError
+    try:
+        return action()
+    except CliError:
+        raise
+    except RefusedWrite as exc:
+        raise CliError(str(exc), EXIT_REFUSED) from None
+    except StoreError as exc:
+        raise CliError(f"refused: {exc}", EXIT_REFUSED) from None
+    except (ValueError, TypeError) as exc:
+        raise CliError(f"zonemark: {exc}", EXIT_USAGE) from None
+    except FileNotFoundError as exc:
+        raise CliError(f"zonemark: no such file: {exc.filename or exc}", EXIT_USAGE) from None
+    except IsADirectoryError as exc:
+        raise CliError(f"zonemark: {exc.filename or exc} is not a regular file", EXIT_USAGE) from None
+    except PermissionError as exc:
+        raise CliError(f"zonemark: permission denied: {exc.filename or exc}", EXIT_USAGE) from None
+    except OSError as exc:
+        raise CliError(f"zonemark: {exc.strerror or exc}", EXIT_USAGE) from None
+    except Exception as exc:  # a defect: still one line, never a traceback
+        raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})",
+                       EXIT_USAGE) from None
+
+
+def _notes(changes) -> None:
+    for note in changes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def register(subparsers, CliError) -> None:
+    """Add the write commands to the ``zonemark`` parser."""
+
+    def cmd_append(args) -> int:
+        from .writer import append_entry
+        path = _existing_file(CliError, args.file)
+        given = [x is not None for x in (args.body, args.body_file)]
+        if sum(given) > 1:
+            raise CliError("zonemark append: give --body or --body-file, not both", EXIT_USAGE)
+        if args.body is not None:
+            body = args.body
+        elif args.body_file is not None:
+            body = _read_text_file(CliError, args.body_file, "body")
+        else:
+            body = _read_stdin(CliError, "the body")
+        r = _run(CliError, lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
+                                                date=args.date, timestamp=args.timestamp))
+        _notes(r.changes)
+        print(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
+              f"history {r.history_id}; {r.method} check)")
+        return EXIT_OK
+
+    def cmd_state(args) -> int:
+        from .writer import set_states
+        target = Path(args.target)
+        if not target.exists():
+            raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
+        if not args.activate and not args.deactivate:
+            raise CliError("zonemark state: give --activate IDS and/or --deactivate IDS", EXIT_USAGE)
+        r = _run(CliError, lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
+        if not r.changed:
+            print(f"{r.path}: registry already says so; nothing written")
+        else:
+            print(f"{r.path}: MODULE_STATE_REGISTRY rewritten (history {r.history_id})")
+        return EXIT_OK
+
+    def cmd_edit(args) -> int:
+        from .writer import edit_zone
+        path = _existing_file(CliError, args.file)
+        content = (_read_text_file(CliError, args.content_file, "content") if args.content_file
+                   else _read_stdin(CliError, "the content", required=True))
+        r = _run(CliError, lambda: edit_zone(path, args.zone, content, actor=args.actor))
+        _notes(r.changes)
+        print(f"{path}: zone at line {r.zone} {'rewritten' if r.changed else 'unchanged'}"
+              + (f" (history {r.history_id})" if r.history_id else ""))
+        return EXIT_OK
+
+    def cmd_propose(args) -> int:
+        from .writer import propose
+        path = _existing_file(CliError, args.file)
+        if (args.zone is None) == (args.container is None):
+            raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
+        content = (_read_text_file(CliError, args.content_file, "content") if args.content_file
+                   else _read_stdin(CliError, "the content", required=True))
+        target = args.zone if args.zone is not None else args.container
+        p = _run(CliError, lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
+        for line in p.would_add:
+            print(f"note: the change would add: {line}", file=sys.stderr)
+        print(f"{p.path}")
+        return EXIT_OK
+
+    def cmd_apply(args) -> int:
+        from .writer import apply_proposal
+        if not Path(args.proposal).is_file():
+            raise CliError(f"zonemark: no such proposal file: {args.proposal}", EXIT_USAGE)
+        r = _run(CliError, lambda: apply_proposal(args.proposal, actor=args.actor))
+        print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
+        return EXIT_OK
+
+    def cmd_history(args) -> int:
+        from .writer import history
+        path = _existing_file(CliError, args.file)
+        entries = _run(CliError, lambda: history(path))
+        if not entries:
+            print(f"{path}: no saved versions")
+            return EXIT_OK
+        for e in entries:
+            print(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}")
+        return EXIT_OK
+
+    def cmd_undo(args) -> int:
+        from .writer import undo
+        path = _existing_file(CliError, args.file)
+        r = _run(CliError, lambda: undo(path, actor=args.actor))
+        print(f"{path}: restored the previous version (history {r.history_id})")
+        return EXIT_OK
+
+    a = subparsers.add_parser("append", help="append a LOG entry to a container's writable zone (§7.5)")
+    a.add_argument("file")
+    a.add_argument("--container", required=True, metavar="PATH",
+                   help="topic path ('Maintenance/Tyres', '#2') or module id ('042', 'MODULE 042')")
+    a.add_argument("--title", required=True)
+    a.add_argument("--body", help="entry body (else --body-file, else stdin)")
+    a.add_argument("--body-file", metavar="F")
+    a.add_argument("--date", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (default: today)")
+    a.add_argument("--timestamp", action="store_true", help="date and time of now")
+    _actor(a)
+    a.set_defaults(func=cmd_append)
+
+    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1)")
+    s.add_argument("target", metavar="LAYER_OR_FILE")
+    s.add_argument("--activate", action="append", metavar="IDS", help="comma-separated module ids")
+    s.add_argument("--deactivate", action="append", metavar="IDS", help="comma-separated module ids")
+    _actor(s)
+    s.set_defaults(func=cmd_state)
+
+    e = subparsers.add_parser("edit", help="replace a zone's content ([P5] for ai, any zone for the user)")
+    e.add_argument("file")
+    e.add_argument("--zone", type=int, required=True, metavar="LINE")
+    e.add_argument("--content-file", metavar="F")
+    _actor(e)
+    e.set_defaults(func=cmd_edit)
+
+    p = subparsers.add_parser("propose", help="propose a change to a zone for the user to apply (§5.2 [P3])")
+    p.add_argument("file")
+    p.add_argument("--zone", type=int, metavar="LINE")
+    p.add_argument("--container", metavar="PATH")
+    p.add_argument("--content-file", metavar="F")
+    p.add_argument("--reason", required=True)
+    _actor(p)
+    p.set_defaults(func=cmd_propose)
+
+    ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
+    ap.add_argument("proposal")
+    _actor(ap)
+    ap.set_defaults(func=cmd_apply)
+
+    h = subparsers.add_parser("history", help="list the saved versions of a file")
+    h.add_argument("file")
+    h.set_defaults(func=cmd_history)
+
+    u = subparsers.add_parser("undo", help="restore the version before zonemark's last write (--as user)")
+    u.add_argument("file")
+    _actor(u)
+    u.set_defaults(func=cmd_undo)
+
+
+__all__ = ["register"]

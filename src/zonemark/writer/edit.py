@@ -1,0 +1,593 @@
+"""The permission-enforcing edit API (§5.2, §5.5, §7.1.2, §7.1.3, §7.3.1).
+
+Who may change what (§5.2), as enforced here:
+
+    zone   'ai'                                          'user'
+    [P1]   refused (user-only)                           edit_zone
+    [P2]   refused (explicit user command)               edit_zone
+    [P3]   propose() only; apply_proposal is 'user'-only edit_zone, apply_proposal
+    [P4]   append_entry; rewrite of the registry block   everything
+           (§7.3.1); editing/deleting needs 'user'
+    [P5]   append_entry, edit_zone                       everything
+
+Every write goes through two barriers — :mod:`.sanitize` (AI text creates no structure) and
+:mod:`.verify` (the new text adds no diagnostic and changes nothing outside its region) —
+and then through :class:`zonemark.writer.store.Store` (lock, atomic write, history).  A
+refusal raises :class:`RefusedWrite` with one line saying what was refused and why; the file
+is then untouched.
+
+Decisions:
+
+* ``append_entry`` writes at the end of the writable zone that pairs with the container
+  (:mod:`.locate`): for 'ai' the last ``[P4]`` zone, else the last ``[P5]``; for 'user' also a
+  ``[P3]`` journal.  One blank line separates entries; an empty zone gets the blank-line
+  layout of the file's first non-empty writable zone (§14 examples: ``[P4]`` directly
+  followed by the entry in §14.3/§14.4, a blank line on both sides in §14.1).
+* ``rewrite_registry`` rewrites the entries of ``## MODULE_STATE_REGISTRY:`` as a whole
+  (never single lines, §7.3.1).  Ids whose state it changes must be declared modules (of the
+  file, or of ``known_ids`` — the layer) and must not be ``- permanent``; otherwise refused.
+  A file without a registry gets one only from 'user' (a new ``[P4]`` zone at the end of the
+  file: the AI never creates permission tags, §5.5 Invariant 5).  'ai' may rewrite a registry
+  in ``[P4]``/``[P5]`` only.
+* ``edit_zone`` replaces a zone's inner lines: 'ai' only in ``[P5]`` (content sanitised, H6
+  entry lines allowed), 'user' anywhere (content verbatim; refused only on new *errors*).
+* ``undo`` is 'user'-only.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .. import syntax as sx
+from ..document import Document
+from ..nodes import Heading
+from ..parser import parse
+from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
+from .sanitize import RefusedWrite, closed_fences, sanitize_body, sanitize_title
+from .store import Store
+from .verify import Edit, Expect, Verdict, compare, full_check, incremental_check
+
+ACTORS = ("ai", "user")
+_ID = re.compile(r"[^\s:\[\],]+")
+_TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
+_CACHE_SIZE = 8
+_cache: "OrderedDict[str, tuple[bytes, ZoneIndex]]" = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a successful (or no-op) write did."""
+
+    path: Path
+    changed: bool
+    line: int | None  # first line of what was written (the entry header for an append)
+    zone: int | None  # opening line of the zone written into
+    target: str  # human label of the container / zone
+    history_id: str | None
+    changes: tuple[str, ...] = ()  # what the sanitiser neutralised
+    method: str = ""  # 'incremental' or 'full' verification
+
+
+# -- shared helpers ------------------------------------------------------------------------
+
+def check_actor(actor: str) -> str:
+    if actor not in ACTORS:
+        raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
+    return actor
+
+
+def decode(data: bytes) -> str:
+    """File bytes as text; invalid UTF-8 is kept byte for byte (surrogateescape)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _key(path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def cached_index(path, data: bytes) -> ZoneIndex:
+    """The index of ``data``: from the cache when the bytes are identical, else by a full parse."""
+    key = _key(path)
+    with _cache_lock:
+        hit = _cache.get(key)
+    if hit is not None and (hit[0] is data or hit[0] == data):
+        return hit[1]
+    index = ZoneIndex.build(parse(decode(data), path=str(path)))
+    remember(path, data, index)
+    return index
+
+
+def remember(path, data: bytes, index: ZoneIndex) -> None:
+    key = _key(path)
+    with _cache_lock:
+        _cache[key] = (data, index)
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def forget(path=None) -> None:
+    """Drop the cached index of ``path`` (of every file when None)."""
+    with _cache_lock:
+        if path is None:
+            _cache.clear()
+        else:
+            _cache.pop(_key(path), None)
+
+
+def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
+    """Raise the §5.2 refusal of ``actor`` changing ``zone`` (``wants``: 'edit' or 'append')."""
+    lv = zone.level
+    where = f"[P{lv}] zone at line {zone.line}"
+    if actor == "user":
+        return
+    if lv in (1, 2):
+        who = "user-only" if lv == 1 else "read-only without an explicit user command"
+        raise RefusedWrite(f"refused: {where} is {who} (§5.2); ai may not change it", zone=zone.line, rule="§5.2")
+    if lv == 3:
+        raise RefusedWrite(f"refused: {where} is long-term memory: ai changes there are proposals the user "
+                           f"applies (§5.2); use propose", zone=zone.line, rule="§5.2")
+    if lv == 4 and wants == "edit":
+        raise RefusedWrite(f"refused: {where} is append-only for ai (§5.2): editing or deleting needs the user; "
+                           f"use append or propose", zone=zone.line, rule="§5.2")
+
+
+def _zone_is_sane(data: bytes, zone: ZoneView) -> bool:
+    """Whether the index still points at this zone's opening and closing tags in ``data``."""
+    if zone.close_start is None:
+        return True
+    close = decode(data[zone.close_start:zone.close_end]).rstrip("\n").rstrip("\r")
+    m = sx.PERMISSION_TAG.match(close)
+    opening = sx.PERMISSION_TAG.match(decode(data[zone.start:zone.inner_start]).rstrip("\n"))
+    return bool(m and m.group(1) and opening and not opening.group(1) and int(opening.group(2)) == zone.level)
+
+
+def _today(timestamp: bool) -> str:
+    now = _dt.datetime.now()
+    return now.strftime("%Y-%m-%dT%H:%M:%S") if timestamp else now.strftime("%Y-%m-%d")
+
+
+def check_date(date: str) -> str:
+    """A §7.5 ISO date (``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]``) or ValueError."""
+    if not isinstance(date, str):
+        raise ValueError("date must be a string such as 2026-05-03")
+    m = sx.DATE_TIME.fullmatch(date.strip())
+    if not m or m.group(3) or not sx.valid_iso(m.group(1), m.group(2)):
+        raise ValueError(f"'{date}' is not an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)")
+    return date.strip()
+
+
+def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
+    """Blank lines after the opening and before the closing tag in the first non-empty journal."""
+    for i in range(len(index)):
+        z = index.zone(i)
+        if z.level not in (4, 5) or z.close_start is None or z.inline:
+            continue
+        inner = decode(data[z.inner_start:z.close_start])
+        if not inner.strip():
+            continue
+        lines = inner.split("\n")[:-1]
+        lead = next(k for k, ln in enumerate(lines) if ln.strip())
+        trail = next(k for k, ln in enumerate(reversed(lines)) if ln.strip())
+        return min(lead, 1), min(trail, 1)
+    return 0, 0
+
+
+def _end_of_content(text: str, inner_start: int, close_start: int) -> int:
+    """Offset after the last non-blank line in ``text[inner_start:close_start]`` (inner_start if none)."""
+    pos = close_start
+    while pos > inner_start:
+        prev = text.rfind("\n", inner_start, pos - 1)
+        start = prev + 1 if prev >= 0 else inner_start
+        if text[start:pos].strip():
+            break
+        pos = start
+    return pos
+
+
+@dataclass(frozen=True)
+class _Spliced:
+    data: bytes
+    verdict: Verdict
+    at: int  # byte offset of the region
+    added: int  # bytes added (may be negative)
+    line: int
+    added_lines: int
+
+
+def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, rel_start: int, rel_old_len: int,
+            insert: str, line: int, expect: Expect, owner: int | None) -> _Spliced:
+    """Replace ``old_zone[rel_start:rel_start + rel_old_len]`` by ``insert`` and run both checks.
+
+    Only the zone is decoded; the file's other bytes are copied, then checked identical.
+    """
+    new_zone = old_zone[:rel_start] + insert + old_zone[rel_start + rel_old_len:]
+    edit = Edit(rel_start, rel_old_len, len(insert), line,
+                old_zone.count("\n", rel_start, rel_start + rel_old_len), insert.count("\n"))
+    at = zone.start + len(encode(old_zone[:rel_start]))
+    old_len_b = len(encode(old_zone[rel_start:rel_start + rel_old_len]))
+    insert_b = encode(insert)
+    new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at + old_len_b:]))
+    if not (new_data.startswith(memoryview(data)[:at])
+            and new_data.endswith(memoryview(data)[at + old_len_b:])):
+        verdict = Verdict(False, (), ("bytes outside the edited region would change",))
+    else:
+        verdict = incremental_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
+        if verdict is None:
+            old_text, new_text = decode(data), decode(new_data)
+            full_edit = replace(edit, start=len(decode(data[:at])))
+            verdict = full_check(old_text, new_text, full_edit, expect, path=str(path))
+    return _Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
+
+
+def _barrier_refusal(what: str, zone: ZoneView | None, verdict: Verdict) -> RefusedWrite:
+    return RefusedWrite(f"refused: {what}: {verdict.reason()} (§5.5, re-check)",
+                        zone=zone.line if zone else None, rule="§5.5")
+
+
+# -- append --------------------------------------------------------------------------------
+
+def append_entry(path, container: str, title: str, body: str = "", *, actor: str = "ai",
+                 date: str | None = None, timestamp: bool = False, store: Store | None = None) -> WriteResult:
+    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``."""
+    check_actor(actor)
+    store = store or Store()
+    date = check_date(date) if date is not None else _today(timestamp)
+    clean_title = sanitize_title(title)
+    clean_body = sanitize_body(body or "")
+    header = f"###### LOG: {date} — {clean_title.text}"
+    entry = header + "\n" + (clean_body.text + "\n" if clean_body.text else "")
+    levels = (4, 5) if actor == "ai" else (4, 5, 3)
+    state: dict = {}
+
+    def select(index: ZoneIndex):
+        cid = resolve_container(index, container)
+        for level in levels:
+            zones = journal_zones(index, cid, (level,))
+            if zones:
+                return cid, zones[-1]
+        p3 = journal_zones(index, cid, (3,))
+        if p3 and actor == "ai":
+            refuse_for_level(p3[-1], actor, "append")
+        raise RefusedWrite(f"refused: {index.label(cid)} has no writable zone of its own to append to "
+                           f"({'/'.join(f'[P{lv}]' for lv in levels)} after its declaration and before the "
+                           f"next container, §7.1.2/§7.1.3); the user must add an empty [P4] there",
+                           rule="§7.1.2")
+
+    def transform(data: bytes) -> bytes:
+        index = cached_index(path, data)
+        cid, zone = select(index)
+        if not _zone_is_sane(data, zone):  # never trust a stale index: rebuild it
+            index = ZoneIndex.build(parse(decode(data), path=str(path)))
+            remember(path, data, index)
+            cid, zone = select(index)
+            if not _zone_is_sane(data, zone):
+                raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
+                                   f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
+        old_zone = decode(data[zone.start:zone.close_end])
+        inner_rel = len(decode(data[zone.start:zone.inner_start]))
+        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        pos = _end_of_content(old_zone, inner_rel, close_rel)
+        if pos > inner_rel or zone.inline:
+            insert, lead = "\n" + entry, 1
+        else:
+            lead, trail = _blank_layout(data, index)
+            existing = old_zone.count("\n", inner_rel, close_rel)
+            insert = "\n" * lead + entry + "\n" * max(0, trail - existing)
+        line = zone.close_line - old_zone.count("\n", pos, close_rel)
+        owner_line = 0 if cid is None else index.header_line(cid)
+        done = _splice(path, index, zone, data, old_zone, pos, 0, insert, line,
+                       Expect(entries=1, owner_line=owner_line), cid)
+        if not done.verdict.ok:
+            raise _barrier_refusal(f"appending to {index.label(cid)} in the [P{zone.level}] zone at line {zone.line}",
+                                   zone, done.verdict)
+        state.update(data=done.data, index=index.shifted(done.at, line, done.added, done.added_lines),
+                     line=line + lead, zone=zone.line, label=index.label(cid), method=done.verdict.method)
+        return done.data
+
+    result = store.update(path, transform, actor=actor, action=f"append to {container}: {clean_title.text}")
+    if result.changed:
+        remember(path, state["data"], state["index"])
+    return WriteResult(Path(path), result.changed, state.get("line"), state.get("zone"), state.get("label", ""),
+                       result.history_id, clean_title.changes + clean_body.changes, state.get("method", ""))
+
+
+# -- edit a zone ---------------------------------------------------------------------------
+
+def _entry_safe_body(content: str) -> tuple[str, tuple[str, ...]]:
+    """AI content for a [P5] zone: ``###### `` entry lines kept (title sanitised), the rest sanitised.
+
+    Blank lines between parts are kept; an entry line inside a closed code fence stays code.
+    """
+    if not isinstance(content, str):
+        raise TypeError("new_content must be str")
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    fenced = closed_fences(lines)
+    out: list[str] = []
+    changes: list[str] = []
+    chunk: list[str] = []
+
+    def flush():
+        if not chunk:
+            return
+        clean = sanitize_body("\n".join(chunk))
+        changes.extend(clean.changes)
+        blank = [not ln.strip() for ln in chunk]
+        lead = blank.index(False) if False in blank else len(chunk)
+        trail = blank[::-1].index(False) if False in blank else 0
+        out.extend([""] * lead + (clean.text.split("\n") if clean.text else []) + [""] * trail)
+        chunk.clear()
+
+    for k, ln in enumerate(lines):
+        if ln.startswith("###### ") and k not in fenced:
+            flush()
+            title = sanitize_title(ln[len("###### "):])
+            out.append("###### " + title.text)
+            changes.extend(title.changes)
+        else:
+            chunk.append(ln)
+    flush()
+    return "\n".join(out).strip("\n"), tuple(dict.fromkeys(changes))
+
+
+def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
+              store: Store | None = None) -> WriteResult:
+    """Replace the inner lines of the zone opened at (or containing) ``zone_line``."""
+    check_actor(actor)
+    store = store or Store()
+    if actor == "ai":
+        content, changes = _entry_safe_body(new_content)
+    else:
+        if not isinstance(new_content, str):
+            raise TypeError("new_content must be str")
+        content, changes = new_content, ()
+    inner = content if (not content or content.endswith("\n")) else content + "\n"
+    state: dict = {}
+
+    def transform(data: bytes) -> bytes:
+        index = cached_index(path, data)
+        zone = index.zone_at_line(int(zone_line))
+        if zone is not None and not _zone_is_sane(data, zone):
+            index = ZoneIndex.build(parse(decode(data), path=str(path)))
+            remember(path, data, index)
+            zone = index.zone_at_line(int(zone_line))
+            if zone is not None and not _zone_is_sane(data, zone):
+                raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
+                                   f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
+        if zone is None:
+            raise RefusedWrite(f"refused: no permission zone opens at or contains line {zone_line}", rule="§5.1")
+        if zone.close_start is None:
+            raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is never closed (§5.4)",
+                               zone=zone.line, rule="§5.4")
+        refuse_for_level(zone, actor, "edit")
+        if zone.inline:
+            raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
+                               f"edit it by hand", zone=zone.line, rule="§5.1")
+        old_zone = decode(data[zone.start:zone.close_end])
+        inner_rel = len(decode(data[zone.start:zone.inner_start]))
+        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        expect = Expect(entries=None, owner_line=None, structure=actor == "user")
+        done = _splice(path, index, zone, data, old_zone, inner_rel, close_rel - inner_rel, inner, zone.line + 1,
+                       expect, zone.owner)
+        if not done.verdict.ok:
+            raise _barrier_refusal(f"editing the [P{zone.level}] zone at line {zone.line}", zone, done.verdict)
+        state.update(zone=zone.line, method=done.verdict.method)
+        return done.data
+
+    result = store.update(path, transform, actor=actor, action=f"edit zone at line {zone_line}")
+    if result.changed:
+        forget(path)  # the zone may have changed size and structure: rebuild on next use
+    return WriteResult(Path(path), result.changed, state.get("zone"), state.get("zone"),
+                       f"zone at line {state.get('zone')}", result.history_id, changes, state.get("method", ""))
+
+
+# -- the registry (§7.3.1) -------------------------------------------------------------------
+
+def _registry_heading(doc: Document) -> Heading | None:
+    if doc.registry is None:
+        return None
+    for b in doc.walk():
+        if isinstance(b, Heading) and b.type == "state_registry" and b.line == doc.registry.line:
+            return b
+    return None
+
+
+def _clean_ids(ids, what: str) -> list[str]:
+    out: list[str] = []
+    for raw in ids or ():
+        if not isinstance(raw, str):
+            raise ValueError(f"{what} ids must be strings")
+        for part in raw.split(","):
+            mid = part.strip()
+            if not mid:
+                continue
+            if not _ID.fullmatch(mid) or re.fullmatch(r"~T\d+", mid):
+                raise RefusedWrite(f"refused: '{mid}' is not a module id that a registry may name (§7.3.1, §7.1.1)",
+                                   rule="§7.3.1")
+            if mid not in out:
+                out.append(mid)
+    return out
+
+
+def _registry_lines(active: list[str], inactive: list[str]) -> str:
+    def line(word, ids):
+        return f"* {word}: {', '.join(ids)}" if ids else f"* {word}:"
+    return line("ACTIVE", active) + "\n" + line("INACTIVE", inactive) + "\n"
+
+
+def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_ids=None, permanent_ids=None,
+                     merge: bool = False, store: Store | None = None) -> WriteResult:
+    """Rewrite the whole ``MODULE_STATE_REGISTRY`` block (§7.3.1).
+
+    ``merge=True`` keeps the current entries and only moves the given ids (the CLI's
+    ``zonemark state --activate/--deactivate``).  ``known_ids``/``permanent_ids`` add the
+    modules of other files of the layer.
+    """
+    check_actor(actor)
+    store = store or Store()
+    want_active = _clean_ids(active, "active")
+    want_inactive = _clean_ids(inactive, "inactive")
+    both = set(want_active) & set(want_inactive)
+    if both:
+        raise RefusedWrite(f"refused: module {sorted(both)[0]} cannot be both ACTIVE and INACTIVE (§7.3.1)",
+                           rule="§7.3.1")
+    state: dict = {}
+
+    def transform(data: bytes) -> bytes:
+        text = decode(data)
+        doc = parse(text, path=str(path))
+        reg = doc.registry
+        current = {}
+        if reg is not None:
+            for mid, st, _ln in reg.entry_lines:
+                current.setdefault(mid, st)
+        if merge:
+            act = [m for m, s in current.items() if s == "active" and m not in want_inactive]
+            ina = [m for m, s in current.items() if s == "inactive" and m not in want_active]
+            act += [m for m in want_active if m not in act]
+            ina += [m for m in want_inactive if m not in ina]
+        else:
+            act, ina = list(want_active), list(want_inactive)
+        changed_ids = [m for m in act if current.get(m) != "active"] + [m for m in ina if current.get(m) != "inactive"]
+        declared = {m.id: m for m in doc.modules if m.id is not None and m.keyword is None and not m.ignored}
+        known = set(declared) | set(known_ids or ())
+        permanent = {i for i, m in declared.items() if m.permanent} | set(permanent_ids or ())
+        for mid in changed_ids:
+            if mid in permanent:
+                where = f" (STATE at line {declared[mid].state_line})" if mid in declared else ""
+                raise RefusedWrite(f"refused: module {mid} has a permanent STATE{where}; the registry may not "
+                                   f"override it (§7.3.1)", rule="§7.3.1")
+            if mid not in known:
+                raise RefusedWrite(f"refused: module {mid} is not declared in this file"
+                                   f"{' or its layer' if known_ids is not None else ''}; the registry names "
+                                   f"modules by id (§7.3.1)", rule="§7.3.1")
+        body = _registry_lines(act, ina)
+        heading = _registry_heading(doc)
+        if heading is None:
+            if actor != "user":
+                raise RefusedWrite("refused: the file has no MODULE_STATE_REGISTRY; creating one needs a new [P4] "
+                                   "zone, and only the user adds permission tags (§7.3.1, §5.5 Invariant 5)",
+                                   rule="§5.5")
+            sep = "" if text.endswith("\n") or not text else "\n"
+            block = f"{sep}\n[P4]\n## MODULE_STATE_REGISTRY:\n{body}[/P4]\n"
+            start = len(text)
+            edit = Edit(start, 0, len(block), text.count("\n") + 1, 0, block.count("\n"))
+            new_text = text + block
+            expect = Expect(entries=0, structure=True, registry=True)
+            zone_line = None
+        else:
+            if actor != "user" and (heading.permission_level or 0) < 4:
+                where = (f"[P{heading.permission_level}]" if heading.permission_level else "outside any zone")
+                raise RefusedWrite(f"refused: the MODULE_STATE_REGISTRY at line {heading.line} is {where}; ai "
+                                   f"rewrites it only in [P4]/[P5] (§7.3.1, §5.2)", zone=heading.line, rule="§5.2")
+            eol = text.find("\n", heading.start)
+            start = len(text) if eol < 0 else eol + 1
+            end = start
+            for child in heading.children:
+                if child.type != "list":
+                    break
+                end = child.start + len(_TRAILING_BLANK.sub("", child.raw_markdown))
+                if text.startswith("\n", end):
+                    end += 1
+            if end == start and start == len(text):
+                body = "\n" + body
+            edit = Edit(start, end - start, len(body), heading.line + 1, text.count("\n", start, end),
+                        body.count("\n"))
+            new_text = text[:start] + body + text[end:]
+            expect = Expect(entries=0, structure=actor == "user", registry=True)
+            zone_line = heading.line
+        after = parse(new_text, path=str(path))
+        verdict = compare(doc, after, edit, expect)
+        if not verdict.ok:
+            raise _barrier_refusal("rewriting the MODULE_STATE_REGISTRY", None, verdict)
+        got = after.registry
+        if got is None or list(got.active) != act or list(got.inactive) != ina:
+            raise RefusedWrite("refused: the rewritten registry would not read back as requested (§7.3.1)",
+                               rule="§7.3.1")
+        new_data = encode(new_text)
+        state.update(line=zone_line, active=act, inactive=ina)
+        return new_data
+
+    result = store.update(path, transform, actor=actor, action="rewrite MODULE_STATE_REGISTRY")
+    if result.changed:
+        forget(path)
+    return WriteResult(Path(path), result.changed, state.get("line"), state.get("line"), "MODULE_STATE_REGISTRY",
+                       result.history_id, (), "full")
+
+
+def layer_reminder(folder) -> Path:
+    """The one ``[reminder]`` file of a layer folder (its registry governs the layer, §7.3.1)."""
+    folder = Path(folder)
+    found = []
+    for p in sorted(folder.glob("*.md")):
+        if not p.is_file():
+            continue
+        with open(p, "rb") as f:
+            head = f.read(4096)
+        if b"[reminder]" in head and parse(decode(head).split("\n\n")[0] + "\n").file_type == "reminder":
+            found.append(p)
+    if len(found) != 1:
+        raise RefusedWrite(f"refused: {folder} holds {len(found)} [reminder] files; give the file whose registry "
+                           f"to change", rule="§7.3.1")
+    return found[0]
+
+
+def layer_modules(folder) -> tuple[set[str], set[str]]:
+    """Declared module ids and the permanent ones, over every ``*.md`` of the layer folder."""
+    known, permanent = set(), set()
+    for p in sorted(Path(folder).rglob("*.md")):
+        if ".zonemark" in p.parts or not p.is_file():
+            continue
+        with open(p, "rb") as f:
+            doc = parse(decode(f.read()), path=str(p))
+        for m in doc.modules:
+            if m.id is not None and m.keyword is None and not m.ignored:
+                known.add(m.id)
+                if m.permanent:
+                    permanent.add(m.id)
+    return known, permanent
+
+
+def set_states(target, activate=(), deactivate=(), *, actor: str = "ai", store: Store | None = None) -> WriteResult:
+    """Activate/deactivate modules in the registry of a file or of a layer folder's reminder (merged)."""
+    target = Path(target)
+    if target.is_dir():
+        path = layer_reminder(target)
+        known, permanent = layer_modules(target)
+    else:
+        path = target
+        known, permanent = layer_modules(target.parent) if target.parent else (set(), set())
+    return rewrite_registry(path, activate, deactivate, actor=actor, known_ids=known, permanent_ids=permanent,
+                            merge=True, store=store)
+
+
+# -- history ---------------------------------------------------------------------------------
+
+def history(path, *, store: Store | None = None):
+    """The saved versions of ``path`` (newest first), from the store."""
+    return (store or Store()).history(path)
+
+
+def undo(path, *, actor: str = "user", store: Store | None = None):
+    """Restore the version before zonemark's last write; 'user' only."""
+    check_actor(actor)
+    if actor != "user":
+        raise RefusedWrite("refused: undo restores a previous version of the whole file; only the user may undo "
+                           "(§5.2)", rule="§5.2")
+    result = (store or Store()).undo(path, actor=actor)
+    forget(path)
+    return result

@@ -1,0 +1,567 @@
+"""Durable, locked and versioned writes of a user's file (the storage layer of the safe writer).
+
+The edit layer decides *what* may change (§5 permission zones, §7 modules and topics); this
+module only guarantees *how* a change reaches the disk:
+
+* durability: the new bytes go to a temporary file in the target's folder, which is fsynced,
+  renamed over the target with ``os.replace`` and followed by an fsync of the folder, so a
+  process killed at any instant leaves the old file or the new one, never a mix;
+* concurrency: one lock per file (an ``flock`` held through :mod:`filelock`, released by the
+  OS when its holder dies); a change made on disk by someone who does not take the lock is
+  detected (stat and content) before the rename, and the transform is run again on the fresh
+  bytes a bounded number of times before giving up with :class:`WriteConflict` (an unlocked
+  save landing between that last check and the rename — microseconds — cannot be detected:
+  POSIX has no compare-and-rename);
+* history: the version a write replaces is kept, with its metadata (time, actor, action,
+  sha256 of the saved and of the written bytes), in a history folder with bounded retention —
+  as a hard link to the replaced file, which the rename detaches (no copy), or as a copy when
+  the file has other links; :meth:`Store.undo` restores it as a new write;
+* the file belongs to the user: the bytes are never decoded, re-encoded or normalised, the
+  file keeps its mode (and owner where permitted), and a symbolic link is written through,
+  not replaced.
+
+Layout for ``DIR/notes.md`` (no file or folder the store creates ends in ``.md``, so a
+recursive ``*.md`` scan of ``DIR`` never picks one up)::
+
+    DIR/.zonemark/locks/notes.md.lock                   the per-file lock
+    DIR/.zonemark/history/notes.md.versions/00000007.orig   a saved version (raw bytes)
+    DIR/.zonemark/history/notes.md.versions/00000007.json   its metadata (commit marker)
+    DIR/.notes.md.zonemark-tmp.<pid>.<hex>              a temporary file, only during a write
+
+A write stages the replaced version (``.orig`` plus a ``.pending`` metadata file) before the
+rename and turns ``.pending`` into ``.json`` after it.  Leftovers of a writer killed midway
+(temporary files, staged versions) are recognised by their names and settled by the next
+writer of the same file, under the lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import hashlib
+import json
+import os
+import secrets
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import filelock
+
+__all__ = ["Store", "StoreError", "WriteConflict", "NothingToUndo", "HistoryCorrupt", "UpdateResult",
+           "HistoryEntry", "STATE_DIR_NAME", "TEMP_MARK"]
+
+STATE_DIR_NAME = ".zonemark"
+LOCKS_DIR_NAME = "locks"
+HISTORY_DIR_NAME = "history"
+HISTORY_FOLDER_SUFFIX = ".versions"
+LOCK_SUFFIX = ".lock"
+VERSION_SUFFIX = ".orig"
+META_SUFFIX = ".json"
+PENDING_SUFFIX = ".pending"
+TEMP_MARK = ".zonemark-tmp."
+ID_WIDTH = 8
+
+
+class StoreError(Exception):
+    """Base class of the store's refusals; the message is one line meant for the user."""
+
+
+class WriteConflict(StoreError):
+    """The write was refused so as not to overwrite a change someone else made."""
+
+
+class NothingToUndo(WriteConflict):
+    """:meth:`Store.undo` found no saved version to restore."""
+
+
+class HistoryCorrupt(StoreError):
+    """A saved version no longer matches the checksum recorded when it was saved."""
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """Outcome of :meth:`Store.update` or :meth:`Store.undo`; ``history_id`` is None when nothing changed."""
+
+    path: Path
+    changed: bool
+    old_size: int
+    new_size: int
+    history_id: str | None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One saved version: the bytes a write replaced (``size``, ``sha256``) and what it wrote instead."""
+
+    id: str
+    timestamp: str
+    actor: str
+    action: str
+    size: int
+    sha256: str = ""
+    written_size: int = 0
+    written_sha256: str = ""
+    undoes: str | None = None
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The bytes of the target as read, with the stat fields that change whenever it is rewritten."""
+
+    data: bytes
+    signature: tuple[int, ...]
+    mode: int
+    uid: int
+    gid: int
+    links: int
+
+
+def _signature(st: os.stat_result) -> tuple[int, ...]:
+    """Identity, size and modification time; not ctime, which the store's own hard link changes."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
+
+
+class _Digests:
+    """sha256 of the old and the new bytes; for large files computed in a helper thread while the
+    new file is written (hashlib and os.write both release the GIL)."""
+
+    IN_THREAD_FROM = 1 << 20
+
+    def __init__(self, before: bytes, after: bytes):
+        self._values: tuple[str, str] | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if len(before) + len(after) < self.IN_THREAD_FROM:
+            self._values = (_sha256(before), _sha256(after))
+        else:
+            self._thread = threading.Thread(target=self._run, args=(before, after), daemon=True)
+            self._thread.start()
+
+    def _run(self, before: bytes, after: bytes) -> None:
+        try:
+            self._values = (_sha256(before), _sha256(after))
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def result(self) -> tuple[str, str]:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._values is not None
+        return self._values
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+class Store:
+    """Locked, durable, versioned read-modify-write of files (see the module docstring).
+
+    ``fsync=False`` skips only the fsync calls (for tests and benchmarks); every other step is
+    the same.  ``retention`` is the number of saved versions kept per file.  ``lock_timeout``
+    (seconds, negative = wait forever) bounds the wait for another writer of the same file.
+    ``max_attempts`` bounds how often a write is retried when the file keeps changing under it.
+    """
+
+    def __init__(self, *, fsync: bool = True, retention: int = 50, lock_timeout: float = 60.0,
+                 max_attempts: int = 5):
+        if retention < 1:
+            raise ValueError("retention must be at least 1 saved version")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.fsync = fsync
+        self.retention = retention
+        self.lock_timeout = lock_timeout
+        self.max_attempts = max_attempts
+
+    # -- paths -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _target(path: str | os.PathLike[str]) -> Path:
+        """The real file behind ``path`` (a symbolic link is written through, not replaced)."""
+        return Path(os.path.realpath(os.fspath(path)))
+
+    def _existing(self, path: str | os.PathLike[str]) -> Path:
+        """The real file behind ``path``, refused before anything is created when it is missing, not
+        a regular file, or read-only (no write bit, or not writable by this user): the rename could
+        replace it anyway, but the user has said it must not change."""
+        target = self._target(path)
+        if not target.is_file():
+            if target.exists():
+                raise IsADirectoryError(errno.EISDIR, "not a regular file", os.fspath(path))
+            raise FileNotFoundError(errno.ENOENT, "no such file", os.fspath(path))
+        mode = stat.S_IMODE(target.stat().st_mode)
+        if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
+            raise StoreError(f"{path}: the file is read-only (mode {mode:04o}); zonemark does not write it")
+        return target
+
+    def lock_path(self, path: str | os.PathLike[str]) -> Path:
+        """Where the lock of ``path`` lives."""
+        target = self._target(path)
+        return target.parent / STATE_DIR_NAME / LOCKS_DIR_NAME / (target.name + LOCK_SUFFIX)
+
+    def history_dir(self, path: str | os.PathLike[str]) -> Path:
+        """The folder holding the saved versions of ``path``."""
+        target = self._target(path)
+        return target.parent / STATE_DIR_NAME / HISTORY_DIR_NAME / (target.name + HISTORY_FOLDER_SUFFIX)
+
+    # -- public API --------------------------------------------------------------------------
+
+    def read(self, path: str | os.PathLike[str]) -> bytes:
+        """The current bytes of ``path``, exactly as on disk."""
+        with open(self._target(path), "rb") as handle:
+            return handle.read()
+
+    def update(self, path: str | os.PathLike[str], transform: Callable[[bytes], bytes], *, actor: str,
+               action: str) -> UpdateResult:
+        """Apply ``transform`` to the current bytes of ``path`` under the file's lock and write the result.
+
+        ``transform`` may raise to refuse (nothing is written, the exception propagates) and may be
+        called more than once — on fresh bytes each time — when the file changes on disk while the
+        write is prepared, so it must not have side effects.  Returning the same bytes writes nothing.
+        """
+        target = self._existing(path)
+        with self._locked(target):
+            self._settle_leftovers(target)
+            return self._write(path, target, transform, actor=actor, action=action, undoes=None)
+
+    def history(self, path: str | os.PathLike[str]) -> list[HistoryEntry]:
+        """The saved versions of ``path``, newest first (empty when zonemark never wrote it); read-only."""
+        return list(reversed(self._committed(self.history_dir(path))))
+
+    def version(self, path: str | os.PathLike[str], history_id: str) -> bytes:
+        """The bytes of one saved version, checked against the checksum recorded when it was saved."""
+        folder = self.history_dir(path)
+        entries = {entry.id: entry for entry in self._committed(folder)}
+        if history_id not in entries:
+            raise StoreError(f"{path}: no saved version {history_id!r} in the history")
+        return self._load_version(folder, entries[history_id], path)
+
+    def undo(self, path: str | os.PathLike[str], *, actor: str) -> UpdateResult:
+        """Restore the newest saved version not already undone, as a new write kept in history.
+
+        Refused with :class:`WriteConflict` when the file is not what zonemark last wrote (it was
+        edited since), and with :class:`NothingToUndo` when there is no saved version left.
+        """
+        target = self._existing(path)
+        with self._locked(target):
+            self._settle_leftovers(target)
+            folder = self.history_dir(target)
+            entries = self._committed(folder)
+            if not entries:
+                raise NothingToUndo(f"{path}: zonemark has no saved version of this file; nothing to undo")
+            expected = entries[-1].written_sha256
+            current = self._snapshot(target).data
+            if _sha256(current) != expected:
+                raise WriteConflict(f"{path}: the file changed since zonemark last wrote it "
+                                    f"(history {entries[-1].id}); undo refused so that change is not lost")
+            chosen = self._undo_candidate(entries)
+            if chosen is None:
+                raise NothingToUndo(f"{path}: every saved version still kept has already been undone "
+                                    f"(retention {self.retention}); nothing to undo")
+            if chosen.written_sha256 != expected:
+                raise WriteConflict(f"{path}: the file is not the version history {chosen.id} wrote; "
+                                    "undo refused")
+            restored = self._load_version(folder, chosen, path)
+
+            def restore(data: bytes) -> bytes:
+                if _sha256(data) != expected:
+                    raise WriteConflict(f"{path}: the file changed while undo was running; undo refused")
+                return restored
+
+            return self._write(path, target, restore, actor=actor, action="undo", undoes=chosen.id)
+
+    # -- the write ---------------------------------------------------------------------------
+
+    def _write(self, path: str | os.PathLike[str], target: Path, transform: Callable[[bytes], bytes], *,
+               actor: str, action: str, undoes: str | None) -> UpdateResult:
+        for _ in range(self.max_attempts):
+            before = self._snapshot(target)
+            after = transform(before.data)
+            if not isinstance(after, (bytes, bytearray, memoryview)):
+                raise TypeError(f"transform must return bytes, not {type(after).__name__}")
+            after = bytes(after)
+            if after == before.data:
+                return UpdateResult(Path(path), False, len(before.data), len(after), None)
+            history_id = self._replace(target, before, after, actor=actor, action=action, undoes=undoes)
+            if history_id is not None:
+                return UpdateResult(Path(path), True, len(before.data), len(after), history_id)
+        raise WriteConflict(f"{path}: the file kept changing on disk while zonemark was writing it "
+                            f"({self.max_attempts} attempts); nothing was written")
+
+    def _replace(self, target: Path, before: _Snapshot, after: bytes, *, actor: str, action: str,
+                 undoes: str | None) -> str | None:
+        """Stage the old version, write ``after`` durably and rename it over ``target``.
+
+        Returns the history id, or None (having undone every step) when ``target`` no longer holds
+        ``before`` just before the rename — someone else changed it.
+        """
+        folder = self.history_dir(target)
+        folder.mkdir(parents=True, exist_ok=True)
+        history_id = self._next_id(folder)
+        digests = _Digests(before.data, after)
+        meta = {"id": history_id, "timestamp": _now(), "actor": actor, "action": action,
+                "size": len(before.data), "written_size": len(after), "undoes": undoes, "file": target.name}
+        temp: Path | None = None
+        renamed = False
+        try:
+            self._save_version(folder, history_id, target, before)
+            temp = self._write_temp(target.parent, "." + target.name + TEMP_MARK, after, before)
+            meta["sha256"], meta["written_sha256"] = digests.result()
+            self._save_pending(folder, history_id, before, meta)
+            if not self._still(target, before):
+                return None
+            os.replace(temp, target)
+            renamed = True
+            temp = None
+            self._sync_dir(target.parent)
+            os.replace(folder / (history_id + PENDING_SUFFIX), folder / (history_id + META_SUFFIX))
+        finally:
+            if temp is not None:
+                _unlink_quietly(temp)
+            if not renamed:
+                self._drop(folder, history_id)
+        self._prune(folder)
+        return history_id
+
+    def _still(self, target: Path, before: _Snapshot) -> bool:
+        """Whether ``target`` still holds exactly what was read (stat signature and content)."""
+        try:
+            now = self._snapshot(target)
+        except FileNotFoundError:
+            return False
+        return now.signature == before.signature and now.data == before.data
+
+    @staticmethod
+    def _snapshot(target: Path) -> _Snapshot:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
+            data = os.read(fd, st.st_size + 1)  # one allocation, one copy, in the usual case
+            if len(data) > st.st_size:  # the file grew while being read: read the rest
+                chunks = [data]
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
+            return _Snapshot(data, _signature(st), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_nlink)
+        finally:
+            os.close(fd)
+
+    def _write_temp(self, folder: Path, prefix: str, data: bytes, like: _Snapshot, mode: int | None = None) -> Path:
+        """Write ``data`` to a new, uniquely named file in ``folder``, with ``like``'s owner and mode, fsynced."""
+        temp = folder / f"{prefix}{os.getpid()}.{secrets.token_hex(6)}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                st = os.fstat(fd)
+                if (st.st_uid, st.st_gid) != (like.uid, like.gid):
+                    try:
+                        os.fchown(fd, like.uid, like.gid)
+                    except PermissionError:
+                        pass  # only the owner or root may give a file away; the mode is still kept
+                os.fchmod(fd, like.mode if mode is None else mode)
+                if self.fsync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            _unlink_quietly(temp)
+            raise
+        return temp
+
+    def _sync_dir(self, folder: Path) -> None:
+        if not self.fsync:
+            return
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    # -- history -----------------------------------------------------------------------------
+
+    def _save_version(self, folder: Path, history_id: str, target: Path, before: _Snapshot) -> None:
+        """Keep the replaced version as ``<id>.orig`` (a hard link to the old file, or a copy), durably."""
+        saved = folder / (history_id + VERSION_SUFFIX)
+        if not self._link_version(target, before, saved):
+            temp = self._write_temp(folder, TEMP_MARK, before.data, before, before.mode & 0o666 or 0o600)
+            os.replace(temp, saved)
+
+    def _save_pending(self, folder: Path, history_id: str, before: _Snapshot, meta: dict) -> None:
+        """Write the metadata as ``<id>.pending`` (committed to ``.json`` after the rename), durably."""
+        metadata = json.dumps(meta, sort_keys=True).encode("utf-8") + b"\n"
+        temp = self._write_temp(folder, TEMP_MARK, metadata, before, before.mode & 0o666 or 0o600)
+        os.replace(temp, folder / (history_id + PENDING_SUFFIX))
+        self._sync_dir(folder)
+
+    def _link_version(self, target: Path, before: _Snapshot, saved: Path) -> bool:
+        """Keep the replaced version without copying it: hard-link the old file, which the rename detaches.
+
+        Only for a file with no other link (else a later in-place edit through that link would alter
+        the saved version); False, to copy instead, when the link is refused or is not the file read.
+        """
+        if before.links != 1:
+            return False
+        try:
+            os.link(target, saved, follow_symlinks=False)
+        except OSError:
+            return False
+        st = os.lstat(saved)
+        if (st.st_dev, st.st_ino) != before.signature[:2]:
+            _unlink_quietly(saved)
+            return False
+        if self.fsync:  # the user's own write of these bytes may still be only in the page cache
+            fd = os.open(saved, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return True
+
+    @staticmethod
+    def _drop(folder: Path, history_id: str) -> None:
+        """Remove a staged version whose write did not happen (metadata first: it is what counts)."""
+        _unlink_quietly(folder / (history_id + PENDING_SUFFIX))
+        _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+
+    @staticmethod
+    def _ids(folder: Path, suffix: str) -> list[str]:
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
+            return []
+        return sorted(name[: -len(suffix)] for name in names
+                      if name.endswith(suffix) and name[: -len(suffix)].isdigit())
+
+    def _next_id(self, folder: Path) -> str:
+        used = [int(name.split(".", 1)[0]) for name in os.listdir(folder) if name.split(".", 1)[0].isdigit()]
+        return str(max(used, default=0) + 1).zfill(ID_WIDTH)
+
+    def _committed(self, folder: Path) -> list[HistoryEntry]:
+        """Committed entries, oldest first."""
+        entries = []
+        for history_id in sorted(self._ids(folder, META_SUFFIX), key=int):
+            try:
+                meta = json.loads((folder / (history_id + META_SUFFIX)).read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            entries.append(HistoryEntry(
+                id=history_id, timestamp=str(meta.get("timestamp", "")), actor=str(meta.get("actor", "")),
+                action=str(meta.get("action", "")), size=int(meta.get("size", 0)), sha256=str(meta.get("sha256", "")),
+                written_size=int(meta.get("written_size", 0)), written_sha256=str(meta.get("written_sha256", "")),
+                undoes=meta.get("undoes")))
+        return entries
+
+    @staticmethod
+    def _load_version(folder: Path, entry: HistoryEntry, path: str | os.PathLike[str]) -> bytes:
+        try:
+            data = (folder / (entry.id + VERSION_SUFFIX)).read_bytes()
+        except FileNotFoundError:
+            raise HistoryCorrupt(f"{path}: saved version {entry.id} is missing from the history folder") from None
+        if _sha256(data) != entry.sha256:
+            raise HistoryCorrupt(f"{path}: saved version {entry.id} does not match its recorded checksum")
+        return data
+
+    @staticmethod
+    def _undo_candidate(entries: list[HistoryEntry]) -> HistoryEntry | None:
+        """The newest entry that is neither an undo nor already undone (undo walks back step by step)."""
+        undone = set()
+        for entry in reversed(entries):
+            if entry.undoes is not None:
+                undone.add(entry.undoes)
+            elif entry.id not in undone:
+                return entry
+        return None
+
+    def _prune(self, folder: Path) -> None:
+        ids = self._ids(folder, META_SUFFIX)
+        for history_id in sorted(ids, key=int)[: max(0, len(ids) - self.retention)]:
+            _unlink_quietly(folder / (history_id + META_SUFFIX))
+            _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+
+    # -- leftovers of killed writers ---------------------------------------------------------
+
+    def _settle_leftovers(self, target: Path) -> None:
+        """Under the lock: delete temporary files and settle staged versions a killed writer left.
+
+        A staged version whose write reached the disk (the target no longer holds the staged
+        bytes) is committed; one whose write never happened is dropped.
+        """
+        prefix = "." + target.name + TEMP_MARK
+        for entry in os.scandir(target.parent):
+            if entry.name.startswith(prefix):
+                _unlink_quietly(Path(entry.path))
+        folder = self.history_dir(target)
+        if not folder.is_dir():
+            return
+        for entry in os.scandir(folder):
+            if entry.name.startswith(TEMP_MARK):
+                _unlink_quietly(Path(entry.path))
+        pending = self._ids(folder, PENDING_SUFFIX)
+        if pending:
+            try:
+                current_sha = _sha256(self._snapshot(target).data)
+            except FileNotFoundError:
+                current_sha = None
+            for history_id in pending:
+                try:
+                    meta = json.loads((folder / (history_id + PENDING_SUFFIX)).read_text("utf-8"))
+                except (OSError, ValueError):
+                    meta = {}
+                if not (folder / (history_id + VERSION_SUFFIX)).exists() or meta.get("sha256") in (None, current_sha):
+                    self._drop(folder, history_id)
+                else:
+                    os.replace(folder / (history_id + PENDING_SUFFIX), folder / (history_id + META_SUFFIX))
+        committed = set(self._ids(folder, META_SUFFIX))
+        for history_id in self._ids(folder, VERSION_SUFFIX):
+            if history_id not in committed:
+                _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+
+    # -- locking -----------------------------------------------------------------------------
+
+    def _locked(self, target: Path) -> "_Held":
+        lock_file = self.lock_path(target)
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        return _Held(filelock.FileLock(str(lock_file), timeout=self.lock_timeout), target)
+
+
+class _Held:
+    """Context manager holding a file's lock; a timeout becomes a one-line :class:`WriteConflict`."""
+
+    def __init__(self, lock: filelock.BaseFileLock, target: Path):
+        self.lock = lock
+        self.target = target
+
+    def __enter__(self) -> "_Held":
+        try:
+            self.lock.acquire()
+        except filelock.Timeout:
+            raise WriteConflict(f"{self.target}: another zonemark process has held its lock for more than "
+                                f"{self.lock.timeout:g} s; try again later") from None
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.lock.release()
+

@@ -1,0 +1,292 @@
+"""Second barrier of the safe writer: re-check the new text before it is written (§5.5).
+
+A change is accepted only if
+
+1. every byte outside the replaced region is identical;
+2. it adds no diagnostic (same code, column and message — line numbers in both the position
+   and the message shifted by the edit), for an AI; for the user, no new *error*;
+3. for an AI, the structure outside the region is unchanged: the same blocks (type, line,
+   permission level, header text), the same derived facts (modules, states, connections,
+   nuclei, registry), and inside the region no block but H6 entries, owned by the expected
+   container, as many as expected.
+
+:func:`full_check` parses both whole texts.  :func:`incremental_check` proves the same
+verdict from the target zone alone: a synthetic mini-document holding the file type, the
+open logical stack at the zone (its header lines, copied verbatim, in a ``[P1]``) and the
+zone itself, parsed before and after.  Within a zone the parser's state depends only on the
+file type and that stack (zones close lists, leaves, fences and pending STATE values), so
+when the mini check *accepts* — no new diagnostic, no structure but the expected H6
+entries, unchanged facts — a full parse accepts too.  When it does not, the caller falls
+back to :func:`full_check`, whose diagnostics are the exact ones to report.
+
+The mini check declares itself *undecided* (and the full check decides) where the zone
+alone cannot tell: the edit moves the zone's closing tag (an unclosed fence, comment or
+nested tag swallows what follows), adds an H1-H5 header (a refused declaration still
+counts in the file-wide duplicate checks), touches a version pin (the first pin of the
+file wins), lies under a ``MODULE_STATE_REGISTRY`` header (only the file's first registry
+counts), or removes a character counted by a once-per-file diagnostic (control
+characters, CR).  Once-per-file diagnostics it does see are placed at the file's first
+occurrence, known from the index.  ``tests/test_verify_property.py`` checks on generated
+files and payloads that the verdict and the new diagnostics (code, line) equal a full
+re-parse's whenever the mini check decides, and that a fast-path accept is a full accept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from .. import syntax as sx
+from ..diagnostics import Diagnostic, Severity
+from ..document import Document
+from ..nodes import Heading, Quote, Rule
+from ..parser import parse
+from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
+
+_LINE_REF = re.compile(r"\bline (\d+)")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Whole lines ``[start, start + old_len)`` of the old text become ``[start, start + new_len)``.
+
+    ``line`` is the 1-based line starting at ``start``; ``old_lines``/``new_lines`` count the
+    newlines of each region.
+    """
+
+    start: int
+    old_len: int
+    new_len: int
+    line: int
+    old_lines: int
+    new_lines: int
+
+    @property
+    def delta_lines(self) -> int:
+        return self.new_lines - self.old_lines
+
+    def map_line(self, n: int) -> int | None:
+        """An old line number in new coordinates (None inside the replaced region)."""
+        if n < self.line:
+            return n
+        if n >= self.line + self.old_lines:
+            return n + self.delta_lines
+        return None
+
+    def in_new(self, n: int) -> bool:
+        return self.line <= n < self.line + self.new_lines
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the edit is allowed to add inside its region."""
+
+    entries: int | None = 1  # H6 entries the new region must hold (None: any number)
+    owner_line: int | None = None  # old-coordinate line of their owner (0 = the file), None: unchecked
+    structure: bool = False  # the user may change structure; only new errors refuse
+    registry: bool = False  # the MODULE_STATE_REGISTRY entries may change (§7.3.1 rewrite)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    new_diagnostics: tuple[Diagnostic, ...] = ()
+    problems: tuple[str, ...] = ()
+    method: str = "full"
+
+    def reason(self) -> str:
+        """One line: the first problem or new diagnostic."""
+        if self.problems:
+            return self.problems[0]
+        if self.new_diagnostics:
+            d = self.new_diagnostics[0]
+            more = len(self.new_diagnostics) - 1
+            return (f"it would add {d.code} at line {d.line}: {d.message}"
+                    + (f" (and {more} more)" if more else ""))
+        return "accepted"
+
+
+def _map_message(msg: str, edit: Edit) -> str:
+    def sub(m):
+        n = edit.map_line(int(m.group(1)))
+        return m.group(0) if n is None else f"line {n}"
+    return _LINE_REF.sub(sub, msg)
+
+
+def _diag_keys(before: Document, after: Document, edit: Edit):
+    old = Counter()
+    for d in before.diagnostics:
+        n = edit.map_line(d.line)
+        old[(d.code, n, d.column, _map_message(d.message, edit))] += 1
+    new = []
+    for d in after.diagnostics:
+        n = None if edit.in_new(d.line) else d.line
+        key = (d.code, n, d.column, d.message)
+        if old[key] > 0:
+            old[key] -= 1
+        else:
+            new.append(d)
+    # A diagnostic that moved into the region keeps its key only if it was there before.
+    return new
+
+
+def _blocks(doc: Document, edit: Edit, old: bool):
+    """(type, line, level, text) of every block outside the region, and the blocks inside it."""
+    outside, inside = [], []
+    for b in doc.walk():
+        inside_region = (edit.map_line(b.line) is None) if old else edit.in_new(b.line)
+        if inside_region:
+            inside.append(b)
+            continue
+        line = edit.map_line(b.line) if old else b.line
+        text = b.text if isinstance(b, Heading) else (b.severity if isinstance(b, Quote) else None)
+        extra = (b.prefix, b.rule_number) if isinstance(b, Rule) else None
+        outside.append((b.type, line, b.permission_level, text, extra, getattr(b, "refused", None)))
+    return outside, inside
+
+
+def _facts(doc: Document, edit: Edit | None, with_registry: bool = True):
+    m = (lambda n: n) if edit is None else (lambda n: None if n is None else edit.map_line(n))
+    mods = tuple((x.type, x.keyword, x.id, x.name, x.level, m(x.line), x.permission_level, x.assigned_nuclei,
+                  x.declared_state, x.permanent, m(x.state_line), tuple((c.kind, c.target, m(c.line))
+                                                                        for c in x.connections),
+                  x.ignored, m(x.parent_line)) for x in doc.modules)
+    nuc = tuple((x.nucleus_id, x.name, m(x.line), x.permission_level,
+                 tuple((c.kind, c.target, m(c.line)) for c in x.connections), x.ignored) for x in doc.nuclei)
+    r = doc.registry
+    if r is None:
+        reg = None
+    elif with_registry:
+        reg = (m(r.line), r.permission_level, r.active, r.inactive,
+               tuple((i, s, m(ln)) for i, s, ln in r.entry_lines))
+    else:
+        reg = (m(r.line), r.permission_level)
+    return (doc.file_type, doc.title, doc.standard_version, doc.frontmatter, mods, nuc, reg)
+
+
+def compare(before: Document, after: Document, edit: Edit, expect: Expect, method: str = "full") -> Verdict:
+    """The verdict on ``before`` → ``after`` (both parsed from texts that differ only in ``edit``)."""
+    old_src, new_src = before.source, after.source
+    problems: list[str] = []
+    if (old_src[:edit.start] != new_src[:edit.start]
+            or old_src[edit.start + edit.old_len:] != new_src[edit.start + edit.new_len:]):
+        problems.append("bytes outside the edited region would change")
+    new_diags = _diag_keys(before, after, edit)
+    if expect.structure:
+        new_diags = [d for d in new_diags if d.severity is Severity.ERROR]
+    else:
+        out_old, _in_old = _blocks(before, edit, old=True)
+        out_new, in_new = _blocks(after, edit, old=False)
+        if out_old != out_new:
+            first = next((a for a, b in zip(out_old, out_new) if a != b), None)
+            where = f" (near line {first[1]})" if first and first[1] else ""
+            problems.append(f"the structure outside the edited zone would change{where}")
+        entries = []
+        for b in in_new:
+            if isinstance(b, Heading):
+                if b.level != 6 or b.type != "log" or b.refused:
+                    problems.append(f"a header at line {b.line} would be added (only H6 entries may be)")
+                else:
+                    entries.append(b)
+            elif isinstance(b, Rule) or (isinstance(b, Quote) and b.severity) or b.type == "permission_block":
+                problems.append(f"a {b.type.replace('_', ' ')} at line {b.line} would be added")
+        if expect.entries is not None and len(entries) != expect.entries:
+            problems.append(f"{len(entries)} H6 entries would be added where {expect.entries} was expected")
+        if expect.owner_line is not None:
+            want = 0 if expect.owner_line == 0 else edit.map_line(expect.owner_line)
+            for e in entries:
+                got = after.h6_owner.get(e.line)
+                if got != want:
+                    problems.append(f"the entry at line {e.line} would belong to line {got}, not line {want}")
+        if _facts(before, edit, not expect.registry) != _facts(after, None, not expect.registry):
+            problems.append("modules, states, connections or the registry would change")
+    ok = not problems and not new_diags
+    return Verdict(ok, tuple(new_diags), tuple(dict.fromkeys(problems)), method)
+
+
+def full_check(old_text: str, new_text: str, edit: Edit, expect: Expect, *, path: str | None = None,
+               before: Document | None = None) -> Verdict:
+    """Parse both whole texts and compare them."""
+    before = before if before is not None else parse(old_text, path=path)
+    after = parse(new_text, path=path)
+    return compare(before, after, edit, expect, "full")
+
+
+def mini_prefix(index: ZoneIndex, zone: ZoneView) -> tuple[str, dict[int, int]]:
+    """The synthetic head of the mini-document and the mini line of each context header."""
+    ft = index.file_type
+    head = f"# x [{ft}]\n\n" if ft else "# x\n\n"
+    lines: dict[int, int] = {}
+    if zone.context:
+        parts = [head, "[P1]\n"]
+        ln = head.count("\n") + 2
+        for h in zone.context:
+            parts.append(index.headers[h].text.rstrip("\r") + "\n")
+            lines[h] = ln
+            ln += 1
+        parts.append("[/P1]\n")
+        head = "".join(parts)
+    return head, lines
+
+
+def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, edit: Edit,
+               expect: Expect, *, owner: int | None = None) -> Verdict:
+    """The verdict of the zone alone (see :func:`incremental_check`), diagnostics on file lines."""
+    region_old = old_zone[edit.start:edit.start + edit.old_len]
+    region_new = new_zone[edit.start:edit.start + edit.new_len]
+    if any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in (region_old + "\n" + region_new).split("\n")):
+        # a version pin counts once per file (the first wins): only the whole file can tell
+        return Verdict(False, (), ("a version pin in the edited lines",), "undecided")
+    if "\r" in region_old or sx.CONTROL_CHARS.search(region_old):
+        # removing a counted character changes a once-per-file diagnostic somewhere else
+        return Verdict(False, (), ("counted characters in the replaced lines",), "undecided")
+    if any(index.headers[h].type == "state_registry" for h in zone.context):
+        # registry lines count only under the file's first registry header, which the zone cannot see
+        return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
+    head, header_lines = mini_prefix(index, zone)
+    mini_zone_line = head.count("\n") + 1
+    mini_before = parse(head + old_zone)
+    mini_after = parse(head + new_zone)
+    mini_edit = replace(edit, start=edit.start + len(head), line=edit.line - zone.line + mini_zone_line)
+    zones_before = [(b.permission_level, mini_edit.map_line(b.line)) for b in mini_before.blocks
+                    if b.type == "permission_block"]
+    zones_after = [(b.permission_level, b.line) for b in mini_after.blocks if b.type == "permission_block"]
+    if zones_before != zones_after or any(d.code == "UNCLOSED_PERMISSION_BLOCK" for d in mini_after.diagnostics):
+        # the zone no longer closes where it did: what follows it would parse differently
+        return Verdict(False, (), ("the edit changes where the zone ends",), "undecided")
+    if any(isinstance(b, Heading) and b.level < 6 and mini_edit.in_new(b.line) for b in mini_after.walk()):
+        # a (refused) declaration still counts in the file-wide duplicate checks (§5.5 Invariant 4)
+        return Verdict(False, (), ("a header in the edited lines",), "undecided")
+    want = None
+    if expect.owner_line is not None:
+        want = 0 if owner is None else header_lines.get(owner, -1)
+    verdict = compare(mini_before, mini_after, mini_edit, replace(expect, owner_line=want), "incremental")
+    to_file = {mini: index.header_line(h) for h, mini in header_lines.items()}
+    shift = zone.line - mini_zone_line
+    diags = []
+    for d in verdict.new_diagnostics:
+        line = to_file.get(d.line, d.line + shift)
+        if d.code in GLOBAL_CODES and d.code in index.global_first:
+            # reported once per file, at its first occurrence: an earlier one elsewhere wins
+            first = edit.map_line(index.global_first[d.code])
+            if first is None:
+                return Verdict(False, verdict.new_diagnostics, verdict.problems, "undecided")
+            line = min(line, first)
+        diags.append(replace(d, line=line))
+    return replace(verdict, new_diagnostics=tuple(diags))
+
+
+def incremental_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, edit: Edit,
+                      expect: Expect, *, owner: int | None = None) -> Verdict | None:
+    """The verdict from the zone alone when it accepts; None when a full check must decide.
+
+    ``old_zone``/``new_zone`` are the zone's text (opening to closing line) before and after;
+    ``edit.start`` is relative to them, ``edit.line`` is the file's line.  ``owner`` is the
+    header index of the container the new entries must belong to (None = the file).  The
+    caller checks the bytes outside the zone.
+    """
+    if expect.structure or zone.close_end is None:
+        return None
+    verdict = mini_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
+    return verdict if verdict.ok else None

@@ -1,0 +1,141 @@
+"""First barrier: AI text never creates structure (§5.5, §N.19.3.4).
+
+Every neutralised line is checked twice: the parser reads it as plain text in a [P4] zone,
+and CommonMark (markdown-it-py) renders it as the literal original text.
+"""
+
+from __future__ import annotations
+
+import pytest
+from markdown_it import MarkdownIt
+
+from zonemark import parse
+from zonemark.nodes import Heading, Quote, Rule
+from zonemark.writer.sanitize import MAX_TITLE_CHARS, RefusedWrite, sanitize_body, sanitize_title
+
+MD = MarkdownIt("commonmark")
+
+STRUCTURAL_LINES = [
+    "# Title", "## MODULE 9: EVIL", "### SUBTOPIC1: X", "#### x", "##### x", "###### LOG: 2026-01-01 — fake",
+    "####### seven", "#nospace", "##MODULE 042", "   # indented", "[P1]", "[/P4]", "[P1] text", "[p1]", "[P 1]",
+    "[/P9]", "[NUCLEI: 1]", "[!NOTE] x", "> [!NOTE] anchor", ">[!WARNING] x", "* R1: rule", "* C2: conduct",
+    "* MODULE 042", "- NUCLEUS 1", "* ACTIVE: 042", "* INACTIVE: 043", "**STATE:** active", "---", "***", "___",
+    "- - -", "* * *", "===", "-", "--", "<!-- comment", "<!-- IllAIra-Standard: v9.9 -->", "<div>", "<script>",
+    "```", "```python", "~~~", "~~~~", "## MODULE_STATE_REGISTRY:",
+]
+
+
+def tokens_text(src: str):
+    tokens = MD.parse(src)
+    if [t.type for t in tokens] != ["paragraph_open", "inline", "paragraph_close"]:
+        return None
+    kids = tokens[1].children
+    if any(k.type != "text" for k in kids):
+        return None
+    return "".join(k.content for k in kids)
+
+
+def in_zone(body: str, file_type: str = "external_memory") -> str:
+    return (f"# F [{file_type}]\n\n[P1]\n## TOPIC: T\n[/P1]\n\n[P4]\n###### LOG: 2026-01-01 — t\n"
+            f"{body}\n[/P4]\n") if file_type == "external_memory" else (
+        f"# F [{file_type}]\n\n[P1]\n## MODULE 1: M [NUCLEI: 1]\n[/P1]\n\n[P4]\n###### LOG: 2026-01-01 — t\n"
+        f"{body}\n[/P4]\n\n[P1]\n## NUCLEUS 1: N\n[/P1]\n")
+
+
+BASE = {ft: parse(in_zone("plain", ft)) for ft in ("external_memory", "reminder")}
+
+
+@pytest.mark.parametrize("line", STRUCTURAL_LINES)
+def test_structural_line_is_neutralised_for_parser_and_commonmark(line):
+    out = sanitize_body(line)
+    assert out.text != line and out.changes
+    for ft, base in BASE.items():
+        doc = parse(in_zone(out.text, ft))
+        heads = [b for b in doc.walk() if isinstance(b, Heading)]
+        assert len(heads) == len([b for b in base.walk() if isinstance(b, Heading)])
+        assert not any(isinstance(b, Rule) or (isinstance(b, Quote) and b.severity) for b in doc.walk())
+        assert [d.code for d in doc.diagnostics] == [d.code for d in base.diagnostics] == []
+        assert doc.modules == base.modules and doc.registry == base.registry
+        assert doc.standard_version is None
+    assert tokens_text(out.text) == line.strip()
+
+
+@pytest.mark.parametrize("line", ["plain text", "a [P1] mid-line", "1. ordered", "* bullet", "> plain quote",
+                                  "**Type:** field", "text with # hash", "`code` span", "2026-01-01 note"])
+def test_plain_lines_are_kept(line):
+    assert sanitize_body(line).text == line
+    assert sanitize_body(line).changes == ()
+
+
+def test_balanced_fence_is_kept_verbatim():
+    body = "before\n```\n# not a header\n[/P4]\n```\nafter"
+    out = sanitize_body(body)
+    assert out.text == body
+    doc = parse(in_zone(out.text))
+    assert not doc.diagnostics and len(doc.outline().children[0].entries) == 1
+
+
+def test_unclosed_fence_is_escaped_and_the_rest_sanitised():
+    out = sanitize_body("```\n# header\n[/P4]")
+    assert out.text == "\\```\n\\# header\n\\[/P4]"
+    assert not parse(in_zone(out.text)).diagnostics
+
+
+def test_log_marker_lines_are_stripped():
+    out = sanitize_body("body\n  [/LOG]  \nmore\n[/LOG]")
+    assert out.text == "body\nmore"
+    assert "[/LOG] marker removed (§N.19.3.4)" in out.changes
+    assert sanitize_body("keep [/LOG] inline").text == "keep [/LOG] inline"
+
+
+def test_control_characters_and_line_breaks():
+    out = sanitize_body("a\r\nb\rc\u2028d\u2029e\x85f\x00g\x07h\x7f")
+    assert out.text == "a\nb\nc\nd\ne\nfgh"
+    assert not parse(in_zone(out.text)).diagnostics
+
+
+def test_blank_edges_are_trimmed():
+    assert sanitize_body("\n\n  \nbody\n\n").text == "body"
+    assert sanitize_body("").text == ""
+
+
+def test_lone_surrogate_is_refused():
+    with pytest.raises(RefusedWrite, match="not valid Unicode"):
+        sanitize_body("x\ud800y")
+
+
+def test_state_label_keeps_its_value():
+    out = sanitize_body("**STATE:** inactive - permanent")
+    assert out.text == "\\*\\*STATE:\\*\\* inactive - permanent"
+    assert tokens_text(out.text) == "**STATE:** inactive - permanent"
+
+
+@pytest.mark.parametrize("title", ["a\nb", "a\rb", "a\u2028b", "a\u2029b", "a\x85b", "a\x0bb", "a\x0cb"])
+def test_title_is_one_line(title):
+    with pytest.raises(RefusedWrite, match="a title is one line"):
+        sanitize_title(title)
+
+
+@pytest.mark.parametrize("title,msg", [("", "empty"), ("   ", "empty"), ("[/LOG]", "empty"),
+                                       ("a\x00b", "control character U\\+0000"), ("x" * (MAX_TITLE_CHARS + 1),
+                                                                                   "characters"),
+                                       ("\udcff", "not valid Unicode")])
+def test_title_refusals(title, msg):
+    with pytest.raises(RefusedWrite, match=msg) as exc:
+        sanitize_title(title)
+    assert str(exc.value).startswith("refused: title: ")
+
+
+@pytest.mark.parametrize("title,expected", [
+    ("ends with #", "ends with \\#"), ("ends ##  ", "ends \\##"), ("#", "\\#"), ("no#", "no#"),
+    ("<b>bold</b>", "\\<b>bold\\</b>"), ("[P1] inline", "[P1] inline"), ("  padded  ", "padded"),
+])
+def test_title_neutralisation(title, expected):
+    out = sanitize_title(title)
+    assert out.text == expected
+    doc = parse(f"# F [external_memory]\n\n[P1]\n## TOPIC: T\n[/P1]\n[P4]\n###### LOG: 2026-01-01 — {out.text}\n[/P4]\n")
+    assert not doc.diagnostics
+    entry = doc.outline().children[0].entries[0]
+    assert entry.title == out.text
+    rendered = MD.parse(f"###### {out.text}")[1].children
+    assert "".join(k.content for k in rendered if k.type == "text") == title.strip()
