@@ -122,10 +122,7 @@ def render_outline(root: OutlineNode) -> str:
     lines = [f"{root.name or '(untitled)'}  [file]"]
 
     def label(n: OutlineNode) -> str:
-        kw = n.to_dict().get("keyword")
-        ident = f" {n.id}" if n.id is not None else ""
-        head = f"{kw}{ident}: {n.name}" if kw and n.kind != "section" else (
-            f"{n.section}{': ' + n.name if n.name and n.name != n.section else ''}" if n.section else n.name)
+        head = n.block.text if n.block is not None else n.name  # the header as written
         zone = f"P{n.permission_level}" if n.permission_level else "no zone"
         extra = " (ignored)" if n.ignored else ""
         count = f", {len(n.entries)} entr{'y' if len(n.entries) == 1 else 'ies'}" if n.entries else ""
