@@ -464,3 +464,16 @@ def test_names_that_start_like_keywords(tmp_path, store):
     assert [t for _, t in entries_of(p, "Seven")] == ["c", "d"]
     with pytest.raises(RefusedWrite, match="no container 'SUBTOPIC1: Seven'"):
         append_entry(p, "SUBTOPIC1: Seven", "e", "", store=store)
+
+
+def test_append_to_a_crlf_file_keeps_its_line_endings(tmp_path, store):
+    """The file belongs to the user: a CRLF file (already reported) stays CRLF, never mixed."""
+    path = tmp_path / "crlf.md"
+    original = (b"# M [external_memory]\r\n\r\n[P1]\r\n## TOPIC: T\r\n[/P1]\r\n\r\n[P4]\r\n"
+                b"###### LOG: 2026-01-01 \xe2\x80\x94 a\r\nx\r\n[/P4]\r\n")
+    path.write_bytes(original)
+    append_entry(path, "T", "b", "y\nz", date="2026-02-02", store=store)
+    data = path.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") == original.count(b"\r\n") + 4
+    assert data.startswith(original[:original.index(b"[/P4]")])
+    assert [e.title for e in parse_file(path).outline().children[0].entries] == ["a", "b"]

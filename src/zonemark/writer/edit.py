@@ -288,6 +288,8 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
             lead, trail = _blank_layout(data, index)
             existing = old_zone.count("\n", inner_rel, close_rel)
             insert = "\n" * lead + entry + "\n" * max(0, trail - existing)
+        if old_zone.endswith("\r\n"):  # keep the file's own line endings (a CRLF file stays CRLF)
+            insert = insert.replace("\n", "\r\n")
         line = zone.close_line - old_zone.count("\n", pos, close_rel)
         owner_line = 0 if cid is None else index.header_line(cid)
         done = _splice(path, index, zone, data, old_zone, pos, 0, insert, line,

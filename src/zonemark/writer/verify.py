@@ -107,11 +107,19 @@ class Verdict:
         return "accepted"
 
 
+_FILE_COUNT = re.compile(r"\(\d+ [^()]*in the file\)")
+
+
 def _map_message(msg: str, edit: Edit) -> str:
     def sub(m):
         n = edit.map_line(int(m.group(1)))
         return m.group(0) if n is None else f"line {n}"
-    return _LINE_REF.sub(sub, msg)
+    return _count_free(_LINE_REF.sub(sub, msg))
+
+
+def _count_free(msg: str) -> str:
+    """A file-wide count ("(12 lines in the file)") is not a new problem when it grows."""
+    return _FILE_COUNT.sub("(… in the file)", msg)
 
 
 def _diag_keys(before: Document, after: Document, edit: Edit):
@@ -122,7 +130,7 @@ def _diag_keys(before: Document, after: Document, edit: Edit):
     new = []
     for d in after.diagnostics:
         n = None if edit.in_new(d.line) else d.line
-        key = (d.code, n, d.column, d.message)
+        key = (d.code, n, d.column, _count_free(d.message))
         if old[key] > 0:
             old[key] -= 1
         else:
