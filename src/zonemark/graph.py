@@ -27,6 +27,7 @@ import bisect
 import json
 import re
 
+from . import gcpause
 from .layer import Layer, LayerFile
 from .nodes import Heading
 
@@ -132,6 +133,11 @@ def _extents(heads, last_line, size):
 
 def build_graph(layer: Layer) -> dict:
     """The node-link JSON document of the layer (see the module docstring)."""
+    with gcpause.paused():  # ~10^5 dicts and lists, no reference cycles
+        return _build_graph(layer)
+
+
+def _build_graph(layer: Layer) -> dict:
     module_by_pos = {(m.file, m.info.line): m for m in layer.modules}
     nucleus_by_pos = {(n.file, n.info.line): n for n in layer.nuclei}
     nodes, links, per_file, id_of = [], [], {}, {}

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from . import diagnostics as _diagnostics
+from . import gcpause
 from .diagnostics import CodeInfo, Diagnostic, Severity
 from .document import Document
 from .nodes import ModuleInfo, NucleusInfo
@@ -200,7 +201,8 @@ class Layer:
         found = select(found, only=only, exclude=exclude)
         if not found:
             raise LayerError(f"no .md files left in {path} after --only/--exclude")
-        return _Loader(root, found).run()
+        with gcpause.paused():
+            return _Loader(root, found).run()
 
     # -- queries ------------------------------------------------------------------------
     def file(self, rel: str) -> LayerFile:

@@ -15,9 +15,9 @@ problem becomes a :class:`~zonemark.diagnostics.Diagnostic`; nothing raises.
 
 from __future__ import annotations
 
-import gc
 import re
 
+from . import gcpause
 from . import syntax as sx
 from .diagnostics import CATALOGUE, Diagnostic
 from .document import Document
@@ -92,15 +92,9 @@ def parse(text: str, *, path: str | None = None) -> "Document":
 
 
 def _run(parser: "_Parser") -> "Document":
-    """Run a parser with the cyclic GC paused: the tree has no reference cycles, and
-    collections triggered by its many small objects would make parsing superlinear."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    """Run a parser with the cyclic GC paused (the tree has no reference cycles)."""
+    with gcpause.paused():
         return parser.run()
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def parse_bytes(data: bytes, *, path: str | None = None) -> "Document":
