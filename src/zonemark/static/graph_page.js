@@ -128,12 +128,14 @@
 
   /* ---- cytoscape styles ------------------------------------------------ */
 
-  function graphStyle() {
+  function graphStyle(nodeCount) {
+    // Small layers keep every label readable; big ones hide labels until zoomed in.
+    var minFont = nodeCount <= 200 ? 0 : 7;
     var style = [
       { selector: 'node', style: {
         'label': 'data(label)', 'font-size': 10, 'color': '#263238',
         'text-valign': 'bottom', 'text-halign': 'center', 'text-margin-y': 3,
-        'text-wrap': 'ellipsis', 'text-max-width': 130, 'min-zoomed-font-size': 7,
+        'text-wrap': 'ellipsis', 'text-max-width': 130, 'min-zoomed-font-size': minFont,
         'text-background-color': '#ffffff', 'text-background-opacity': 0.75, 'text-background-padding': 1,
         'border-width': 3, 'border-color': '#9e9e9e'
       } },
@@ -508,7 +510,7 @@
       headless: true,
       styleEnabled: true,
       elements: model.elements,
-      style: graphStyle(),
+      style: graphStyle(model.nodes.length),
       minZoom: 0.02,
       maxZoom: 4,
       boxSelectionEnabled: false,
