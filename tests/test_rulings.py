@@ -213,3 +213,14 @@ def test_r23_registry_entries_live_in_the_registry_zone_before_any_entry():
     doc = zonemark.parse(text)
     assert (doc.registry.active, doc.registry.inactive) == (("2",), ())
     assert doc.diagnostics == ()
+
+
+def test_r24_deep_nesting_is_reported_once_and_kept_shallow():
+    """No input may make the tree deep enough to break its consumers (walk, to_dict, outline)."""
+    text = REMINDER + "[P1]\n## A\n" + "".join(" " * i + "* x\n" for i in range(3000)) + "[/P1]\n"
+    doc = zonemark.parse(text)
+    assert codes(text) == ["UNIFORM_LIST_MARKER_WARNING", "LIST_TOO_DEEP"]
+    assert zonemark.serialize(doc) == text
+    depth = lambda b: 1 + max((depth(c) for c in b.children), default=0)  # noqa: E731
+    assert max(depth(b) for b in doc.blocks) <= 20
+    assert doc.to_dict()["blocks"] and list(doc.walk())

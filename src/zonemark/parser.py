@@ -1037,8 +1037,8 @@ class _Parser:
                 self._set_state(owner, text, lineno, indent + 1, self.plevel)
         else:
             self.leaf = None
-        while ls and ls[-1][0] >= indent:
-            ls.pop()
+        while ls and (ls[-1][0] >= indent or len(ls) >= _MAX_LIST_DEPTH):
+            ls.pop()  # (past _MAX_LIST_DEPTH a deeper item becomes a sibling: the tree stays shallow)
             if self.stack and self.stack[-1].kind in ("item", "rule"):
                 self.stack.pop()
         level = len(ls) + 1
@@ -1047,8 +1047,8 @@ class _Parser:
         ordered = marker[0].isdigit()
         if not ordered:
             self.list_items.append((level, marker, lineno, col))
-        if level > 3 and not ordered:
-            self.diag("LIST_TOO_DEEP", lineno, col, f"list level {level}: lists have three levels (* + -)")
+        if level == 4 and not ordered:  # once where a list goes past level 3
+            self.diag("LIST_TOO_DEEP", lineno, col, "list level 4: lists have three levels (* + -)")
         kind = "item"
         d = {"level": level, "marker": marker, "text": [text.rstrip()]}
         rm = sx.RULE_BULLET.fullmatch(s) if (level == 1 and indent == 0 and marker == "*") else None
@@ -1332,6 +1332,9 @@ class _Parser:
 
 
 _UNSET = object()
+#: Lists have three levels (§8); deeper nesting is reported and flattened past this depth so
+#: that no input can make the tree deep enough to exhaust recursion in its consumers.
+_MAX_LIST_DEPTH = 16
 _new_block = fast_constructor(Block)
 _new_heading = fast_constructor(Heading)
 _new_paragraph = fast_constructor(Paragraph)
