@@ -277,3 +277,15 @@ def test_installed_console_script(tmp_path: Path):
     assert proc.returncode == 1
     assert "UNPROTECTED_LOGICAL_CONTENT" in proc.stdout
     assert shutil.which("zonemark", path=str(CONSOLE_SCRIPT.parent)) is not None
+
+
+@pytest.mark.parametrize("command,code", [("check", 1), ("parse", 1), ("outline", 1), ("roundtrip", 0)])
+def test_non_utf8_file_gets_one_clear_stderr_line(command, code, tmp_path: Path):
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"# R [reminder]\n\xff\xfe bad\n")
+    proc = run(command, bad)
+    assert proc.returncode == code
+    assert "Traceback" not in proc.stderr
+    notes = [ln for ln in proc.stderr.splitlines() if "is not valid UTF-8" in ln]
+    assert len(notes) == 1 and "line 2, column 1" in notes[0]
+    assert bad.read_bytes() == b"# R [reminder]\n\xff\xfe bad\n"

@@ -59,13 +59,24 @@ def read_document(path: Path):
     if path.is_dir():
         raise CliError(f"zonemark: {path} is a folder; give a file")
     try:
-        return parse_file(path)
+        doc = parse_file(path)
     except FileNotFoundError:
         raise CliError(f"zonemark: no such file: {path}") from None
     except PermissionError:
         raise CliError(f"zonemark: permission denied: {path}") from None
     except OSError as exc:
         raise CliError(f"zonemark: cannot read {path}: {exc.strerror or exc}") from None
+    warn_if_not_utf8(doc.diagnostics, str(path))
+    return doc
+
+
+def warn_if_not_utf8(diagnostics, path: str) -> bool:
+    """One stderr line for a file that is not UTF-8 (§1); True when it is not."""
+    bad = next((d for d in diagnostics if d.code == "INVALID_UTF8"), None)
+    if bad is not None:
+        print(f"zonemark: {path} is not valid UTF-8 ({bad.message} at line {bad.line}, column {bad.column});"
+              " its bytes are kept as they are", file=sys.stderr)
+    return bad is not None
 
 
 # -- commands -------------------------------------------------------------------------
@@ -83,6 +94,8 @@ def cmd_check(args) -> int:
         raise CliError(f"zonemark: {exc}") from None
     except OSError as exc:
         raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
+    for path, diags in results:
+        warn_if_not_utf8(diags, path)
     sys.stdout.write(render_diagnostics(results, args.format))
     has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
     return EXIT_FINDINGS if has_error else EXIT_OK
@@ -123,7 +136,8 @@ def cmd_outline(args) -> int:
             n_err, n_warn = len(doc.errors), len(doc.warnings)
             print(f"\n{n_err} error{'s' if n_err != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}"
                   f" (zonemark check {args.file})", file=sys.stderr)
-    return EXIT_OK
+    # An outline of a file that is not even text cannot be trusted.
+    return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
 
 
 def cmd_roundtrip(args) -> int:
