@@ -193,6 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # Undecodable bytes of a file (kept as lone surrogates, §1) print as \udcXX escapes —
+        # valid inside JSON strings — instead of crashing the output.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
