@@ -17,11 +17,8 @@ import time
 from pathlib import Path
 
 import filelock
-import pytest
 
 from zonemark.writer.store import TEMP_MARK, Store
-
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork and SIGKILL (POSIX)")
 
 # Two large complete versions of different lengths: a torn write could not pass for either.
 VERSION_A = b"# Kill test A [external_memory]\n" + b"".join(b"line %07d alpha alpha alpha\n" % i for i in range(36000))
