@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from .. import syntax as sx
 from ..document import Document
 from ..nodes import Heading
+from ..outline import headings
 from .sanitize import RefusedWrite
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")
@@ -94,8 +95,7 @@ class ZoneIndex:
         h_line: list[int] = []
         h_start: list[int] = []
         # The parser's logical headers (§2.3): not the title, not refused (§5.5), not H6.
-        heads = [b for b in doc.walk() if isinstance(b, Heading) and b.line != doc.title_line
-                 and not b.refused and b.level not in (1, 6)]
+        heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
         zone_blocks = [b for b in doc.blocks if b.type == "permission_block"]
         # Walk headers in order; at each zone's closing tag, record the open logical stack.
         z_static, z_pos = [], ([], [], [], [], [], [])

@@ -276,13 +276,18 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     for d in verdict.new_diagnostics:
         line = to_file.get(d.line, d.line + shift)
         if d.code in GLOBAL_CODES and d.code in index.global_first:
-            # reported once per file, at its first occurrence: an earlier one elsewhere wins
+            # reported once per file, at its first occurrence: an earlier one elsewhere wins,
+            # and more occurrences after it only change the count (not a new problem)
             first = edit.map_line(index.global_first[d.code])
             if first is None:
                 return Verdict(False, verdict.new_diagnostics, verdict.problems, "undecided")
-            line = min(line, first)
+            if first < line:
+                continue
         diags.append(replace(d, line=line))
-    return replace(verdict, new_diagnostics=tuple(diags))
+    if len(diags) == len(verdict.new_diagnostics):
+        return replace(verdict, new_diagnostics=tuple(diags))
+    ok = not diags and not verdict.problems
+    return replace(verdict, ok=ok, new_diagnostics=tuple(diags))
 
 
 def incremental_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, edit: Edit,
