@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 
+from . import __version__
 from .diagnostics import CATALOGUE, Diagnostic, Severity
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
 def _summary(results) -> str:
-    files = len(results)
+    files = sum(1 for path, _ in results if not os.path.isdir(path))  # a folder entry holds layer-wide findings
     errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
     warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
-    clean = sum(1 for _, ds in results if not ds)
+    clean = sum(1 for path, ds in results if not ds and not os.path.isdir(path))
     return (f"{files} file{'s' if files != 1 else ''} checked: {errors} error{'s' if errors != 1 else ''}, "
             f"{warnings} warning{'s' if warnings != 1 else ''}; {clean} clean")
 
@@ -31,7 +33,7 @@ def render_json(results) -> str:
     out = {
         "files": [{"path": path, "diagnostics": [d.to_dict() for d in diags]} for path, diags in results],
         "summary": {
-            "files": len(results),
+            "files": sum(1 for path, _ in results if not os.path.isdir(path)),
             "errors": sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR),
             "warnings": sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING),
         },
@@ -69,8 +71,7 @@ def render_sarif(results) -> str:
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "zonemark", "informationUri": "https://example.invalid/zonemark",
-                                "rules": rules}},
+            "tool": {"driver": {"name": "zonemark", "version": __version__, "rules": rules}},
             "results": sarif_results,
         }],
     }
