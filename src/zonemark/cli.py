@@ -14,23 +14,14 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from . import cli_layer, cli_write
+from .cli_common import EXIT_FINDINGS, EXIT_OK, CliError
 from .diagnostics import CATALOGUE, Severity
 from .formats import FORMATS, render_diagnostics
 from .layer import LayerError, check_results_for_paths
 from .outline import render_outline
 from .parser import parse_file
 from .serialize import serialize_bytes
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-class CliError(Exception):
-    """A problem that stops the command: printed as one line, exit code attached."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE):
-        super().__init__(message)
-        self.code = code
-
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
@@ -186,9 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file")
     r.set_defaults(func=cmd_roundtrip)
 
-    from . import cli_layer, cli_write  # their commands raise this module's CliError
-    cli_layer.register(sub, CliError)
-    cli_write.register(sub, CliError)
+    cli_layer.register(sub)
+    cli_write.register(sub)
     return p
 
 

@@ -13,26 +13,27 @@ import re
 import sys
 from pathlib import Path
 
+from .cli_common import CliError
 from .diagnostics import Severity
 from .layer import Layer, LayerError
 
 GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
 
 
-def register(subparsers, CliError) -> None:
+def register(subparsers) -> None:
     """Add the ``graph`` and ``status`` subcommands to the main parser."""
     g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     g.add_argument("--format", choices=GRAPH_FORMATS, default="json")
     g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     _selection(g)
-    g.set_defaults(func=lambda args: cmd_graph(args, CliError))
+    g.set_defaults(func=lambda args: cmd_graph(args))
 
     s = subparsers.add_parser("status", help="modules, states, nuclei and memories of a layer")
     s.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     _selection(s)
-    s.set_defaults(func=lambda args: cmd_status(args, CliError))
+    s.set_defaults(func=lambda args: cmd_status(args))
 
 
 def _selection(p) -> None:
@@ -42,7 +43,7 @@ def _selection(p) -> None:
                    help="leave out files whose relative path matches (repeatable)")
 
 
-def _load(args, CliError) -> Layer:
+def _load(args) -> Layer:
     try:
         return Layer.load(args.path, only=args.only, exclude=args.exclude)
     except LayerError as exc:
@@ -57,10 +58,10 @@ def _exit_code(layer: Layer) -> int:
 
 # -- graph ------------------------------------------------------------------------------
 
-def cmd_graph(args, CliError) -> int:
+def cmd_graph(args) -> int:
     from .graph import build_graph, to_dot, to_json, to_mermaid
 
-    layer = _load(args, CliError)
+    layer = _load(args)
     graph = build_graph(layer)
     if args.format == "json":
         text = to_json(graph)
@@ -78,7 +79,7 @@ def cmd_graph(args, CliError) -> int:
             text = render_html(graph)
         except Exception as exc:  # another module's failure must not become a traceback
             raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
-    _emit(text, args.output, layer, CliError)
+    _emit(text, args.output, layer)
     return _exit_code(layer)
 
 
@@ -87,7 +88,7 @@ def _printable(text: str) -> str:
     return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
-def _emit(text: str, output: str | None, layer: Layer, CliError) -> None:
+def _emit(text: str, output: str | None, layer: Layer) -> None:
     text = _printable(text)
     if output is None or output == "-":
         sys.stdout.write(text)
@@ -215,8 +216,8 @@ def render_status(data: dict, path: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def cmd_status(args, CliError) -> int:
-    layer = _load(args, CliError)
+def cmd_status(args) -> int:
+    layer = _load(args)
     data = status_data(layer)
     if args.json:
         sys.stdout.write(_printable(json.dumps(data, ensure_ascii=False, indent=2) + "\n"))

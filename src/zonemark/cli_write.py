@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+from .cli_common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
 
 
 def _actor(sub) -> None:
@@ -18,7 +18,7 @@ def _actor(sub) -> None:
                      help="who writes: 'ai' (default) or 'user' (§5.2)")
 
 
-def _read_stdin(CliError, what: str, *, required: bool = False) -> str:
+def _read_stdin(what: str, *, required: bool = False) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         if required:
             raise CliError(f"zonemark: give {what} with --content-file F or on stdin", EXIT_USAGE)
@@ -30,7 +30,7 @@ def _read_stdin(CliError, what: str, *, required: bool = False) -> str:
         raise CliError(f"zonemark: {what} on stdin is not valid UTF-8", EXIT_USAGE) from None
 
 
-def _read_text_file(CliError, name: str, what: str) -> str:
+def _read_text_file(name: str, what: str) -> str:
     try:
         with open(name, "rb") as f:
             data = f.read()
@@ -46,7 +46,7 @@ def _read_text_file(CliError, name: str, what: str) -> str:
         raise CliError(f"zonemark: {what} file {name} is not valid UTF-8", EXIT_USAGE) from None
 
 
-def _existing_file(CliError, name: str) -> Path:
+def _existing_file(name: str) -> Path:
     p = Path(name)
     if not p.exists():
         raise CliError(f"zonemark: no such file: {name}", EXIT_USAGE)
@@ -55,7 +55,7 @@ def _existing_file(CliError, name: str) -> Path:
     return p
 
 
-def _run(CliError, action):
+def _run(action):
     """Run a write, mapping every failure to one line and an exit code."""
     from .writer import RefusedWrite
     from .writer.store import StoreError
@@ -87,22 +87,22 @@ def _notes(changes) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def register(subparsers, CliError) -> None:
+def register(subparsers) -> None:
     """Add the write commands to the ``zonemark`` parser."""
 
     def cmd_append(args) -> int:
         from .writer import append_entry
-        path = _existing_file(CliError, args.file)
+        path = _existing_file(args.file)
         given = [x is not None for x in (args.body, args.body_file)]
         if sum(given) > 1:
             raise CliError("zonemark append: give --body or --body-file, not both", EXIT_USAGE)
         if args.body is not None:
             body = args.body
         elif args.body_file is not None:
-            body = _read_text_file(CliError, args.body_file, "body")
+            body = _read_text_file(args.body_file, "body")
         else:
-            body = _read_stdin(CliError, "the body")
-        r = _run(CliError, lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
+            body = _read_stdin("the body")
+        r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
                                                 date=args.date, timestamp=args.timestamp))
         _notes(r.changes)
         print(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
@@ -116,7 +116,7 @@ def register(subparsers, CliError) -> None:
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if not args.activate and not args.deactivate:
             raise CliError("zonemark state: give --activate IDS and/or --deactivate IDS", EXIT_USAGE)
-        r = _run(CliError, lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
+        r = _run(lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
         if not r.changed:
             print(f"{r.path}: registry already says so; nothing written")
         else:
@@ -125,10 +125,10 @@ def register(subparsers, CliError) -> None:
 
     def cmd_edit(args) -> int:
         from .writer import edit_zone
-        path = _existing_file(CliError, args.file)
-        content = (_read_text_file(CliError, args.content_file, "content") if args.content_file
-                   else _read_stdin(CliError, "the content", required=True))
-        r = _run(CliError, lambda: edit_zone(path, args.zone, content, actor=args.actor))
+        path = _existing_file(args.file)
+        content = (_read_text_file(args.content_file, "content") if args.content_file
+                   else _read_stdin("the content", required=True))
+        r = _run(lambda: edit_zone(path, args.zone, content, actor=args.actor))
         _notes(r.changes)
         print(f"{path}: zone at line {r.zone} {'rewritten' if r.changed else 'unchanged'}"
               + (f" (history {r.history_id})" if r.history_id else ""))
@@ -136,13 +136,13 @@ def register(subparsers, CliError) -> None:
 
     def cmd_propose(args) -> int:
         from .writer import propose
-        path = _existing_file(CliError, args.file)
+        path = _existing_file(args.file)
         if (args.zone is None) == (args.container is None):
             raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
-        content = (_read_text_file(CliError, args.content_file, "content") if args.content_file
-                   else _read_stdin(CliError, "the content", required=True))
+        content = (_read_text_file(args.content_file, "content") if args.content_file
+                   else _read_stdin("the content", required=True))
         target = args.zone if args.zone is not None else args.container
-        p = _run(CliError, lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
+        p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
         for line in p.would_add:
             print(f"note: the change would add: {line}", file=sys.stderr)
         print(f"{p.path}")
@@ -152,14 +152,14 @@ def register(subparsers, CliError) -> None:
         from .writer import apply_proposal
         if not Path(args.proposal).is_file():
             raise CliError(f"zonemark: no such proposal file: {args.proposal}", EXIT_USAGE)
-        r = _run(CliError, lambda: apply_proposal(args.proposal, actor=args.actor))
+        r = _run(lambda: apply_proposal(args.proposal, actor=args.actor))
         print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
         return EXIT_OK
 
     def cmd_history(args) -> int:
         from .writer import history
-        path = _existing_file(CliError, args.file)
-        entries = _run(CliError, lambda: history(path))
+        path = _existing_file(args.file)
+        entries = _run(lambda: history(path))
         if not entries:
             print(f"{path}: no saved versions")
             return EXIT_OK
@@ -169,8 +169,8 @@ def register(subparsers, CliError) -> None:
 
     def cmd_undo(args) -> int:
         from .writer import undo
-        path = _existing_file(CliError, args.file)
-        r = _run(CliError, lambda: undo(path, actor=args.actor))
+        path = _existing_file(args.file)
+        r = _run(lambda: undo(path, actor=args.actor))
         print(f"{path}: restored the previous version (history {r.history_id})")
         return EXIT_OK
 
