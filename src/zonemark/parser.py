@@ -377,7 +377,7 @@ class _Parser:
         return end + 1
 
     def _title(self, s, lineno, off):
-        level, text, _ = self._split_heading(s, s, 0, lineno, check=True)
+        level, text = self._split_heading(s, s, 0, lineno)
         frame = _Frame("title", lineno, off, None, {"text": text})
         self._new_top(frame)
         tags = sx.FILE_TAG.findall(text)
@@ -447,9 +447,6 @@ class _Parser:
         if self.top_frame is not None:
             self.top.append(self._build(self.top_frame, end, n))
             self.top_frame = None
-
-    def _parent(self):
-        return self.stack[-1] if self.stack else None
 
     def _add(self, frame):
         if self.stack:
@@ -554,25 +551,24 @@ class _Parser:
         return True
 
     # -- headers (§4, §7) --------------------------------------------------------------
-    def _split_heading(self, s, stripped, indent, lineno, check):
+    def _split_heading(self, s, stripped, indent, lineno):
         """Level and text of a header line, reporting §4.1 syntax problems."""
         n = len(stripped) - len(stripped.lstrip("#"))
         rest = stripped[n:]
-        if check and indent:
+        if indent:
             self.diag("HEADER_INDENTED", lineno, 1,
                       f"header starts at column {indent + 1}; headers must start at column 1 (no leading spaces)")
-        if rest and rest[0] not in " \t" and check and n < 6:
+        if rest and rest[0] not in " \t" and n < 6:
             self.diag("HEADER_MISSING_SPACE", lineno, indent + n + 1,
                       f"no space after '{'#' * n}': write '{'#' * n} {rest.strip()[:40]}'")
         text = rest.strip()
         if text and text[-1] == "#":
             m = sx.CLOSING_HASHES.search(" " + text)
             if m:
-                if check:
-                    self.diag("HEADER_CLOSING_HASHES", lineno, len(s.rstrip().rstrip("#")) + 1,
-                              "closing '#' characters are not allowed on headers")
+                self.diag("HEADER_CLOSING_HASHES", lineno, len(s.rstrip().rstrip("#")) + 1,
+                          "closing '#' characters are not allowed on headers")
                 text = (" " + text)[:m.start()].strip()
-        return n, text, rest
+        return n, text
 
     def _heading(self, s, stripped, indent, lineno, off) -> bool:
         n = len(stripped) - len(stripped.lstrip("#"))
@@ -581,7 +577,7 @@ class _Parser:
         after = stripped[n:n + 1]
         if after and after not in " \t" and not (after.isupper() or after == "["):
             return False  # '#hashtag', '#1': text, as in CommonMark (a header needs a space)
-        level, text, rest = self._split_heading(s, stripped, indent, lineno, check=True)
+        level, text = self._split_heading(s, stripped, indent, lineno)
         col = indent + 1
         plevel = self.plevel
         memory = self.memory
