@@ -224,3 +224,9 @@ def test_r24_deep_nesting_is_reported_once_and_kept_shallow():
     depth = lambda b: 1 + max((depth(c) for c in b.children), default=0)  # noqa: E731
     assert max(depth(b) for b in doc.blocks) <= 20
     assert doc.to_dict()["blocks"] and list(doc.walk())
+
+
+def test_r22_an_entry_ends_at_its_zone_so_later_user_bullets_still_count():
+    text = REMINDER + ("[P1]\n## MODULE 1: A [NUCLEI: ]\n### CONNECTIONS\n[/P1]\n\n"
+                       "[P4]\n###### LOG: 2026-01-01 — x\n[/P4]\n\n[P3]\n* MODULE 7\n[/P3]\n")
+    assert [c.target for c in zonemark.parse(text).modules[0].connections] == ["7"]

@@ -548,6 +548,7 @@ class _Parser:
         self.zone = None
         self.nested = []
         self.pending_state = None
+        self.in_entry = False  # a log entry ends at the closing tag of its zone (§7.5, v1.12 note)
         return True
 
     # -- headers (§4, §7) --------------------------------------------------------------
