@@ -832,7 +832,7 @@ class _Parser:
 
     def _h6(self, text, lineno, col, d):
         """An H6: a log entry (§7.5), or any mnemonic node in external memory (§5.5 v1.7)."""
-        is_log = sx.LOG_WORD.search(text) is not None
+        is_log = text.startswith("LOG:") or sx.LOG_WORD.search(text) is not None
         if self.memory:
             if text.startswith("SUBTOPIC") and sx.KEYWORD_START.match(text):
                 self.diag("SUBTOPIC_TOO_DEEP", lineno, col,
@@ -849,8 +849,7 @@ class _Parser:
         if m:
             date = m.group(1)
             title = (m.group(2) or "").strip() or None
-            dm = sx.DATE_TIME.fullmatch(date)
-            if dm is None or not sx.valid_iso(dm.group(1), dm.group(2)):
+            if not sx.valid_date_text(date):
                 self.diag("INVALID_LOG_DATE", lineno, col + 7 + m.start(1),
                           f"'{date}' is not a valid ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)")
         else:

@@ -129,6 +129,13 @@ def valid_iso(date: str, time: str | None) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=4096)
+def valid_date_text(date: str) -> bool:
+    """Whether a whole string is a valid ISO 8601 date or timestamp (§7.5)."""
+    m = DATE_TIME.fullmatch(date)
+    return m is not None and valid_iso(m.group(1), m.group(2))
+
+
 def parse_version(pin: str) -> tuple[int, int] | None:
     m = re.fullmatch(r"v(\d+)\.(\d+)", pin)
     return (int(m.group(1)), int(m.group(2))) if m else None
