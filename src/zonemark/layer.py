@@ -114,9 +114,6 @@ class LayerError(Exception):
     """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection)."""
 
 
-TEMPORARY_ID = re.compile(r"~T(\d+)")
-
-
 @dataclass(frozen=True, slots=True)
 class LayerFile:
     """One file of the layer.  ``merged`` is False when an id conflict keeps it out (§7.1.1)."""

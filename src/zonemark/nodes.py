@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields
 
+from . import syntax as sx
+
 _TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
-_REGISTRY_LINE = re.compile(r"(ACTIVE|INACTIVE):[ \t]*(.*)")
-_TEMPORARY_ID = re.compile(r"~T\d+")
+
 
 #: The §13 block types.
 BLOCK_TYPES = (
@@ -96,10 +97,10 @@ class Heading(Block):
         ids: list[str] = []
         for item in self.children:
             if isinstance(item, ListItem) and item.level == 1 and item.marker == "*":
-                m = _REGISTRY_LINE.fullmatch(item.text.split("\n", 1)[0].strip())
+                m = sx.REGISTRY_ENTRY.fullmatch("* " + item.text.split("\n", 1)[0].strip())
                 if m and m.group(1) == state:
                     ids.extend(x.strip() for x in m.group(2).split(",")
-                               if x.strip() and not _TEMPORARY_ID.fullmatch(x.strip()))
+                               if x.strip() and not sx.TEMPORARY_ID.fullmatch(x.strip()))
         return tuple(ids)
 
 

@@ -721,7 +721,7 @@ class _Parser:
                 if id_ is None and (self.file_type or self.recover_type) == "reminder":
                     self.diag("MISSING_MODULE_ID", lineno, col,
                               "a module in a [reminder] file must have an id: '## MODULE <id>: <name>'")
-                if id_ is not None and re.fullmatch(r"~T\d+", id_):
+                if id_ is not None and sx.TEMPORARY_ID.fullmatch(id_):
                     self.diag("RESERVED_ID", lineno, col,
                               f"'{id_}' is in the temporary-id namespace ~Tn, which is never written to files")
                 d.update(id=id_, name=name)
@@ -1129,7 +1129,7 @@ class _Parser:
                           " this line draws no edge")
             return
         kind, target = cm.group(1).lower(), cm.group(2)
-        if re.fullmatch(r"~T\d+", target):
+        if sx.TEMPORARY_ID.fullmatch(target):
             self.diag("TEMPORARY_ID_REFERENCE", lineno, col + 2,
                       f"{target} is a temporary id and cannot be referenced: no edge")
             return
@@ -1152,7 +1152,7 @@ class _Parser:
             mid = part.strip()
             if not mid:
                 continue
-            if re.fullmatch(r"~T\d+", mid):
+            if sx.TEMPORARY_ID.fullmatch(mid):
                 self.diag("TEMPORARY_ID_REFERENCE", lineno, col,
                           f"{mid} is a temporary id and cannot be named in the registry: entry ignored")
                 continue

@@ -77,6 +77,9 @@ CONNECTION_LIKE = re.compile(r"[*+-][ \t]+(MODULE|NUCLEUS)\b")
 # §7.3.1 registry entries.
 REGISTRY_ENTRY = re.compile(r"\* (ACTIVE|INACTIVE):[ \t]*(.*)")
 
+# §7.1.1 the temporary-id namespace ~T1, ~T2, ... (never written to files, never referenceable).
+TEMPORARY_ID = re.compile(r"~T(\d+)")
+
 # §10 separators; CommonMark fences and HTML comments (opaque).
 SEPARATORS = ("---", "***")
 FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")

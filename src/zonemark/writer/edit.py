@@ -417,7 +417,7 @@ def _clean_ids(ids, what: str) -> list[str]:
             mid = part.strip()
             if not mid:
                 continue
-            if not _ID.fullmatch(mid) or re.fullmatch(r"~T\d+", mid):
+            if not _ID.fullmatch(mid) or sx.TEMPORARY_ID.fullmatch(mid):
                 raise RefusedWrite(f"refused: '{mid}' is not a module id that a registry may name (§7.3.1, §7.1.1)",
                                    rule="§7.3.1")
             if mid not in out:
