@@ -28,23 +28,6 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
-def iter_markdown(paths: list[str]) -> list[Path]:
-    """Expand files and folders (recursively ``*.md``) in a stable order."""
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if not p.exists():
-            raise CliError(f"zonemark: no such file or folder: {raw}")
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*.md") if q.is_file())
-            if not found:
-                raise CliError(f"zonemark: no .md files in folder: {raw}")
-            out.extend(found)
-        else:
-            out.append(p)
-    return out
-
-
 def read_document(path: Path):
     """Parse one file, turning OS errors into CliError."""
     if path.is_dir():
@@ -77,8 +60,9 @@ def cmd_check(args) -> int:
         return cmd_explain(args.explain)
     if not args.paths:
         raise CliError("zonemark check: give at least one file or folder (or --explain CODE)")
-    for raw in args.paths:  # fail early, with one line, on a bad argument
-        iter_markdown([raw])
+    for raw in args.paths:  # fail before any parsing on a path that is not there
+        if not Path(raw).exists():
+            raise CliError(f"zonemark: no such file or folder: {raw}")
     try:
         results = check_results_for_paths(args.paths)
     except LayerError as exc:
