@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from zonemark import parse_file  # noqa: E402
-from zonemark.graph import build_graph  # noqa: E402
+from zonemark.layer.graph import build_graph  # noqa: E402
 from zonemark.layer import Layer, discover  # noqa: E402
 
 GEN_ARGS = ["--modules", "50", "--memories", "50", "--size", "10MB", "--ext-size", "100KB", "--seed", "1"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zonemark.cli import main
+from zonemark.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ROOT / "tests" / "fixtures" / "layers"
@@ -73,7 +73,7 @@ def test_graph_output_errors(capsys, tmp_path):
 
 
 def test_graph_html_unavailable(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "zonemark.graph_html", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "zonemark.render.graph_html", None)  # import raises ImportError
     code, out, err = run(capsys, "graph", EXAMPLE, "--format", "html")
     assert code == 2 and out == ""
     assert "html format is unavailable" in one_line(err)
@@ -85,7 +85,7 @@ def test_graph_html_uses_render_html(capsys, monkeypatch):
     def render_html(graph):
         seen["graph"] = graph
         return "<!doctype html><title>ok</title>\n"
-    monkeypatch.setitem(sys.modules, "zonemark.graph_html", types.SimpleNamespace(render_html=render_html))
+    monkeypatch.setitem(sys.modules, "zonemark.render.graph_html", types.SimpleNamespace(render_html=render_html))
     code, out, _ = run(capsys, "graph", EXAMPLE, "--format", "html")
     assert code == 0 and out.startswith("<!doctype html>")
     assert seen["graph"]["graph"]["name"] == "layer"
@@ -94,7 +94,7 @@ def test_graph_html_uses_render_html(capsys, monkeypatch):
 def test_graph_html_failure_is_one_line(capsys, monkeypatch):
     def render_html(graph):
         raise ValueError("boom")
-    monkeypatch.setitem(sys.modules, "zonemark.graph_html", types.SimpleNamespace(render_html=render_html))
+    monkeypatch.setitem(sys.modules, "zonemark.render.graph_html", types.SimpleNamespace(render_html=render_html))
     code, _, err = run(capsys, "graph", EXAMPLE, "--format", "html")
     assert code == 2 and "boom" in one_line(err)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from zonemark import parse_file
-from zonemark.cli import main
+from zonemark.cli.main import main
 from zonemark.writer import edit as edit_module
 
 SPEC = Path(__file__).parent / "fixtures" / "spec"

@@ -3,15 +3,15 @@
 from pathlib import Path
 
 from zonemark import CATALOGUE
-from zonemark.cli import main
-from zonemark.docgen import render_catalogue
+from zonemark.cli.main import main
+from zonemark.render.docgen import render_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_conformance_doc_catalogue_is_generated_from_the_code():
     text = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
-    assert render_catalogue() in text, "run: python -m zonemark.docgen docs/conformance.md"
+    assert render_catalogue() in text, "run: python -m zonemark.render.docgen docs/conformance.md"
 
 
 def test_every_code_is_documented_and_explained(capsys):

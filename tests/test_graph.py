@@ -12,7 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from zonemark.graph import SOURCE_CAP, build_graph, to_dot, to_json, to_mermaid
+from zonemark.layer.graph import SOURCE_CAP, build_graph
+from zonemark.render.graph_text import to_dot, to_json, to_mermaid
 from zonemark.layer import Layer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -367,8 +368,8 @@ def test_containment_matches_the_outline_on_every_fixture():
 def test_fast_heading_walk_matches_a_walk_of_every_block(tmp_path):
     """outline.headings skips lists, quotes and paragraphs: it must still find every header."""
     from zonemark import parse_file
-    from zonemark.nodes import Heading
-    from zonemark.outline import headings
+    from zonemark.core.nodes import Heading
+    from zonemark.core.outline import headings
 
     def every_header(doc):
         return [b for b in doc.walk() if isinstance(b, Heading) and b.line != doc.title_line]

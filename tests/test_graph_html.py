@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from zonemark import graph_html
-from zonemark.graph_html import render_html
+from zonemark.render import graph_html
+from zonemark.render.graph_html import render_html
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOSTILE_LABEL = "</script><script>window.__pwned=1</script>"
@@ -572,7 +572,7 @@ def test_browser_keeps_hostile_content_as_text(browser, tmp_path):
 
 def test_browser_shows_a_generated_layer(browser, tmp_path):
     """A real layer (about 2,400 nodes): its entries start hidden, one tick shows them all."""
-    from zonemark.graph import build_graph
+    from zonemark.layer.graph import build_graph
     from zonemark.layer import Layer
 
     generator = REPO_ROOT.parent / "shared" / "bench" / "gen_corpus.py"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from zonemark import parse
-from zonemark.nodes import Heading, Rule
+from zonemark.core.nodes import Heading, Rule
 from zonemark.writer import RefusedWrite, Store, append_entry
 from zonemark.writer import edit as edit_module
 

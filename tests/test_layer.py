@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from zonemark.diagnostics import CATALOGUE, Severity
-from zonemark.layer import Layer, LayerError, layer_diagnostics_for_paths, matches, superseded_diagnostics_for_paths
+from zonemark.core.diagnostics import CATALOGUE, Severity
+from zonemark.layer import Layer, LayerError, matches
+from zonemark.layer.check import layer_diagnostics_for_paths, superseded_diagnostics_for_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ROOT / "tests" / "fixtures" / "layers"
@@ -338,7 +339,7 @@ def test_superseded_diagnostics_for_paths():
 def test_unreadable_file_is_a_diagnostic_not_a_crash(tmp_path, monkeypatch):
     write(tmp_path, "main[reminder].md", REMINDER)
     write(tmp_path, "locked.md", "# L [external_memory]\n")
-    import zonemark.layer as layer_module
+    import zonemark.layer.loader as layer_module
     real = layer_module.parse_file
 
     def fake(path):
@@ -359,7 +360,7 @@ def test_layer_codes_are_registered_with_layer_scope():
 
 
 def test_check_results_for_paths_reads_each_folder_once_as_a_layer(tmp_path):
-    from zonemark.layer import check_results_for_paths
+    from zonemark.layer.check import check_results_for_paths
     results = dict(check_results_for_paths([str(EXAMPLE), str(LAYERS / "no_reminder"),
                                             str(LAYERS / "unresolved" / "hub[ext_module].md")]))
     example = {k: v for k, v in results.items() if k.startswith(str(EXAMPLE))}
@@ -408,7 +409,7 @@ def test_conflicts_between_external_files(tmp_path):
 
 
 def test_layer_findings_for_paths_is_both_hooks_at_once():
-    from zonemark.layer import layer_findings_for_paths
+    from zonemark.layer.check import layer_findings_for_paths
     paths = [str(EXAMPLE), str(LAYERS / "registry")]
     added, dropped = layer_findings_for_paths(paths)
     assert added == layer_diagnostics_for_paths(paths)

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 import zonemark
-from zonemark.nodes import Block, Heading, ListItem, Paragraph, fast_constructor
+from zonemark.core.nodes import Block, Heading, ListItem, Paragraph, fast_constructor
 
 
 @pytest.mark.parametrize("cls", [Block, Heading, Paragraph, ListItem])

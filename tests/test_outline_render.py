@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import zonemark
-from zonemark.outline import render_outline
+from zonemark.render.outline_text import render_outline
 
 SPEC = Path(__file__).parent / "fixtures" / "spec"
 

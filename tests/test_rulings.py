@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import zonemark
-from zonemark.outline import build_outline
+from zonemark.core.outline import build_outline
 
 
 def codes(text: str) -> list[str]:

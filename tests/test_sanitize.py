@@ -10,7 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from zonemark import parse
-from zonemark.nodes import Heading, Quote, Rule
+from zonemark.core.nodes import Heading, Quote, Rule
 from zonemark.writer.sanitize import MAX_TITLE_CHARS, RefusedWrite, sanitize_body, sanitize_title
 
 MD = MarkdownIt("commonmark")

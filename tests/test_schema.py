@@ -11,7 +11,7 @@ import pytest
 
 from zonemark import parse, parse_file
 
-SCHEMA_PATH = Path(__file__).parent.parent / "src" / "zonemark" / "schema" / "parsed_file.schema.json"
+SCHEMA_PATH = Path(__file__).parent.parent / "src" / "zonemark" / "core" / "schema" / "parsed_file.schema.json"
 FIXTURES_DIR = Path(__file__).parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES_DIR.rglob("*.md"))
 
@@ -143,5 +143,5 @@ def test_schema_rejects_drift(validator, mutate):
 
 def test_schema_is_shipped_with_the_package():
     from importlib import resources
-    text = resources.files("zonemark").joinpath("schema/parsed_file.schema.json").read_text(encoding="utf-8")
+    text = resources.files("zonemark.core").joinpath("schema/parsed_file.schema.json").read_text(encoding="utf-8")
     assert json.loads(text)["$schema"].endswith("2020-12/schema")

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from zonemark import parse
-from zonemark.writer.edit import _end_of_content, decode
+from zonemark.core.text import decode
+from zonemark.writer.edit import _end_of_content
 from zonemark.writer.locate import ZoneIndex
 from zonemark.writer.sanitize import sanitize_body
 from zonemark.writer.verify import Edit, Expect, full_check, incremental_check, mini_check

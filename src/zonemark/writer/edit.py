@@ -44,10 +44,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import syntax as sx
-from ..document import Document
-from ..nodes import Heading
-from ..parser import parse
+from ..core import syntax as sx
+from ..core.document import Document
+from ..core.nodes import Heading
+from ..core.parser import parse
+from ..core.text import decode, encode
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
 from .sanitize import RefusedWrite, closed_fences, sanitize_body, sanitize_title
 from .store import Store
@@ -81,18 +82,6 @@ def check_actor(actor: str) -> str:
     if actor not in ACTORS:
         raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
     return actor
-
-
-def decode(data: bytes) -> str:
-    """File bytes as text; invalid UTF-8 is kept byte for byte (surrogateescape)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
-
-
-def encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
 
 
 def _key(path) -> str:
@@ -162,12 +151,12 @@ def _today(timestamp: bool) -> str:
 
 
 def check_date(date: str) -> str:
-    """A §7.5 ISO date (``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]``) or ValueError."""
+    """A §7.5 log date, by the parser's own rule (:func:`zonemark.core.syntax.valid_date_text`), or ValueError."""
     if not isinstance(date, str):
         raise ValueError("date must be a string such as 2026-05-03")
-    m = sx.DATE_TIME.fullmatch(date.strip())
-    if not m or m.group(3) or not sx.valid_iso(m.group(1), m.group(2)):
-        raise ValueError(f"'{date}' is not an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)")
+    if not sx.valid_date_text(date.strip()):
+        raise ValueError(f"'{date}' is not an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], optionally "
+                         f"with a zone such as Z or +02:00)")
     return date.strip()
 
 

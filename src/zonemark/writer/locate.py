@@ -25,10 +25,10 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from .. import syntax as sx
-from ..document import Document
-from ..nodes import Heading
-from ..outline import headings
+from ..core import syntax as sx
+from ..core.document import Document
+from ..core.nodes import Heading
+from ..core.outline import headings
 from .sanitize import RefusedWrite
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")

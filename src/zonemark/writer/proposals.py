@@ -19,12 +19,13 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..parser import parse
-from .edit import check_actor, decode, encode, forget
+from ..core.parser import parse
+from ..core.text import decode, encode
+from .atomic import replace_file
+from .edit import check_actor, forget
 from .locate import ZoneIndex, resolve_container
 from .sanitize import RefusedWrite
 from .store import STATE_DIR_NAME, Store
@@ -77,14 +78,8 @@ def _edit_between(old: str, new: str) -> Edit:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    replace_file(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), mode=0o644,
+                 make_parents=True)
 
 
 def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,

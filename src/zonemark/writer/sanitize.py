@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import syntax as sx
+from ..core import syntax as sx
 
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 4_000_000
@@ -127,30 +127,17 @@ def sanitize_title(title: str) -> Sanitized:
     return Sanitized(text, tuple(changes))
 
 
-def _fence_close(line: str, fence: tuple[str, int]) -> bool:
-    """The parser's rule for the line that closes an open fence."""
-    t = line.lstrip(" ")
-    return len(line) - len(t) <= 3 and t.startswith(fence[0] * fence[1]) and not t.strip(fence[0]).strip()
-
-
-def _fence_open(line: str) -> tuple[str, int] | None:
-    m = sx.FENCE_OPEN.match(line)
-    if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
-        return m.group(2)[0], len(m.group(2))
-    return None
-
-
 def closed_fences(lines: list[str]) -> set[int]:
     """Indexes of the lines inside (and delimiting) fences that close within ``lines``."""
     inside: set[int] = set()
     i, n = 0, len(lines)
     while i < n:
-        fence = _fence_open(lines[i])
+        fence = sx.fence_opener(lines[i])
         if fence is None:
             i += 1
             continue
         j = i + 1
-        while j < n and not _fence_close(lines[j], fence):
+        while j < n and not sx.closes_fence(lines[j], fence):
             j += 1
         if j < n:
             inside.update(range(i, j + 1))
@@ -175,7 +162,7 @@ def _structural(line: str) -> str | None:
     if c == ">":
         return "attention anchor" if sx.ANCHOR_START.match(t) else None
     if c in "`~":
-        return "code fence" if _fence_open(t) else None
+        return "code fence" if sx.fence_opener(t) else None
     if _THEMATIC.fullmatch(line) or _SETEXT.fullmatch(line):
         return "separator"
     if sx.RULE_BULLET.fullmatch(t):

@@ -41,7 +41,6 @@ import errno
 import hashlib
 import json
 import os
-import secrets
 import stat
 import threading
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ from pathlib import Path
 from typing import Callable
 
 import filelock
+
+from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
 
 __all__ = ["Store", "StoreError", "WriteConflict", "NothingToUndo", "HistoryCorrupt", "UpdateResult",
            "HistoryEntry", "STATE_DIR_NAME", "TEMP_MARK"]
@@ -61,7 +62,6 @@ LOCK_SUFFIX = ".lock"
 VERSION_SUFFIX = ".orig"
 META_SUFFIX = ".json"
 PENDING_SUFFIX = ".pending"
-TEMP_MARK = ".zonemark-tmp."
 ID_WIDTH = 8
 
 
@@ -161,13 +161,6 @@ class _Digests:
             raise self._error
         assert self._values is not None
         return self._values
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 class Store:
@@ -334,7 +327,7 @@ class Store:
             os.replace(folder / (history_id + PENDING_SUFFIX), folder / (history_id + META_SUFFIX))
         finally:
             if temp is not None:
-                _unlink_quietly(temp)
+                unlink_quietly(temp)
             if not renamed:
                 self._drop(folder, history_id)
         self._prune(folder)
@@ -367,38 +360,12 @@ class Store:
 
     def _write_temp(self, folder: Path, prefix: str, data: bytes, like: _Snapshot, mode: int | None = None) -> Path:
         """Write ``data`` to a new, uniquely named file in ``folder``, with ``like``'s owner and mode, fsynced."""
-        temp = folder / f"{prefix}{os.getpid()}.{secrets.token_hex(6)}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                st = os.fstat(fd)
-                if (st.st_uid, st.st_gid) != (like.uid, like.gid):
-                    try:
-                        os.fchown(fd, like.uid, like.gid)
-                    except PermissionError:
-                        pass  # only the owner or root may give a file away; the mode is still kept
-                os.fchmod(fd, like.mode if mode is None else mode)
-                if self.fsync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
-        except BaseException:
-            _unlink_quietly(temp)
-            raise
-        return temp
+        return write_temp(folder, prefix, data, mode=like.mode if mode is None else mode, owner=(like.uid, like.gid),
+                          fsync=self.fsync)
 
     def _sync_dir(self, folder: Path) -> None:
-        if not self.fsync:
-            return
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if self.fsync:
+            sync_dir(folder)
 
     # -- history -----------------------------------------------------------------------------
 
@@ -430,7 +397,7 @@ class Store:
             return False
         st = os.lstat(saved)
         if (st.st_dev, st.st_ino) != before.signature[:2]:
-            _unlink_quietly(saved)
+            unlink_quietly(saved)
             return False
         if self.fsync:  # the user's own write of these bytes may still be only in the page cache
             fd = os.open(saved, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -443,8 +410,8 @@ class Store:
     @staticmethod
     def _drop(folder: Path, history_id: str) -> None:
         """Remove a staged version whose write did not happen (metadata first: it is what counts)."""
-        _unlink_quietly(folder / (history_id + PENDING_SUFFIX))
-        _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+        unlink_quietly(folder / (history_id + PENDING_SUFFIX))
+        unlink_quietly(folder / (history_id + VERSION_SUFFIX))
 
     @staticmethod
     def _ids(folder: Path, suffix: str) -> list[str]:
@@ -498,8 +465,8 @@ class Store:
     def _prune(self, folder: Path) -> None:
         ids = self._ids(folder, META_SUFFIX)
         for history_id in sorted(ids, key=int)[: max(0, len(ids) - self.retention)]:
-            _unlink_quietly(folder / (history_id + META_SUFFIX))
-            _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+            unlink_quietly(folder / (history_id + META_SUFFIX))
+            unlink_quietly(folder / (history_id + VERSION_SUFFIX))
 
     # -- leftovers of killed writers ---------------------------------------------------------
 
@@ -512,13 +479,13 @@ class Store:
         prefix = "." + target.name + TEMP_MARK
         for entry in os.scandir(target.parent):
             if entry.name.startswith(prefix):
-                _unlink_quietly(Path(entry.path))
+                unlink_quietly(Path(entry.path))
         folder = self.history_dir(target)
         if not folder.is_dir():
             return
         for entry in os.scandir(folder):
             if entry.name.startswith(TEMP_MARK):
-                _unlink_quietly(Path(entry.path))
+                unlink_quietly(Path(entry.path))
         pending = self._ids(folder, PENDING_SUFFIX)
         if pending:
             try:
@@ -537,7 +504,7 @@ class Store:
         committed = set(self._ids(folder, META_SUFFIX))
         for history_id in self._ids(folder, VERSION_SUFFIX):
             if history_id not in committed:
-                _unlink_quietly(folder / (history_id + VERSION_SUFFIX))
+                unlink_quietly(folder / (history_id + VERSION_SUFFIX))
 
     # -- locking -----------------------------------------------------------------------------
 

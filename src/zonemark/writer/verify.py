@@ -33,19 +33,15 @@ re-parse's whenever the mini check decides, and that a fast-path accept is a ful
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .. import syntax as sx
-from ..diagnostics import Diagnostic, Severity
-from ..document import Document
-from ..nodes import Heading, Quote, Rule
-from ..parser import parse
+from ..core import syntax as sx
+from ..core.diagnostics import Diagnostic, Severity
+from ..core.document import Document
+from ..core.nodes import Heading, Quote, Rule
+from ..core.parser import parse
 from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
-
-_LINE_REF = re.compile(r"\bline (\d+)")
-
 
 @dataclass(frozen=True)
 class Edit:
@@ -107,35 +103,24 @@ class Verdict:
         return "accepted"
 
 
-_FILE_COUNT = re.compile(r"\(\d+ [^()]*in the file\)")
-
-
-def _map_message(msg: str, edit: Edit) -> str:
-    def sub(m):
-        n = edit.map_line(int(m.group(1)))
-        return m.group(0) if n is None else f"line {n}"
-    return _count_free(_LINE_REF.sub(sub, msg))
-
-
-def _count_free(msg: str) -> str:
-    """A file-wide count ("(12 lines in the file)") is not a new problem when it grows."""
-    return _FILE_COUNT.sub("(… in the file)", msg)
-
-
 def _diag_keys(before: Document, after: Document, edit: Edit):
-    old = Counter()
-    for d in before.diagnostics:
-        n = edit.map_line(d.line)
-        old[(d.code, n, d.column, _map_message(d.message, edit))] += 1
+    """The diagnostics of ``after`` that ``before`` did not have (code, position and related line).
+
+    Lines are compared in new coordinates; a diagnostic inside the replaced region matches
+    one that was there before.  The message text is never read: a file-wide ``count`` that
+    grows is not a new problem, and a ``related_line`` shifts with the edit.
+    """
+    def related(n):
+        return None if n is None else edit.map_line(n)
+    old = Counter((d.code, edit.map_line(d.line), d.column, related(d.related_line)) for d in before.diagnostics)
     new = []
     for d in after.diagnostics:
-        n = None if edit.in_new(d.line) else d.line
-        key = (d.code, n, d.column, _count_free(d.message))
+        key = (d.code, None if edit.in_new(d.line) else d.line, d.column,
+               None if d.related_line is None or edit.in_new(d.related_line) else d.related_line)
         if old[key] > 0:
             old[key] -= 1
         else:
             new.append(d)
-    # A diagnostic that moved into the region keeps its key only if it was there before.
     return new
 
 

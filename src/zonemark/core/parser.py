@@ -15,10 +15,9 @@ problem becomes a :class:`~zonemark.diagnostics.Diagnostic`; nothing raises.
 
 from __future__ import annotations
 
-import re
-
 from . import gcpause
 from . import syntax as sx
+from . import text
 from .diagnostics import CATALOGUE, Diagnostic
 from .document import Document
 from .nodes import (Block, Connection, Heading, ListItem, ModuleInfo, NucleusInfo, Paragraph, Quote,
@@ -98,23 +97,16 @@ def _run(parser: "_Parser") -> "Document":
 
 
 def parse_bytes(data: bytes, *, path: str | None = None) -> "Document":
-    """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip."""
-    try:
-        text = data.decode("utf-8")
-        escaped = False
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", "surrogateescape")
-        escaped = True
-    parser = _Parser(text, path)
-    parser.surrogate_escaped = escaped
-    if escaped:
-        first = re.search(r"[\udc80-\udcff]", text)
-        count = len(re.findall(r"[\udc80-\udcff]", text))
-        line = text.count("\n", 0, first.start()) + 1
-        col = first.start() - (text.rfind("\n", 0, first.start()) + 1) + 1
+    """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip (:mod:`.text`)."""
+    source, invalid = text.decode_reporting(data)
+    parser = _Parser(source, path)
+    bad = text.first_escaped_byte(source) if invalid else None
+    if bad is not None:
+        line, col, byte, count = bad
+        parser.surrogate_escaped = True
         parser.diag("INVALID_UTF8", line, col,
-                    f"invalid UTF-8 byte 0x{ord(first.group()) - 0xDC00:02X}"
-                    f" ({count} undecodable byte{'s' if count != 1 else ''} in the file)")
+                    f"invalid UTF-8 byte 0x{byte:02X}"
+                    f" ({count} undecodable byte{'s' if count != 1 else ''} in the file)", count=count)
     return _run(parser)
 
 
@@ -167,8 +159,9 @@ class _Parser:
         self.container_names: dict = {}
 
     # -- diagnostics -------------------------------------------------------------------
-    def diag(self, code: str, line: int, col: int, message: str) -> None:
-        self.diags.append(Diagnostic(code, CATALOGUE[code].severity, line, col, message, self.path))
+    def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
+             count: int | None = None) -> None:
+        self.diags.append(Diagnostic(code, CATALOGUE[code].severity, line, col, message, self.path, related, count))
 
     # -- the scan ----------------------------------------------------------------------
     def run(self) -> Document:
@@ -184,7 +177,7 @@ class _Parser:
             ln = src.count("\n", 0, ctl.start()) + 1
             col = ctl.start() - (src.rfind("\n", 0, ctl.start()) + 1) + 1
             self.diag("CONTROL_CHARACTER", ln, col,
-                      f"control character U+{ord(ctl.group()):04X} ({count} in the file)")
+                      f"control character U+{ord(ctl.group()):04X} ({count} in the file)", count=count)
         if src.startswith("\ufeff"):
             self.diag("BYTE_ORDER_MARK", 1, 1, "the file starts with a UTF-8 byte order mark")
         skip = self._frontmatter()
@@ -219,9 +212,7 @@ class _Parser:
 
             # Opaque regions: nothing inside is structure.
             if fence is not None:
-                t = s.lstrip(" ")
-                if (len(s) - len(t) <= 3 and t.startswith(fence[0] * fence[1])
-                        and not t.strip(fence[0]).strip()):
+                if sx.closes_fence(s, fence):
                     fence = None
                 continue
             if comment is not None:
@@ -272,11 +263,11 @@ class _Parser:
         if crlf_first is not None:
             self.diag("CRLF_LINE_ENDING", crlf_first, 1,
                       f"\\r\\n line ending ({crlf_count} line{'s' if crlf_count != 1 else ''} in the file);"
-                      " files must use \\n")
+                      " files must use \\n", count=crlf_count)
         if bare_cr_first is not None:
             self.diag("CARRIAGE_RETURN", bare_cr_first[0], bare_cr_first[1],
                       f"bare carriage return inside a line ({bare_cr_count} line"
-                      f"{'s' if bare_cr_count != 1 else ''} in the file)")
+                      f"{'s' if bare_cr_count != 1 else ''} in the file)", count=bare_cr_count)
         modules, nuclei = self._post_checks()
         diags = sorted(self.diags, key=lambda d: (d.line, d.column))
         return Document(
@@ -321,10 +312,10 @@ class _Parser:
                 if self._heading(s, stripped, indent, lineno, off):
                     return None
             elif c0 == "`" or c0 == "~":
-                m = sx.FENCE_OPEN.match(s)
-                if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+                opened = sx.fence_opener(s)
+                if opened is not None:
                     frame = self._leaf_block("fence", lineno, off)
-                    frame.d = (m.group(2)[0], len(m.group(2)))
+                    frame.d = opened
                     return frame
             elif c0 == "<":
                 if sx.COMMENT_OPEN.match(s):
@@ -507,7 +498,7 @@ class _Parser:
             if zone is not None:
                 self.diag("NESTED_PERMISSION_BLOCK", lineno, col,
                           f"[P{level}] inside the open [P{zone.plevel}] block (opened line {zone.line}):"
-                          " permission blocks do not nest; read as text")
+                          " permission blocks do not nest; read as text", related=zone.line)
                 self.nested.append(level)
                 return False
             self._close_leaf()
@@ -535,11 +526,11 @@ class _Parser:
             if zone.plevel >= 4:
                 self.diag("MISMATCHED_PERMISSION_BLOCK", lineno, col,
                           f"[/P{level}] does not match the open [P{zone.plevel}] (line {zone.line});"
-                          f" inside a writable zone it is read as text")
+                          f" inside a writable zone it is read as text", related=zone.line)
                 return False
             self.diag("MISMATCHED_PERMISSION_BLOCK", lineno, col,
                       f"[/P{level}] does not match the open [P{zone.plevel}] (line {zone.line});"
-                      f" taken as its closing tag")
+                      f" taken as its closing tag", related=zone.line)
         self._close_leaf()
         self._close_list()
         zone.tail = off
@@ -592,10 +583,12 @@ class _Parser:
                 tags = sx.FILE_TAG.findall(text)
                 if tags:
                     self.diag("MULTIPLE_FILE_TYPES", lineno, col,
-                              f"a second tagged H1 (title on line {self.title_line}); a file has one file type")
+                              f"a second tagged H1 (title on line {self.title_line}); a file has one file type",
+                              related=self.title_line)
                 else:
                     self.diag("DUPLICATE_TITLE", lineno, col,
-                              f"a second H1 (title on line {self.title_line}); a file has exactly one H1")
+                              f"a second H1 (title on line {self.title_line}); a file has exactly one H1",
+                              related=self.title_line)
             elif self.recover_type is None:
                 tags = sx.FILE_TAG.findall(text)
                 if len(tags) == 1:
@@ -672,7 +665,8 @@ class _Parser:
                     if key in self.container_names:
                         self.diag("DUPLICATE_CONTAINER_NAME", lineno, col,
                                   f"'{d['name']}' is already a container under the same parent"
-                                  f" (line {self.container_names[key]}): addressing it by name is ambiguous")
+                                  f" (line {self.container_names[key]}): addressing it by name is ambiguous",
+                                  related=self.container_names[key])
                     else:
                         self.container_names[key] = lineno
                 if "nuclei" in d:
@@ -682,7 +676,8 @@ class _Parser:
         elif kind == "state_registry":
             if self.registry is not None:
                 self.diag("DUPLICATE_STATE_REGISTRY", lineno, col,
-                          f"a second MODULE_STATE_REGISTRY (first on line {self.registry[0]}); this one is ignored")
+                          f"a second MODULE_STATE_REGISTRY (first on line {self.registry[0]}); this one is ignored",
+                          related=self.registry[0])
                 self.ignored_lines.add(lineno)
             else:
                 self.registry = (lineno, plevel)
@@ -1111,7 +1106,8 @@ class _Parser:
         key = (prefix, number)
         if key in self.rules_seen:
             self.diag("DUPLICATE_RULE_NUMBER", lineno, 3,
-                      f"rule {prefix}{number} is already declared on line {self.rules_seen[key]}")
+                      f"rule {prefix}{number} is already declared on line {self.rules_seen[key]}",
+                      related=self.rules_seen[key])
         else:
             self.rules_seen[key] = lineno
 
@@ -1279,11 +1275,12 @@ class _Parser:
                 if (pl if pl is not None else 6) == (win[0] if win[0] is not None else 6):
                     self.diag("DUPLICATE_BLOCK_CONFLICT", ln, col,
                               f"{what} is declared again at the same permission level (first on line {win[1]});"
-                              " this declaration is ignored")
+                              " this declaration is ignored", related=win[1])
                 else:
                     self.diag("DUPLICATE_BLOCK_CONFLICT_WARNING", ln, col,
                               f"{what} in [P{pl if pl is not None else '-'}] duplicates the [P{win[0]}] declaration"
-                              f" on line {win[1]}: the lower-n version is used, this one is ignored")
+                              f" on line {win[1]}: the lower-n version is used, this one is ignored",
+                              related=win[1])
         modules = []
         for b in self.modules:
             ignored = b.line in ignored_lines_of_builders
@@ -1314,7 +1311,7 @@ class _Parser:
                 first_state[mid] = ("reported", ln)
                 self.diag("CONTRADICTORY_STATE_REGISTRY", ln, 1,
                           f"module {mid} is listed as both {seen[0].upper()} (line {seen[1]}) and"
-                          f" {state.upper()}: both entries are ignored")
+                          f" {state.upper()}: both entries are ignored", related=seen[1])
         return tuple(modules), nuclei
 
     def _registry_info(self):

@@ -1,35 +1,18 @@
-"""The ``zonemark`` command line.
-
-Every failure is one clear line on stderr and a non-zero exit, never a
-traceback: 1 means "the files have errors" (or a write was refused), 2 means
-"the command could not run" (bad flag, missing path, unreadable file).
-"""
+"""The file commands of the ``zonemark`` CLI: check, explain, codes, parse, outline, roundtrip."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from . import __version__
-from . import cli_layer, cli_write
-from .cli_common import EXIT_FINDINGS, EXIT_OK, CliError
-from .diagnostics import CATALOGUE, Severity
-from .formats import FORMATS, render_diagnostics
-from .layer import LayerError, check_results_for_paths
-from .outline import render_outline
-from .parser import parse_file
-from .serialize import serialize_bytes
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
-        raise CliError(f"{self.prog}: {message} (see '{self.prog} --help')")
+from ..render.formats import FORMATS
+from .common import EXIT_FINDINGS, EXIT_OK, CliError
 
 
 def read_document(path: Path):
     """Parse one file, turning OS errors into CliError."""
+    from ..core.parser import parse_file
     if path.is_dir():
         raise CliError(f"zonemark: {path} is a folder; give a file")
     try:
@@ -56,6 +39,10 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 # -- commands -------------------------------------------------------------------------
 
 def cmd_check(args) -> int:
+    from ..core.diagnostics import Severity
+    from ..layer import LayerError
+    from ..layer.check import check_results_for_paths
+    from ..render.formats import render_diagnostics
     if args.explain:
         return cmd_explain(args.explain)
     if not args.paths:
@@ -77,6 +64,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_explain(code: str) -> int:
+    from ..core.diagnostics import CATALOGUE
     info = CATALOGUE.get(code.upper())
     if info is None:
         raise CliError(f"zonemark: unknown code {code!r}; 'zonemark codes' lists them")
@@ -86,6 +74,7 @@ def cmd_explain(code: str) -> int:
 
 
 def cmd_codes(args) -> int:
+    from ..core.diagnostics import CATALOGUE
     for info in sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code)):
         print(f"{info.code:36} {info.severity.value:7} {info.section:18} {info.summary}")
     return EXIT_OK
@@ -106,6 +95,7 @@ def cmd_outline(args) -> int:
         json.dump(root.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
+        from ..render.outline_text import render_outline
         print(render_outline(root))
         if doc.diagnostics:
             n_err, n_warn = len(doc.errors), len(doc.warnings)
@@ -116,6 +106,7 @@ def cmd_outline(args) -> int:
 
 
 def cmd_roundtrip(args) -> int:
+    from ..core.serialize import serialize_bytes
     path = Path(args.file)
     doc = read_document(path)
     original = path.read_bytes()
@@ -128,12 +119,8 @@ def cmd_roundtrip(args) -> int:
     return EXIT_FINDINGS
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="zonemark",
-                description="Check, outline and safely edit files of the IllAIra Markdown Standard v1.13.")
-    p.add_argument("--version", action="version", version=f"zonemark {__version__} (IllAIra Markdown Standard v1.13)")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
+def register(sub) -> None:
+    """Add the file commands to the ``zonemark`` parser."""
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
     c.add_argument("paths", nargs="*", metavar="PATH")
     c.add_argument("--format", choices=FORMATS, default="text")
@@ -160,36 +147,3 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")
     r.add_argument("file")
     r.set_defaults(func=cmd_roundtrip)
-
-    cli_layer.register(sub)
-    cli_write.register(sub)
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    for stream in (sys.stdout, sys.stderr):
-        # Undecodable bytes of a file (kept as lone surrogates, §1) print as \udcXX escapes —
-        # valid inside JSON strings — instead of crashing the output.
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        if not getattr(args, "func", None):
-            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, …);"
-                           " see 'zonemark --help'")
-        return args.func(args)
-    except CliError as exc:
-        print(str(exc), file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        print("zonemark: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_FINDINGS
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

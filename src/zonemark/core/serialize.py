@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from .document import Document
+from typing import TYPE_CHECKING
+
 from .nodes import Block, Heading, ListItem, Paragraph, Quote, Rule
+from .text import encode
+
+if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
+    from .document import Document
 
 
 def serialize(doc: Document) -> str:
@@ -13,8 +18,7 @@ def serialize(doc: Document) -> str:
 
 def serialize_bytes(doc: Document) -> bytes:
     """As :func:`serialize`, encoded back to the file's bytes (invalid UTF-8 kept)."""
-    text = serialize(doc)
-    return text.encode("utf-8", "surrogateescape" if doc.surrogate_escaped else "strict")
+    return encode(serialize(doc))
 
 
 def block_to_dict(block: Block, ignored: frozenset = frozenset(), raw: bool = True) -> dict:

@@ -7,6 +7,8 @@ from functools import cached_property
 
 from .diagnostics import Diagnostic, Severity
 from .nodes import Block, ModuleInfo, NucleusInfo, RegistryInfo
+from .outline import OutlineNode, build_outline
+from .serialize import document_to_dict, serialize
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,18 +57,15 @@ class Document:
 
     def to_dict(self) -> dict:
         """The §13 ``ParsedIllAIraFile`` (camelCase keys)."""
-        from .serialize import document_to_dict
         return document_to_dict(self)
 
     @cached_property
-    def _outline(self):
-        from .outline import build_outline
+    def _outline(self) -> OutlineNode:
         return build_outline(self)
 
-    def outline(self):
+    def outline(self) -> OutlineNode:
         """The derived logical tree (containers nested by header level, §7.1.3)."""
         return self._outline
 
     def serialize(self) -> str:
-        from .serialize import serialize
         return serialize(self)

@@ -101,8 +101,8 @@ def embed_json(value: object) -> str:
 
 
 def _asset(name: str) -> str:
-    """Text of a vendored file under ``zonemark/static``; refuses text unsafe to inline."""
-    text = resources.files("zonemark").joinpath("static", name).read_text(encoding="utf-8")
+    """Text of a vendored file under ``zonemark/render/static``; refuses text unsafe to inline."""
+    text = resources.files("zonemark.render").joinpath("static", name).read_text(encoding="utf-8")
     if _RAW_TEXT_HAZARD.search(text):
         raise RuntimeError(f"static/{name} cannot be inlined: it contains a script or comment delimiter")
     return text

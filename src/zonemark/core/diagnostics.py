@@ -22,7 +22,12 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One problem found in a file: where (1-based line and column) and what."""
+    """One problem found in a file: where (1-based line and column) and what.
+
+    ``related_line`` is the other line a message names ("first on line 12"), ``count`` the
+    file-wide number a once-per-file diagnostic reports ("(3 lines in the file)"): code that
+    compares diagnostics reads these fields, never the message text.
+    """
 
     code: str
     severity: Severity
@@ -30,6 +35,8 @@ class Diagnostic:
     column: int
     message: str
     path: str | None = None
+    related_line: int | None = None
+    count: int | None = None
 
     def to_dict(self) -> dict:
         """The §13 ``ParserWarning`` / ``ParserError`` shape (plus severity)."""
@@ -287,16 +294,46 @@ _CODES = [
     _c("UNSUPPORTED_STANDARD_VERSION", W, "§15",
        "The `<!-- IllAIra-Standard: vX -->` pin names a version newer than v1.13 or unreadable.",
        """Forward compatibility is not promised: the file is parsed with v1.13 rules."""),
+    # --- across the files of a layer (zonemark.layer) ----------------------------------
+    _c("LAYER_NO_REMINDER", W, "§3.1",
+       "The layer holds no `[reminder]` file.",
+       """A continuity layer has exactly one reminder (§3.1). A folder holding only external files
+       is read as a partial layer: nuclei and registry entries of the missing reminder cannot be
+       resolved.""", scope="layer"),
+    _c("LAYER_MULTIPLE_REMINDERS", E, "§3.1",
+       "The layer holds more than one `[reminder]` file.",
+       """A continuity layer has exactly one reminder (§3.1). The first in path order is the
+       layer's reminder; the others are merged like external files and their registries govern
+       only their own modules.""", scope="layer"),
+    _c("LAYER_ID_CONFLICT", W, "§7.1.1",
+       "A MODULE or NUCLEUS id is already declared by another file of the layer.",
+       """Declared ids never slide (§7.1.1): sliding would silently retarget every CONNECTIONS
+       edge. The file holding the later declaration (layer order: reminder first, then path
+       order) is not merged -- none of its modules, nuclei, registry entries or edges enter the
+       layer -- until the user renames one of the two ids.""", scope="layer"),
+    _c("LAYER_UNRESOLVED_CONNECTION", W, "§7.6",
+       "A CONNECTIONS bullet names a module or nucleus declared nowhere in the layer.",
+       """Non-existent target: no edge, never a fatal error (§7.6). Only declared MODULE ids are
+       referenceable; topics and temporary ids are not.""", scope="layer"),
+    _c("LAYER_UNKNOWN_REGISTRY_ENTRY", W, "§7.3.1",
+       "The state registry names a module declared nowhere in the merged layer.",
+       """The entry changes nothing. It may name a module of a file that is not merged because
+       of an id conflict.""", scope="layer"),
+    _c("LAYER_REGISTRY_OUT_OF_SCOPE", W, "§7.3.1",
+       "A registry outside the reminder names a module of another file.",
+       """Only the reminder's registry governs the whole layer; the registry of any other file
+       governs that file's modules. The entry is ignored.""", scope="layer"),
+    _c("LAYER_MODULE_WITHOUT_STATE", W, "§7.2, §7.3.1",
+       "A module has neither a declared STATE nor a registry entry.",
+       """Its load state is unknown. Declare `### STATE` (active / inactive) in a read-controlled
+       zone, or list it in the reminder's MODULE_STATE_REGISTRY.""", scope="layer"),
+    _c("LAYER_UNREADABLE_FILE", E, "§1",
+       "A file of the layer cannot be read.",
+       """The file is left out of the layer (permission denied, vanished while loading, ...).""",
+       scope="layer"),
 ]
 
 CATALOGUE: dict[str, CodeInfo] = {info.code: info for info in _CODES}
-
-
-def register(info: CodeInfo) -> None:
-    """Add a code (used by other modules, e.g. the layer's codes)."""
-    if info.code in CATALOGUE and CATALOGUE[info.code] != info:
-        raise ValueError(f"code {info.code} registered twice")
-    CATALOGUE[info.code] = info
 
 
 def severity_of(code: str) -> Severity:

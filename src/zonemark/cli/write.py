@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .cli_common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
 
 
 def _actor(sub) -> None:
@@ -57,8 +57,8 @@ def _existing_file(name: str) -> Path:
 
 def _run(action):
     """Run a write, mapping every failure to one line and an exit code."""
-    from .writer import RefusedWrite
-    from .writer.store import StoreError
+    from ..writer import RefusedWrite
+    from ..writer.store import StoreError
     try:
         return action()
     except CliError:
@@ -91,7 +91,7 @@ def register(subparsers) -> None:
     """Add the write commands to the ``zonemark`` parser."""
 
     def cmd_append(args) -> int:
-        from .writer import append_entry
+        from ..writer import append_entry
         path = _existing_file(args.file)
         given = [x is not None for x in (args.body, args.body_file)]
         if sum(given) > 1:
@@ -110,7 +110,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_state(args) -> int:
-        from .writer import set_states
+        from ..writer import set_states
         target = Path(args.target)
         if not target.exists():
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
@@ -124,7 +124,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_edit(args) -> int:
-        from .writer import edit_zone
+        from ..writer import edit_zone
         path = _existing_file(args.file)
         content = (_read_text_file(args.content_file, "content") if args.content_file
                    else _read_stdin("the content", required=True))
@@ -135,7 +135,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_propose(args) -> int:
-        from .writer import propose
+        from ..writer import propose
         path = _existing_file(args.file)
         if (args.zone is None) == (args.container is None):
             raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
@@ -149,7 +149,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_apply(args) -> int:
-        from .writer import apply_proposal
+        from ..writer import apply_proposal
         if not Path(args.proposal).is_file():
             raise CliError(f"zonemark: no such proposal file: {args.proposal}", EXIT_USAGE)
         r = _run(lambda: apply_proposal(args.proposal, actor=args.actor))
@@ -157,7 +157,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_history(args) -> int:
-        from .writer import history
+        from ..writer import history
         path = _existing_file(args.file)
         entries = _run(lambda: history(path))
         if not entries:
@@ -168,7 +168,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_undo(args) -> int:
-        from .writer import undo
+        from ..writer import undo
         path = _existing_file(args.file)
         r = _run(lambda: undo(path, actor=args.actor))
         print(f"{path}: restored the previous version (history {r.history_id})")

@@ -58,57 +58,11 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from . import diagnostics as _diagnostics
-from . import gcpause
-from .diagnostics import CodeInfo, Diagnostic, Severity
-from .document import Document
-from .nodes import ModuleInfo, NucleusInfo
-from .parser import parse_file
-
-_W, _E = Severity.WARNING, Severity.ERROR
-
-
-def _register(code, severity, section, summary, explanation):
-    _diagnostics.register(CodeInfo(code, severity, section, summary, " ".join(explanation.split()),
-                                   origin="zonemark", scope="layer"))
-
-
-_register("LAYER_NO_REMINDER", _W, "§3.1",
-          "The layer holds no `[reminder]` file.",
-          """A continuity layer has exactly one reminder (§3.1). A folder holding only external files
-          is read as a partial layer: nuclei and registry entries of the missing reminder cannot be
-          resolved.""")
-_register("LAYER_MULTIPLE_REMINDERS", _E, "§3.1",
-          "The layer holds more than one `[reminder]` file.",
-          """A continuity layer has exactly one reminder (§3.1). The first in path order is the
-          layer's reminder; the others are merged like external files and their registries govern
-          only their own modules.""")
-_register("LAYER_ID_CONFLICT", _W, "§7.1.1",
-          "A MODULE or NUCLEUS id is already declared by another file of the layer.",
-          """Declared ids never slide (§7.1.1): sliding would silently retarget every CONNECTIONS
-          edge. The file holding the later declaration (layer order: reminder first, then path
-          order) is not merged -- none of its modules, nuclei, registry entries or edges enter the
-          layer -- until the user renames one of the two ids.""")
-_register("LAYER_UNRESOLVED_CONNECTION", _W, "§7.6",
-          "A CONNECTIONS bullet names a module or nucleus declared nowhere in the layer.",
-          """Non-existent target: no edge, never a fatal error (§7.6). Only declared MODULE ids are
-          referenceable; topics and temporary ids are not.""")
-_register("LAYER_UNKNOWN_REGISTRY_ENTRY", _W, "§7.3.1",
-          "The state registry names a module declared nowhere in the merged layer.",
-          """The entry changes nothing. It may name a module of a file that is not merged because
-          of an id conflict.""")
-_register("LAYER_REGISTRY_OUT_OF_SCOPE", _W, "§7.3.1",
-          "A registry outside the reminder names a module of another file.",
-          """Only the reminder's registry governs the whole layer; the registry of any other file
-          governs that file's modules. The entry is ignored.""")
-_register("LAYER_MODULE_WITHOUT_STATE", _W, "§7.2, §7.3.1",
-          "A module has neither a declared STATE nor a registry entry.",
-          """Its load state is unknown. Declare `### STATE` (active / inactive) in a read-controlled
-          zone, or list it in the reminder's MODULE_STATE_REGISTRY.""")
-_register("LAYER_UNREADABLE_FILE", _E, "§1",
-          "A file of the layer cannot be read.",
-          """The file is left out of the layer (permission denied, vanished while loading, ...).""")
-
+from ..core import gcpause
+from ..core.diagnostics import Diagnostic, severity_of
+from ..core.document import Document
+from ..core.nodes import ModuleInfo, NucleusInfo
+from ..core.parser import parse_file
 
 class LayerError(Exception):
     """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection)."""
@@ -309,7 +263,7 @@ class _Loader:
         self.diags: list[Diagnostic] = []
 
     def diag(self, code, rel, line, column, message):
-        self.diags.append(Diagnostic(code, _diagnostics.severity_of(code), line, column, message, rel))
+        self.diags.append(Diagnostic(code, severity_of(code), line, column, message, rel))
 
     def run(self) -> Layer:
         docs = []
@@ -521,70 +475,3 @@ class _Loader:
 
 def _is_module(m: ModuleInfo) -> bool:
     return m.type == "module" and m.keyword is None
-
-
-# -- the check command's hook -----------------------------------------------------------
-
-def _folder_layers(paths):
-    for raw in paths:
-        p = Path(raw)
-        if not p.is_dir():
-            continue
-        try:
-            yield raw, Layer.load(p)
-        except LayerError:
-            continue  # the check command reports missing / empty folders itself
-
-
-def layer_diagnostics_for_paths(paths) -> list[Diagnostic]:
-    """Layer-level diagnostics for every folder argument; ``.path`` is the folder joined with the file."""
-    out = []
-    for raw, layer in _folder_layers(paths):
-        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
-    return out
-
-
-def layer_findings_for_paths(paths) -> tuple[list[Diagnostic], list[Diagnostic]]:
-    """Both lists at once, each folder loaded once: (layer-level diagnostics to add, file-level ones to drop)."""
-    added, dropped = [], []
-    for raw, layer in _folder_layers(paths):
-        added.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
-        dropped.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
-    return added, dropped
-
-
-def superseded_diagnostics_for_paths(paths) -> list[Diagnostic]:
-    """File-level diagnostics that the layer of each folder argument resolves (drop them from a report)."""
-    out = []
-    for raw, layer in _folder_layers(paths):
-        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
-    return out
-
-
-def check_results_for_paths(paths) -> list[tuple[str, list[Diagnostic]]]:
-    """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
-
-    For a folder: every file's parser diagnostics minus those the layer resolves,
-    plus the layer-level ones; a layer-wide diagnostic (LAYER_NO_REMINDER) is
-    listed under the folder itself.  For a file: its parser diagnostics.  Paths
-    are the arguments joined with the relative paths, files sorted by path.
-    Missing paths and empty folders raise :class:`LayerError`.
-    """
-    results: list[tuple[str, list[Diagnostic]]] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            layer = Layer.load(p)
-            by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
-            for d in layer.all_diagnostics():
-                by_rel.setdefault(d.path, []).append(d)
-            for rel, diags in by_rel.items():
-                where = str(p / rel)
-                results.append((where, sorted((replace(d, path=where) for d in diags),
-                                              key=lambda d: (d.line, d.column))))
-        else:
-            if not p.exists():
-                raise LayerError(f"no such file or folder: {raw}")
-            doc = parse_file(p)
-            results.append((str(p), [replace(d, path=str(p)) for d in doc.diagnostics]))
-    return results

@@ -1,6 +1,6 @@
 """The code catalogue as Markdown, for ``docs/conformance.md`` (generated part).
 
-``python -m zonemark.docgen docs/conformance.md`` rewrites the part of the file
+``python -m zonemark.render.docgen docs/conformance.md`` rewrites the part of the file
 between the two marker comments; the test suite checks it is up to date.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .diagnostics import CATALOGUE, CodeInfo
+from ..core.diagnostics import CATALOGUE, CodeInfo
 
-BEGIN = "<!-- BEGIN GENERATED: code catalogue (python -m zonemark.docgen docs/conformance.md) -->"
+BEGIN = "<!-- BEGIN GENERATED: code catalogue (python -m zonemark.render.docgen docs/conformance.md) -->"
 END = "<!-- END GENERATED: code catalogue -->"
 
 
@@ -22,11 +22,6 @@ def _row(info: CodeInfo) -> str:
 
 def render_catalogue() -> str:
     """Two tables: the codes the standard names, then the codes zonemark adds."""
-    # The layer's codes register themselves when the layer module is imported.
-    try:
-        from . import layer  # noqa: F401
-    except ImportError:
-        pass
     header = "| code | severity | spec | scope | meaning |\n|---|---|---|---|---|"
     spec = sorted((i for i in CATALOGUE.values() if i.origin == "spec"), key=lambda i: i.code)
     ours = sorted((i for i in CATALOGUE.values() if i.origin != "spec"), key=lambda i: (i.scope, i.code))

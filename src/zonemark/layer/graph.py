@@ -1,4 +1,4 @@
-"""The graph of a continuity layer (§2.2, §7.1.2, §7.1.3, §7.4.4, §7.6) and its text formats.
+"""The graph of a continuity layer (§2.2, §7.1.2, §7.1.3, §7.4.4, §7.6) as a node-link document.
 
 Nodes: files, nuclei, modules, sub-modules, topics, sub-topics, ``## RULES:``
 sections and H6 entries (logs, mnemonic nodes).  Edges:
@@ -15,7 +15,7 @@ their H6 entries hang from that node.  A file that is not merged (§7.1.1 id
 conflict) is a lone file node.
 
 The JSON document (:func:`build_graph`) is a node-link document whose shape is
-a contract with the HTML page: change it only together with ``graph_html``.
+a contract with the HTML page: change it only together with ``zonemark.render.graph_html``.
 Node ids: ``file:<rel>``, ``module:<id>`` (declared id or ``~Tn``),
 ``nucleus:<n>``, ``container:<rel>:<line>`` (sub-modules, topics, sub-topics,
 rules sections, ignored duplicates) and ``entry:<rel>:<line>``.
@@ -24,13 +24,12 @@ rules sections, ignored duplicates) and ``entry:<rel>:<line>``.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 
-from . import gcpause
-from .layer import Layer, LayerFile
-from .nodes import Heading
-from .outline import headings as headings_of
+from ..core import gcpause
+from ..core.nodes import Heading
+from ..core.outline import headings as headings_of
+from .loader import Layer, LayerFile
 
 SOURCE_CAP = 4000
 NODE_KINDS = ("file", "nucleus", "module", "sub_module", "topic", "subtopic", "rules", "entry")
@@ -252,71 +251,3 @@ def _container_node(h: Heading, rel, module_by_pos, nucleus_by_pos, ignored):
         return _node(container_id, "rules", label + (" (ignored duplicate)" if ignored else ""), rel, line,
                      h.permission_level)
     return None
-
-
-# -- text formats -----------------------------------------------------------------------
-
-def to_json(graph: dict, indent: int | None = 2) -> str:
-    return json.dumps(graph, ensure_ascii=False, indent=indent) + "\n"
-
-
-_DOT_SHAPE = {"file": "folder", "nucleus": "doublecircle", "module": "box", "sub_module": "box",
-              "topic": "tab", "subtopic": "tab", "rules": "note", "entry": "plaintext"}
-_DOT_EDGE = {"contains": "color=gray50", "governs": "color=firebrick, penwidth=2",
-             "connects": "color=royalblue, style=dashed"}
-
-
-def _dot_quote(text: str) -> str:
-    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
-    return f'"{text}"'
-
-
-def to_dot(graph: dict) -> str:
-    """Graphviz DOT (``dot -Tsvg``)."""
-    out = [f"digraph {_dot_quote(graph['graph']['name'])} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
-    for n in graph["nodes"]:
-        attrs = [f"label={_dot_quote(_short(n['label']))}", f"shape={_DOT_SHAPE[n['kind']]}"]
-        if n["state"] == "inactive":
-            attrs.append("style=dashed")
-        if n["permanent"]:
-            attrs.append("peripheries=2")
-        out.append(f"  {_dot_quote(n['id'])} [{', '.join(attrs)}];")
-    for link in graph["links"]:
-        label = "" if link["kind"] == "contains" else link["kind"]
-        out.append(f"  {_dot_quote(link['source'])} -> {_dot_quote(link['target'])} "
-                   f"[{_DOT_EDGE[link['kind']]}, label={_dot_quote(label)}];")
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-def _short(label: str, limit: int = 60) -> str:
-    label = " ".join(label.split())
-    return label if len(label) <= limit else label[:limit - 1] + "…"
-
-
-def _mermaid_text(text: str) -> str:
-    text = _short(text)
-    for ch, ent in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("[", "#91;"), ("]", "#93;"),
-                    ("|", "#124;"), ("`", "#96;")):
-        text = text.replace(ch, ent)
-    return text
-
-
-_MERMAID_SHAPE = {"file": ('[/"', '"/]'), "nucleus": ('(("', '"))'), "module": ('["', '"]'),
-                  "sub_module": ('["', '"]'), "topic": ('[["', '"]]'), "subtopic": ('[["', '"]]'),
-                  "rules": ('{{"', '"}}'), "entry": ('("', '")')}
-_MERMAID_ARROW = {"contains": "-->", "governs": "==>|governs|", "connects": "-.->|connects|"}
-
-
-def to_mermaid(graph: dict) -> str:
-    """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
-    ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
-    out = ["flowchart LR"]
-    for n in graph["nodes"]:
-        left, right = _MERMAID_SHAPE[n["kind"]]
-        out.append(f"  {ids[n['id']]}{left}{_mermaid_text(n['label'])}{right}")
-    for link in graph["links"]:
-        s, t = ids.get(link["source"]), ids.get(link["target"])
-        if s is not None and t is not None:
-            out.append(f"  {s} {_MERMAID_ARROW[link['kind']]} {t}")
-    return "\n".join(out) + "\n"

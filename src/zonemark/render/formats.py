@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from . import __version__
-from .diagnostics import CATALOGUE, Diagnostic, Severity
+from .. import __version__
+from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
 
 FORMATS = ("text", "json", "sarif", "github")
 

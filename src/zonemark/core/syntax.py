@@ -139,6 +139,23 @@ def valid_date_text(date: str) -> bool:
     return m is not None and valid_iso(m.group(1), m.group(2))
 
 
+def fence_opener(line: str) -> tuple[str, int] | None:
+    """The ``(character, length)`` of a CommonMark code fence opened by ``line``, or None.
+
+    Up to three spaces of indentation; a backtick fence's info string may not hold a backtick.
+    """
+    m = FENCE_OPEN.match(line)
+    if m is None or (m.group(2)[0] == "`" and "`" in m.group(3)):
+        return None
+    return m.group(2)[0], len(m.group(2))
+
+
+def closes_fence(line: str, fence: tuple[str, int]) -> bool:
+    """Whether ``line`` closes the fence ``fence`` (same character, at least as long, nothing after)."""
+    t = line.lstrip(" ")
+    return len(line) - len(t) <= 3 and t.startswith(fence[0] * fence[1]) and not t.strip(fence[0]).strip()
+
+
 def parse_version(pin: str) -> tuple[int, int] | None:
     m = re.fullmatch(r"v(\d+)\.(\d+)", pin)
     return (int(m.group(1)), int(m.group(2))) if m else None

@@ -1,0 +1,115 @@
+"""``zonemark graph`` and ``zonemark status``: commands on a whole continuity layer (§3, §7).
+
+Exit codes follow the rest of the CLI: 0 when the layer has no error-level
+diagnostic, 1 when it has some (the output is still produced), 2 when the
+command cannot run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..core.text import printable as _printable
+from .common import CliError
+
+GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
+
+
+def register(subparsers) -> None:
+    """Add the ``graph`` and ``status`` subcommands to the main parser."""
+    g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
+    g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
+    g.add_argument("--format", choices=GRAPH_FORMATS, default="json")
+    g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    _selection(g)
+    g.set_defaults(func=lambda args: cmd_graph(args))
+
+    s = subparsers.add_parser("status", help="modules, states, nuclei and memories of a layer")
+    s.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    _selection(s)
+    s.set_defaults(func=lambda args: cmd_status(args))
+
+
+def _selection(p) -> None:
+    p.add_argument("--only", action="append", metavar="GLOB",
+                   help="keep only files whose relative path matches (repeatable; [ and ] are literal)")
+    p.add_argument("--exclude", action="append", metavar="GLOB",
+                   help="leave out files whose relative path matches (repeatable)")
+
+
+def _load(args):
+    from ..layer import Layer, LayerError
+    try:
+        return Layer.load(args.path, only=args.only, exclude=args.exclude)
+    except LayerError as exc:
+        raise CliError(f"zonemark {args.command}: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"zonemark {args.command}: cannot read {args.path}: {exc.strerror or exc}") from None
+
+
+def _exit_code(layer) -> int:
+    from ..core.diagnostics import Severity
+    return 1 if any(d.severity is Severity.ERROR for d in layer.all_diagnostics()) else 0
+
+
+# -- graph ------------------------------------------------------------------------------
+
+def cmd_graph(args) -> int:
+    from ..layer.graph import build_graph
+    from ..render.graph_text import to_dot, to_json, to_mermaid
+
+    layer = _load(args)
+    graph = build_graph(layer)
+    if args.format == "json":
+        text = to_json(graph)
+    elif args.format == "dot":
+        text = to_dot(graph)
+    elif args.format == "mermaid":
+        text = to_mermaid(graph)
+    else:
+        try:
+            from ..render.graph_html import render_html
+        except ImportError:
+            raise CliError("zonemark graph: the html format is unavailable in this installation"
+                           " (use --format json, dot or mermaid)") from None
+        try:
+            text = render_html(graph)
+        except Exception as exc:  # another module's failure must not become a traceback
+            raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
+    _emit(text, args.output, layer)
+    return _exit_code(layer)
+
+
+def _emit(text: str, output: str | None, layer) -> None:
+    text = _printable(text)
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return
+    from ..writer.atomic import replace_file
+    target = Path(output)
+    if target.suffix.lower() == ".md":
+        raise CliError(f"zonemark graph: refusing to write to {output}: .md files belong to the user")
+    try:
+        resolved = target.resolve()
+        if any(f.path.resolve() == resolved for f in layer.files):
+            raise CliError(f"zonemark graph: refusing to overwrite {output}, a file of the layer")
+        if target.is_dir():
+            raise CliError(f"zonemark graph: {output} is a folder; give a file name")
+        replace_file(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise CliError(f"zonemark graph: cannot write {output}: {exc.strerror or exc}") from None
+
+
+def cmd_status(args) -> int:
+    from ..layer.status import status_data
+    from ..render.status_text import render_status
+    layer = _load(args)
+    data = status_data(layer)
+    if args.json:
+        sys.stdout.write(_printable(json.dumps(data, ensure_ascii=False, indent=2) + "\n"))
+    else:
+        sys.stdout.write(_printable(render_status(data, args.path)))
+    return _exit_code(layer)

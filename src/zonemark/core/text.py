@@ -1,0 +1,56 @@
+"""One UTF-8 policy for every reader and writer of a layer's files (§1).
+
+Files MUST be UTF-8 (§1), but a file that is not must still be read, reported and
+written back without losing a byte: bytes in, bytes out.  Decoding keeps each invalid
+byte as a lone surrogate (``surrogateescape``), encoding turns it back into the same
+byte, and :func:`printable` shows it as ``\\xNN`` wherever text reaches a person.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def decode(data: bytes) -> str:
+    """File bytes as text; every invalid byte is kept as a lone surrogate (round-trips through :func:`encode`)."""
+    return decode_reporting(data)[0]
+
+
+def decode_reporting(data: bytes) -> tuple[str, bool]:
+    """As :func:`decode`, and whether any invalid byte had to be kept."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape"), True
+
+
+def encode(text: str) -> bytes:
+    """Text back to the exact file bytes (the inverse of :func:`decode`)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def has_escaped_bytes(text: str) -> bool:
+    """Whether :func:`decode` kept any invalid byte in ``text``."""
+    return _ESCAPED_BYTE.search(text) is not None
+
+
+def first_escaped_byte(text: str) -> tuple[int, int, int, int] | None:
+    """``(line, column, byte value, count)`` of the first invalid byte kept in ``text``, or None."""
+    first = _ESCAPED_BYTE.search(text)
+    if first is None:
+        return None
+    at = first.start()
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return line, column, ord(first.group()) - 0xDC00, len(_ESCAPED_BYTE.findall(text))
+
+
+def printable(text: str) -> str:
+    """``text`` for a terminal, a message or JSON: each kept invalid byte as ``\\xNN``, other lone surrogates as U+FFFD."""
+    if not _LONE_SURROGATE.search(text):
+        return text
+    text = _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)
+    return _LONE_SURROGATE.sub("\ufffd", text)

@@ -1,0 +1,71 @@
+"""Text formats of a layer graph (:func:`zonemark.layer.graph.build_graph`): JSON, Graphviz DOT, Mermaid."""
+
+from __future__ import annotations
+
+import json
+
+
+def to_json(graph: dict, indent: int | None = 2) -> str:
+    return json.dumps(graph, ensure_ascii=False, indent=indent) + "\n"
+
+
+_DOT_SHAPE = {"file": "folder", "nucleus": "doublecircle", "module": "box", "sub_module": "box",
+              "topic": "tab", "subtopic": "tab", "rules": "note", "entry": "plaintext"}
+_DOT_EDGE = {"contains": "color=gray50", "governs": "color=firebrick, penwidth=2",
+             "connects": "color=royalblue, style=dashed"}
+
+
+def _dot_quote(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
+    return f'"{text}"'
+
+
+def to_dot(graph: dict) -> str:
+    """Graphviz DOT (``dot -Tsvg``)."""
+    out = [f"digraph {_dot_quote(graph['graph']['name'])} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
+    for n in graph["nodes"]:
+        attrs = [f"label={_dot_quote(_short(n['label']))}", f"shape={_DOT_SHAPE[n['kind']]}"]
+        if n["state"] == "inactive":
+            attrs.append("style=dashed")
+        if n["permanent"]:
+            attrs.append("peripheries=2")
+        out.append(f"  {_dot_quote(n['id'])} [{', '.join(attrs)}];")
+    for link in graph["links"]:
+        label = "" if link["kind"] == "contains" else link["kind"]
+        out.append(f"  {_dot_quote(link['source'])} -> {_dot_quote(link['target'])} "
+                   f"[{_DOT_EDGE[link['kind']]}, label={_dot_quote(label)}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _short(label: str, limit: int = 60) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= limit else label[:limit - 1] + "…"
+
+
+def _mermaid_text(text: str) -> str:
+    text = _short(text)
+    for ch, ent in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("[", "#91;"), ("]", "#93;"),
+                    ("|", "#124;"), ("`", "#96;")):
+        text = text.replace(ch, ent)
+    return text
+
+
+_MERMAID_SHAPE = {"file": ('[/"', '"/]'), "nucleus": ('(("', '"))'), "module": ('["', '"]'),
+                  "sub_module": ('["', '"]'), "topic": ('[["', '"]]'), "subtopic": ('[["', '"]]'),
+                  "rules": ('{{"', '"}}'), "entry": ('("', '")')}
+_MERMAID_ARROW = {"contains": "-->", "governs": "==>|governs|", "connects": "-.->|connects|"}
+
+
+def to_mermaid(graph: dict) -> str:
+    """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
+    ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
+    out = ["flowchart LR"]
+    for n in graph["nodes"]:
+        left, right = _MERMAID_SHAPE[n["kind"]]
+        out.append(f"  {ids[n['id']]}{left}{_mermaid_text(n['label'])}{right}")
+    for link in graph["links"]:
+        s, t = ids.get(link["source"]), ids.get(link["target"])
+        if s is not None and t is not None:
+            out.append(f"  {s} {_MERMAID_ARROW[link['kind']]} {t}")
+    return "\n".join(out) + "\n"
