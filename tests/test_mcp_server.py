@@ -514,3 +514,57 @@ def test_two_servers_on_one_layer_lose_no_entry(layer):
     assert {f"{who} {i} — 同時" for who in ("uno", "due") for i in range(per_server)} <= titles
     assert len(entries) == 2 + 2 * per_server
     assert errors_in(layer / MEMORY_NAME) == []
+
+
+def test_the_readme_lists_exactly_the_tools_and_real_codes(agent):
+    root = __import__("pathlib").Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    section = text.split("## For AI agents: the MCP server", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `(\w+)\(", section, flags=re.M)) | set(re.findall(r", `(\w+)\(", section))
+    assert listed == {t.name for t in agent.tools()}
+    for code in re.findall(r"`([A-Z][A-Z_]{4,})`", section):
+        if code not in ("MODULE_STATE_REGISTRY",):
+            assert code in CODES, code
+
+
+def test_a_read_only_file_is_refused_and_left_alone(agent, layer):
+    path = layer / MEMORY_NAME
+    path.chmod(0o444)
+    before = path.read_bytes()
+    text = agent.refused("append_entry", file=MEMORY_NAME, container="Viaggi", title="sola lettura — 読み取り",
+                         body="no")
+    assert code_of(text) == "FILE_NOT_WRITABLE" and "read-only" in text
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("rule, zone, level, message, code", [
+    ("§5.2", 3, 1, "", "ZONE_READ_ONLY"),
+    ("§5.2", 3, 2, "", "ZONE_READ_ONLY"),
+    ("§5.2", 3, 3, "", "ZONE_PROPOSE_ONLY"),
+    ("§5.2", 3, 4, "", "ZONE_APPEND_ONLY"),
+    ("§5.2", None, None, "only the user may undo", "ZONE_READ_ONLY"),
+    ("§7.1.2", None, None, "", "NO_JOURNAL"),
+    ("address", None, None, "", "UNKNOWN_CONTAINER"),
+    ("§5.1", None, None, "no permission zone opens at line 2", "NO_ZONE"),
+    ("§5.1", 7, 4, "opens inline", "ZONE_NOT_EDITABLE"),
+    ("§5.4", 7, 4, "never closed", "ZONE_NOT_EDITABLE"),
+    ("§5.5", None, None, "the file has no MODULE_STATE_REGISTRY; creating one", "NO_REGISTRY"),
+    ("§5.5", 7, 4, "would add a diagnostic", "CONTENT_REFUSED"),
+    ("§7.5", None, None, "", "BAD_TITLE"),
+    ("§7.3.1", None, None, "", "STATE_REFUSED"),
+    ("proposal", 3, 1, "the proposal changes nothing", "NO_CHANGE"),
+    ("something new", None, None, "", "REFUSED"),
+])
+def test_every_writer_refusal_has_a_code(rule, zone, level, message, code):
+    from zonemark.mcp.refusals import code_for, render
+    assert code_for(rule, zone, level, message) == code
+    text = render(code, "refused: " + message, level=level, zone=zone, rule=rule)
+    assert text.startswith(code + ": ") and text.endswith(CODES[code].instead)
+    assert (f"zone: [P{level}] at line {zone}" in text) == (zone is not None and level is not None)
+
+
+def test_a_proposal_names_what_it_would_break_with_the_layer_path(agent, layer):
+    data = agent.call("propose_change", file=REMINDER_NAME, zone_line=3, reason="annidare — 入れ子",
+                      content="[P1]\n## RULES:\n[/P1]\n")
+    assert data["would_add"] and all(w.startswith(REMINDER_NAME + ":") for w in data["would_add"])
+    assert str(layer) not in json.dumps(data, ensure_ascii=False)

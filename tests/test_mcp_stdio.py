@@ -120,3 +120,30 @@ def test_other_commands_do_not_import_the_sdk(tmp_path):
         done = run_cli(*args, code=probe)
         assert done.stdout.strip().splitlines()[-1] == "[]", args
     assert "mcp" in run_cli("--help").stdout
+
+
+def test_the_server_ends_when_the_client_closes_stdin(tmp_path):
+    layer = make_layer(tmp_path / "layer")
+    done = subprocess.run([ZONEMARK, "mcp", str(layer)], input="", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+
+
+def test_ctrl_c_at_a_terminal_stops_the_server(tmp_path):
+    import os
+    import pty
+    import signal
+    layer = make_layer(tmp_path / "layer")
+    terminal, its_side = pty.openpty()
+    proc = subprocess.Popen([ZONEMARK, "mcp", str(layer)], stdin=its_side, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    os.close(its_side)
+    try:
+        assert "Ctrl-C stops it" in proc.stderr.readline()  # the hint a person sees, once the handler is set
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+        assert proc.stderr.read() == "zonemark mcp: stopped\n"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(terminal)

@@ -6,6 +6,8 @@ and starts it.  Nothing of it, or of the SDK, is imported until the command runs
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -35,6 +37,9 @@ def cmd_mcp(args) -> int:
         raise CliError(f"zonemark mcp: {exc}", EXIT_USAGE) from None
     from ..mcp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
+        # The SDK reads stdin in a thread that a terminal read keeps blocked, so Ctrl-C alone would not end the
+        # process.  Every write is atomic (temporary file, rename), so stopping at once loses nothing.
+        signal.signal(signal.SIGINT, _stop_now)
         print(f"zonemark mcp: serving {args.layer} to an MCP client over stdin/stdout (register it in the client's "
               f"configuration, see the README); Ctrl-C stops it", file=sys.stderr)
     try:
@@ -42,6 +47,12 @@ def cmd_mcp(args) -> int:
     except MissingExtra as exc:
         raise CliError(f"zonemark mcp: {exc}", EXIT_USAGE) from None
     return EXIT_OK
+
+
+def _stop_now(_signum, _frame) -> None:
+    print("zonemark mcp: stopped", file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(130)
 
 
 __all__ = ["register"]

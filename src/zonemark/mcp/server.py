@@ -402,7 +402,9 @@ def build_server(root) -> MCPServer:
             p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor="ai",
                         reason=reason)
             return _plain({"file": target.rel, "proposal": folder.rel(p.path), "zone_line": p.zone_line,
-                           "zone": _zone(p.zone_level), "would_add": list(p.would_add), "diff": p.diff})
+                           "zone": _zone(p.zone_level),
+                           "would_add": [w.replace(str(target.path), target.rel) for w in p.would_add],
+                           "diff": p.diff})
 
     # -- resources -----------------------------------------------------------------------------
 
