@@ -15,6 +15,7 @@ as they are on disk now, and two servers on one layer share the writer's per-fil
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -232,16 +233,22 @@ def build_server(root) -> MCPServer:
     def load_layer() -> Layer:
         return Layer.load(folder.root)
 
+    def tool(annotations: ToolAnnotations):
+        """``server.tool`` with the docstring, dedented, as the description the agent reads."""
+        def register(fn):
+            return server.tool(annotations=annotations, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+        return register
+
     # -- read tools ------------------------------------------------------------------------
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def layer_status() -> dict[str, Any]:
         """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
         the number of errors and warnings — the same data as `zonemark status --json`."""
         with _agent_errors():
             return _plain(status_data(load_layer()))
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
                                                                       "omitted", max_length=MAX_PATH_CHARS)] = None
                         ) -> dict[str, Any]:
@@ -260,7 +267,7 @@ def build_server(root) -> MCPServer:
                                              for c in layer_containers.list_containers(doc)]})
             return _plain({"files": files})
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def read_container(file: FileArg, container: ContainerArg, since: DateArg = None,
                        limit: Annotated[int, Field(description="at most this many entries, the most recent",
                                                    ge=1, le=500)] = 20) -> dict[str, Any]:
@@ -278,7 +285,7 @@ def build_server(root) -> MCPServer:
             return _plain({"file": target.rel, "container": _summary_dict(found.container), "entries": entries,
                            "shown": len(entries), "matching": found.matching, "total": found.total})
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def list_zones(file: FileArg) -> dict[str, Any]:
         """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
         container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
@@ -293,7 +300,7 @@ def build_server(root) -> MCPServer:
                      for z in zone_facts(data, ZoneIndex.build(doc))]
             return _plain({"file": target.rel, "zones": zones})
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def read_zone(file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
         """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
         edit_volatile."""
@@ -308,7 +315,7 @@ def build_server(root) -> MCPServer:
                            "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
                            "hash": zone_hash(data, zone), "content": zone_content(data, zone)})
 
-    @server.tool(annotations=READ)
+    @tool(READ)
     def check() -> dict[str, Any]:
         """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
         first 200 diagnostics, each with file, line, column, code and message."""
@@ -324,7 +331,7 @@ def build_server(root) -> MCPServer:
 
     # -- write tools (actor 'ai', through the safe writer) --------------------------------------
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                                              open_world_hint=False))
     def append_entry(file: FileArg, container: ContainerArg,
                      title: Annotated[str, Field(description="one line: the entry's title", max_length=4 * MAX_TITLE_CHARS)],
@@ -340,7 +347,7 @@ def build_server(root) -> MCPServer:
             return _plain({"file": target.rel, "container": r.target, "line": r.line, "zone_line": r.zone,
                            "history_id": r.history_id, "escaped": list(r.changes)})
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                              open_world_hint=False))
     def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
                                              Field(description="module ids to make active", max_length=MAX_IDS)]
@@ -361,7 +368,7 @@ def build_server(root) -> MCPServer:
                            "active": list(registry.active) if registry else [],
                            "inactive": list(registry.inactive) if registry else []})
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                                              open_world_hint=False))
     def edit_volatile(file: FileArg, zone_line: ZoneLineArg,
                       content: Annotated[str, Field(description="the zone's new inner text", max_length=MAX_BODY_CHARS)],
@@ -381,7 +388,7 @@ def build_server(root) -> MCPServer:
             return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
                            "hash": zone_hash(data, zone) if zone else None, "escaped": list(r.changes)})
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                                              open_world_hint=False))
     def propose_change(file: FileArg,
                        reason: Annotated[str, Field(description="one line: why the change is wanted",
