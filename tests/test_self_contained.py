@@ -48,3 +48,15 @@ def test_the_scan_catches_what_it_is_for():
         assert OUTSIDE.search(line), line
     for line in (b"She shared the kitchen lights.", b"shared_memory = 1", b"ROOT / 'tests' / 'fixtures'"):
         assert not OUTSIDE.search(line), line
+
+
+def test_no_test_installs_software():
+    """The browser comes from the system or from `make test`; a test never runs a package manager."""
+    installer = re.compile(rb"[\"'](apt-get|apt|dpkg|pip|npm|snap|brew)[\"']\s*,\s*[\"']?(install|-i)\b"
+                           rb"|\bapt-get\s+install\b|\bpip\s+install\b")
+    assert installer.search(b'subprocess.run(["apt-get", "install", "-y", "chromium"])')
+    assert installer.search(b"os.system('apt-get install -y chromium')")
+    found = [f"{path.relative_to(ROOT)}:{number}"
+             for path in scanned_files() if path.is_relative_to(ROOT / "tests")
+             for number, line in enumerate(path.read_bytes().splitlines(), 1) if installer.search(line)]
+    assert found == []
