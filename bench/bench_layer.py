@@ -1,9 +1,9 @@
 """Cost of reading a folder as a layer (§3, §7): Layer.load + graph build vs parsing the same files.
 
-Generates (once, cached under the system temp folder) a ~20 MB layer with
-gen_corpus.py --layer: a 10 MB reminder, 50 external modules and 50 external
-memories of 100 KB each.  Then, in one run, measures wall time (best of
---repeat) and tracemalloc peak of
+Generates a ~20 MB layer with bench/corpus.py (``generate_layer``, seed 1: the same
+bytes on every run) in a temporary folder, or in --dir (which must be new or empty): a
+10 MB reminder, 50 external modules and 50 external memories of 100 KB each.  Then, in
+one run, measures wall time (best of --repeat) and tracemalloc peak of
 
   parse    parse_file() on every file, all documents kept alive (as a layer keeps them)
   layer    Layer.load() + build_graph() on the same folder
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,29 +25,14 @@ import tracemalloc
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "src"))
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE)]
 
+from corpus import generate_layer  # noqa: E402  (bench/corpus.py)
 from zonemark import parse_file  # noqa: E402
 from zonemark.layer.graph import build_graph  # noqa: E402
 from zonemark.layer import Layer, discover  # noqa: E402
 
-GEN_ARGS = ["--modules", "50", "--memories", "50", "--size", "10MB", "--ext-size", "100KB", "--seed", "1"]
-
-
-def gen_corpus() -> Path:
-    for candidate in (HERE.parent.parent / "shared" / "bench" / "gen_corpus.py",):
-        if candidate.is_file():
-            return candidate
-    sys.exit("bench_layer: ../shared/bench/gen_corpus.py not found beside the repository")
-
-
-def ensure_layer(folder: Path) -> Path:
-    stamp = folder / ".complete"
-    if not stamp.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(gen_corpus()), "--layer", str(folder), *GEN_ARGS], check=True)
-        stamp.write_text(" ".join(GEN_ARGS), encoding="utf-8")
-    return folder
+LAYER = dict(modules=50, memories=50, reminder_size=10_000_000, ext_size=100_000, seed=1)
 
 
 def parse_all(paths):
@@ -86,16 +70,26 @@ def peak(fn, *args):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=2, help="timed runs per side (best is kept)")
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "zonemark-bench-layer-20MB")
+    ap.add_argument("--dir", type=Path, help="write the layer here (new or empty folder) and keep it")
     args = ap.parse_args(argv)
+    if args.dir is not None:
+        if args.dir.exists() and any(args.dir.iterdir()):
+            print(f"bench_layer: --dir {args.dir} is not empty", file=sys.stderr)
+            return 2
+        return measure(args.dir, args.repeat)
+    with tempfile.TemporaryDirectory(prefix="zonemark-bench-layer-") as folder:
+        return measure(Path(folder), args.repeat)
 
-    folder = ensure_layer(args.dir)
+
+def measure(folder: Path, repeat: int) -> int:
+    """Generates the layer in ``folder``, measures both sides and prints the table."""
+    generate_layer(folder, **LAYER)
     _, found = discover(folder)
     paths = [p for _, p in found]
     size = sum(p.stat().st_size for p in paths)
 
-    t_parse = timed(parse_all, paths, repeat=args.repeat)
-    t_layer = timed(load_layer, folder, repeat=args.repeat)
+    t_parse = timed(parse_all, paths, repeat=repeat)
+    t_layer = timed(load_layer, folder, repeat=repeat)
     m_parse, docs = peak(parse_all, paths)
     del docs
     m_layer, (layer, graph) = peak(load_layer, folder)
@@ -103,7 +97,7 @@ def main(argv=None) -> int:
           f"{len(graph['links'])} links, {len(graph['graph']['diagnostics'])} diagnostics")
     del layer, graph
 
-    print(f"{'':8}{'wall (best of ' + str(args.repeat) + ')':>22}{'cpu (best)':>14}{'MB/s (cpu)':>12}"
+    print(f"{'':8}{'wall (best of ' + str(repeat) + ')':>22}{'cpu (best)':>14}{'MB/s (cpu)':>12}"
           f"{'tracemalloc peak':>20}")
     for name, (wall, cpu), m in (("parse", t_parse, m_parse), ("layer", t_layer, m_layer)):
         print(f"{name:8}{wall:>20.3f} s{cpu:>12.3f} s{size / 1e6 / cpu:>12.1f}{m / 1e6:>17.1f} MB")

@@ -1,8 +1,9 @@
 """Parse throughput of zonemark against markdown-it-py, on the same generated files, in one run.
 
-    python bench/bench_parse.py [--kinds reminder,memory,mixed] [--repeat 3] [--cache DIR]
+    python bench/bench_parse.py [--kinds reminder,module,memory,mixed] [--repeat 3]
 
-Files come from ../shared/bench/gen_corpus.py (same seed, same bytes) at 1 MB and 10 MB.
+Files come from bench/corpus.py (``generate(kind, size)``, seed 1: same bytes on every run) at
+1 MB and 10 MB, generated in memory.
 For each file it prints:
   * zonemark ``parse()`` (full §13 block tree and every diagnostic) and markdown-it-py
     ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time)
@@ -17,28 +18,17 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import subprocess
 import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-GEN = HERE.parent.parent / "shared" / "bench" / "gen_corpus.py"
-sys.path.insert(0, str(HERE.parent / "src"))
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE)]
 
 import zonemark  # noqa: E402
+from corpus import generate, parse_size  # noqa: E402  (bench/corpus.py)
 from markdown_it import MarkdownIt  # noqa: E402
-
-
-def corpus(kind: str, size: str, cache: Path) -> Path:
-    path = cache / f"{kind}-{size}.md"
-    if not path.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(GEN), "--kind", kind, "--size", size, "-o", str(path)],
-                       check=True, capture_output=True)
-    return path
 
 
 def best_cpu(fn, text: str, repeat: int) -> float:
@@ -63,13 +53,9 @@ def peak_multiple(fn, text: str, size: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kinds", default="reminder,memory,mixed")
+    ap.add_argument("--kinds", default="reminder,module,memory,mixed")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--cache", default=os.environ.get("ZONEMARK_BENCH_CACHE", "/tmp/zonemark-bench"))
     args = ap.parse_args()
-    if not GEN.exists():
-        print(f"bench: corpus generator not found at {GEN}", file=sys.stderr)
-        return 2
     md = MarkdownIt("commonmark")
     print(f"{'file':16} {'zonemark MB/s':>14} {'markdown-it MB/s':>17} {'ratio':>6} "
           f"{'zm peak':>8} {'mdit peak':>9}")
@@ -77,11 +63,10 @@ def main() -> int:
     for kind in args.kinds.split(","):
         times = {}
         for size in ("1MB", "10MB"):
-            path = corpus(kind, size, Path(args.cache))
-            text = path.read_text(encoding="utf-8")
-            nbytes = path.stat().st_size
+            text = generate(kind, parse_size(size))
+            nbytes = len(text.encode("utf-8"))
             doc = zonemark.parse(text)
-            assert zonemark.serialize(doc) == text and not doc.errors, f"{path}: corpus must parse clean"
+            assert zonemark.serialize(doc) == text and not doc.errors, f"{kind}-{size}: corpus must parse clean"
             zm = best_cpu(zonemark.parse, text, args.repeat)
             mdit = best_cpu(md.parse, text, 1 if size == "10MB" else args.repeat)
             times[size] = zm

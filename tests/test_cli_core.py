@@ -1,7 +1,15 @@
-"""The core commands of the ``zonemark`` CLI, run as a user runs them (subprocesses)."""
+"""The core commands of the ``zonemark`` CLI.
+
+Most tests call ``main(argv)`` in this process (a subprocess per case cost a Python start-up
+each); the streams they write to are UTF-8 text streams like a console's, so the CLI's own
+stream set-up runs as it does for a user. The tests at the end run the real thing: the
+installed console script and ``python -m zonemark``, their exit codes and their one-line stderr.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -10,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from zonemark.cli.main import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPEC = FIXTURES / "spec"
@@ -21,10 +31,24 @@ WARNING_ONLY = "# Identity [reminder]\n\n[P1]\n## MODULE 001: M\n[/P1]\n"  # UNG
 ERRORS = "# Notes [external_memory]\n\n## TOPIC: Cars\n\n[P4]\n## TOPIC: Bikes\n[/P4]\n"
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(*args) -> subprocess.CompletedProcess:
+    """``zonemark ARGS`` in this process: its exit code and what it wrote to stdout and stderr."""
+    argv = [str(a) for a in args]
+    streams = [io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="") for _ in range(2)]
+    with contextlib.redirect_stdout(streams[0]), contextlib.redirect_stderr(streams[1]):
+        try:
+            code = main(argv)
+        except SystemExit as stop:  # argparse's --version and --help
+            code = stop.code
+    stdout, stderr = (s.flush() or s.buffer.getvalue().decode("utf-8") for s in streams)
+    return subprocess.CompletedProcess(["zonemark", *argv], code, stdout, stderr)
+
+
+def run_process(*args, entry=(sys.executable, "-m", "zonemark")) -> subprocess.CompletedProcess:
+    """``zonemark ARGS`` as a user runs it: a new process."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8", NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "zonemark", *map(str, args)], capture_output=True, text=True,
-                          encoding="utf-8", cwd=cwd, env=env, timeout=60)
+    return subprocess.run([*entry, *map(str, args)], capture_output=True, text=True, encoding="utf-8", env=env,
+                          timeout=60)
 
 
 def assert_clean_failure(proc: subprocess.CompletedProcess) -> None:
@@ -269,16 +293,6 @@ def test_file_commands_on_missing_file_and_on_folder(command, tmp_path: Path):
     assert_clean_failure(run(command, tmp_path))
 
 
-def test_installed_console_script(tmp_path: Path):
-    assert CONSOLE_SCRIPT.exists(), "the console script is installed next to the interpreter"
-    f = tmp_path / "bad.md"
-    f.write_text(ERRORS, encoding="utf-8")
-    proc = subprocess.run([str(CONSOLE_SCRIPT), "check", str(f)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1
-    assert "UNPROTECTED_LOGICAL_CONTENT" in proc.stdout
-    assert shutil.which("zonemark", path=str(CONSOLE_SCRIPT.parent)) is not None
-
-
 @pytest.mark.parametrize("command,code", [("check", 1), ("parse", 1), ("outline", 1), ("roundtrip", 0)])
 def test_non_utf8_file_gets_one_clear_stderr_line(command, code, tmp_path: Path):
     bad = tmp_path / "bad.md"
@@ -289,3 +303,45 @@ def test_non_utf8_file_gets_one_clear_stderr_line(command, code, tmp_path: Path)
     notes = [ln for ln in proc.stderr.splitlines() if "is not valid UTF-8" in ln]
     assert len(notes) == 1 and "line 2, column 1" in notes[0]
     assert bad.read_bytes() == b"# R [reminder]\n\xff\xfe bad\n"
+
+
+# -- the real entry points, in their own process ---------------------------------------------
+
+def test_installed_console_script(tmp_path: Path):
+    assert CONSOLE_SCRIPT.exists(), "the console script is installed next to the interpreter"
+    f = tmp_path / "bad.md"
+    f.write_text(ERRORS, encoding="utf-8")
+    proc = run_process("check", f, entry=(str(CONSOLE_SCRIPT),))
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert f"{f}:3:1: UNPROTECTED_LOGICAL_CONTENT" in proc.stdout
+    assert shutil.which("zonemark", path=str(CONSOLE_SCRIPT.parent)) is not None
+
+
+@pytest.mark.parametrize("case", ["clean", "errors", "non-utf8", "no-arguments", "missing-path", "bad-flag",
+                                  "unknown-code", "version"])
+def test_python_m_zonemark_exit_codes_and_one_line_stderr(case, tmp_path: Path):
+    files = {"clean": CLEAN.encode(), "errors": ERRORS.encode(), "non-utf8": b"# R [reminder]\n\xff\xfe bad\n"}
+    for name, data in files.items():
+        (tmp_path / f"{name}.md").write_bytes(data)
+    argv, code, stdout_has, stderr_has = {
+        "clean": (["check", tmp_path / "clean.md"], 0, "0 errors", None),
+        "errors": (["check", tmp_path / "errors.md"], 1, "UNPROTECTED_LOGICAL_CONTENT", None),
+        "non-utf8": (["parse", tmp_path / "non-utf8.md"], 1, '"INVALID_UTF8"', "is not valid UTF-8"),
+        "no-arguments": ([], 2, None, "give a command"),
+        "missing-path": (["check", tmp_path / "missing.md"], 2, None, "missing.md"),
+        "bad-flag": (["check", "--no-such-flag", "x.md"], 2, None, "--no-such-flag"),
+        "unknown-code": (["explain", "NOT_A_CODE"], 2, None, "NOT_A_CODE"),
+        "version": (["--version"], 0, "IllAIra Markdown Standard v1.13", None),
+    }[case]
+    proc = run_process(*argv)
+    assert proc.returncode == code, proc.stderr
+    if stdout_has is not None:
+        assert stdout_has in proc.stdout
+    if stderr_has is None:
+        assert proc.stderr == ""
+    else:
+        assert "Traceback" not in proc.stderr
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("zonemark") and stderr_has in line
+    assert proc.returncode == run(*argv).returncode  # the in-process runner agrees with the real process
+

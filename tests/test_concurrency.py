@@ -54,6 +54,7 @@ def memory_file(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_parallel_processes_lose_no_update(memory_file):
     original = FIXTURE.read_bytes()
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")

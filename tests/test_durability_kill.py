@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import filelock
+import pytest
 
 from zonemark.writer.store import TEMP_MARK, Store
 
@@ -81,6 +82,7 @@ def check_history(store: Store, path: Path, allowed) -> None:
         assert allowed(data), f"saved version {entry.id} is not a complete version"
 
 
+@pytest.mark.slow
 def test_sigkill_flipping_writers_leave_one_complete_version(tmp_path):
     target = tmp_path / "big.md"
     target.write_bytes(VERSION_A)
@@ -121,6 +123,7 @@ def test_sigkill_flipping_writers_leave_one_complete_version(tmp_path):
     assert store.history(target)[0].written_sha256 == hashlib.sha256(target.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 def test_sigkill_appending_writers_lose_or_tear_nothing(tmp_path):
     target = tmp_path / "log.md"
     target.write_bytes(APPEND_HEAD + APPEND_TAIL)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import collections
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import corpus
 import jsonschema
-import pytest
 
 from zonemark.layer.graph import SOURCE_CAP, build_graph
 from zonemark.render.graph_text import to_dot, to_json, to_mermaid
@@ -287,17 +285,9 @@ def test_json_is_serializable_and_stable():
 
 # -- scale: a generated layer, counted independently from its text ---------------------------
 
-def _gen_corpus() -> Path:
-    for candidate in (ROOT.parent / "shared" / "bench" / "gen_corpus.py",):
-        if candidate.is_file():
-            return candidate
-    pytest.fail("gen_corpus.py not found (expected ../shared/bench/gen_corpus.py beside the repository)")
-
-
 def test_generated_layer_counts(tmp_path):
     out = tmp_path / "gen"
-    subprocess.run([sys.executable, str(_gen_corpus()), "--layer", str(out), "--modules", "5", "--memories", "3",
-                    "--size", "60KB", "--ext-size", "15KB"], check=True, capture_output=True)
+    corpus.generate_layer(out, modules=5, memories=3, reminder_size=60_000, ext_size=15_000)
     layer = Layer.load(out)
     g = build_graph(layer)
     jsonschema.validate(g, SCHEMA)
@@ -309,16 +299,22 @@ def test_generated_layer_counts(tmp_path):
     in_fence = False
     for path in sorted(out.glob("*.md")):
         expected["file"] += 1
+        after_untagged_module = False
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("```"):
                 in_fence = not in_fence
                 continue
             if in_fence:
                 continue
-            if line.startswith("## MODULE ") and not line.startswith("## MODULE_STATE"):
-                expected["module"] += 1
+            # §7.4.4: the tag on the declaration line, or alone on the line after it
+            if line.startswith("## MODULE "):
                 tag = re.search(r"\[NUCLEI: ([\d, ]*)\]", line)
-                governs += len(set(tag.group(1).replace(" ", "").split(","))) if tag else 0
+            else:
+                tag = re.fullmatch(r"\[NUCLEI: ([\d, ]*)\]", line) if after_untagged_module else None
+            governs += len(set(tag.group(1).replace(" ", "").split(","))) if tag else 0
+            after_untagged_module = line.startswith("## MODULE ") and tag is None
+            if line.startswith("## MODULE "):
+                expected["module"] += 1
             elif line.startswith("## NUCLEUS "):
                 expected["nucleus"] += 1
             elif line.startswith("## TOPIC"):
@@ -327,11 +323,12 @@ def test_generated_layer_counts(tmp_path):
                 expected["subtopic"] += 1
             elif line.startswith("## RULES:"):
                 expected["rules"] += 1
-            elif line.startswith("###### "):
+            elif line.startswith("######"):  # any H6 of a memory is a node, `######[LOG …]` too (§5.5)
                 expected["entry"] += 1
             elif re.fullmatch(r"\* (MODULE|NUCLEUS) \S+", line):
                 connects += 1
-    assert expected["module"] >= 10 and expected["topic"] >= 3 and expected["entry"] > 50
+    assert expected["module"] >= 10 and expected["topic"] >= 3 and expected["subtopic"] >= 3
+    assert expected["entry"] > 50 and governs > expected["module"] and connects > expected["module"]
     assert collections.Counter(n["kind"] for n in g["nodes"]) == expected
     kinds = collections.Counter(link["kind"] for link in g["links"])
     assert kinds["governs"] == governs
@@ -374,22 +371,27 @@ def test_fast_heading_walk_matches_a_walk_of_every_block(tmp_path):
     def every_header(doc):
         return [b for b in doc.walk() if isinstance(b, Heading) and b.line != doc.title_line]
 
-    mixed = tmp_path / "mixed.md"
-    subprocess.run([sys.executable, str(_gen_corpus()), "--kind", "mixed", "--size", "150KB", "-o", str(mixed)],
-                   check=True, capture_output=True)
-    files = [mixed, *sorted((ROOT / "tests" / "fixtures").rglob("*.md")), *sorted(EXAMPLE.glob("*.md"))]
+    generated = []
+    for kind, seed in (("mixed", 1), ("mixed", 2), ("mixed", 3), ("memory", 1), ("module", 1)):
+        path = tmp_path / f"{kind}-{seed}.md"
+        path.write_text(corpus.generate(kind, 150_000, seed), encoding="utf-8")
+        generated.append(path)
+    files = [*generated, *sorted((ROOT / "tests" / "fixtures").rglob("*.md")), *sorted(EXAMPLE.glob("*.md"))]
     for path in files:
         doc = parse_file(path)
         assert [h.line for h in every_header(doc)] == [h.line for h in headings(doc)], path
-    doc = parse_file(mixed)
-    assert len(every_header(doc)) > 100
+    for path in generated:
+        doc = parse_file(path)
+        assert len(every_header(doc)) > 100, path
+        if path.name.startswith("mixed"):  # sub-modules at H3-H5, and '#' lines inside fences to skip
+            assert {h.level for h in every_header(doc)} == {2, 3, 4, 5, 6}, path
+            assert "\n## MODULE 999: EXAMPLE_ONLY" in path.read_text(encoding="utf-8"), path
 
 
 def test_generated_mixed_reminder_matches_the_outline(tmp_path):
     mixed = tmp_path / "lay" / "mixed.md"
     mixed.parent.mkdir()
-    subprocess.run([sys.executable, str(_gen_corpus()), "--kind", "mixed", "--size", "150KB", "-o", str(mixed)],
-                   check=True, capture_output=True)
+    mixed.write_text(corpus.generate("mixed", 150_000), encoding="utf-8")
     layer = Layer.load(mixed.parent)
     expected, actual = _outline_containment(layer)
     assert expected == actual and len(actual) > 100
