@@ -30,8 +30,8 @@ def list_markers(facts: Facts, report: Report) -> None:
     canonical marker.
     """
     for items in facts.list_runs:
-        if all(lv == 1 and mk == "*" for lv, mk, _, _ in items):
-            continue  # the common case: a flat list of root bullets
+        if all(lv <= 3 and mk == _CANONICAL_MARKERS[lv] for lv, mk, _, _ in items):
+            continue  # every item has its level's marker: nothing to report
         markers = {mk for _, mk, _, _ in items}
         levels = {lv for lv, _, _, _ in items}
         if len(markers) == 1 and len(levels) > 1:

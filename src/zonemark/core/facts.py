@@ -69,7 +69,8 @@ class Facts:
     registry: tuple[int, int | None] | None = None
     #: (module id, 'active' | 'inactive', line) for each id of the registry's entries.
     registry_entries: list[tuple[str, str, int]] = field(default_factory=list)
-    #: The bullet items of each list (ordered items are not marked), list by list.
+    #: The bullet items of each list (ordered items are not marked), list by list; lists whose
+    #: every bullet has its level's canonical marker are left out (§8.1 has nothing to say about them).
     list_runs: list[list[ListItemMark]] = field(default_factory=list)
     #: First line ending in ``\r\n`` and how many do; first bare ``\r`` (line, column) and how many lines hold one.
     crlf_first: int | None = None

@@ -27,20 +27,13 @@ def parse(text: str, *, path: str | None = None) -> Document:
     """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _run(Scanner(text, path))
+    return _run(text, path, None)
 
 
 def parse_bytes(data: bytes, *, path: str | None = None) -> Document:
     """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip (:mod:`.text`)."""
     source, invalid = text_policy.decode_reporting(data)
-    scanner = Scanner(source, path)
-    bad = text_policy.first_escaped_byte(source) if invalid else None
-    if bad is not None:
-        line, col, byte, count = bad
-        scanner.diag("INVALID_UTF8", line, col,
-                     f"invalid UTF-8 byte 0x{byte:02X}"
-                     f" ({count} undecodable byte{'s' if count != 1 else ''} in the file)", count=count)
-    return _run(scanner, surrogate_escaped=bad is not None)
+    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None)
 
 
 def parse_file(path: str | os.PathLike[str]) -> Document:
@@ -50,19 +43,31 @@ def parse_file(path: str | os.PathLike[str]) -> Document:
     return parse_bytes(data, path=str(path))
 
 
-def _run(scanner: Scanner, surrogate_escaped: bool = False) -> Document:
-    """Scan, check and freeze, with the cyclic GC paused (the tree has no reference cycles)."""
+def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None) -> Document:
+    """Parse with the cyclic GC paused: the tree has no reference cycles, and the scanner's
+    working state is released (by reference counting) before the GC resumes."""
     with gcpause.paused():
-        scanner.run()
-        facts = scanner.facts
-        run_checks(facts, scanner.diag)
-        ignored = scanner.ignored_lines
-        ignored |= facts.superseded
-        diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
-        return Document(
-            source=scanner.src, path=scanner.path, file_type=scanner.file_type or scanner.recover_type,
-            title=scanner.title, title_line=scanner.title_line, blocks=tuple(scanner.top),
-            diagnostics=tuple(diagnostics), modules=facts.module_infos(), nuclei=facts.nucleus_infos(),
-            registry=facts.registry_info(), standard_version=scanner.standard_version,
-            frontmatter=scanner.frontmatter, ignored_lines=frozenset(ignored), h6_owner=scanner.h6_owner,
-            line_count=scanner.line_count, surrogate_escaped=surrogate_escaped)
+        return _parse(source, path, bad_byte)
+
+
+def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None) -> Document:
+    """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
+    scanner = Scanner(source, path)
+    if bad_byte is not None:
+        line, col, byte, count = bad_byte
+        scanner.diag("INVALID_UTF8", line, col,
+                     f"invalid UTF-8 byte 0x{byte:02X}"
+                     f" ({count} undecodable byte{'s' if count != 1 else ''} in the file)", count=count)
+    scanner.run()
+    facts = scanner.facts
+    run_checks(facts, scanner.diag)
+    ignored = scanner.ignored_lines
+    ignored |= facts.superseded
+    diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
+    return Document(
+        source=source, path=path, file_type=scanner.file_type or scanner.recover_type, title=scanner.title,
+        title_line=scanner.title_line, blocks=tuple(scanner.top), diagnostics=tuple(diagnostics),
+        modules=facts.module_infos(), nuclei=facts.nucleus_infos(), registry=facts.registry_info(),
+        standard_version=scanner.standard_version, frontmatter=scanner.frontmatter,
+        ignored_lines=frozenset(ignored), h6_owner=scanner.h6_owner, line_count=scanner.line_count,
+        surrogate_escaped=bad_byte is not None)

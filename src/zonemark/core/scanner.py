@@ -71,6 +71,7 @@ class Scanner:
         self.leaf: Frame | None = None  # open paragraph / quote frame
         self.list_stack: list[ItemFrame] = []  # the open list's items, outermost first
         self.list_items: list[ListItemMark] = []  # the open list's bullets, for §8.1
+        self.list_canonical = True  # every bullet of the open list so far has its level's marker (§8.1)
         self.blank_before = True
         self.logical: list[_Open] = []
         self.prev_level = 1
@@ -103,7 +104,7 @@ class Scanner:
         """Scan every line; the blocks are in ``top``, problems in ``diags``, the rest in ``facts``."""
         src = self.src
         facts = self.facts
-        ctl = sx.CONTROL_CHARS.search(src)
+        ctl = sx.first_control_char(src)
         if ctl:
             count = len(sx.CONTROL_CHARS.findall(src))
             ln = src.count("\n", 0, ctl.start()) + 1
@@ -116,9 +117,10 @@ class Scanner:
         has_cr = "\r" in src
         bom = lineno == 0 and src.startswith("\ufeff")  # stripped from line 1 (reported above)
         plain = _PLAIN_START
-        fence: tuple[str, int] | None = None
+        fence: tuple[str, int] | None = None  # the open code fence's (character, length)
         fence_frame: Frame | None = None
-        comment: Frame | None = None
+        comment: Frame | None = None  # the open HTML comment
+        opaque = False  # inside a fence or a comment
         para_open = False  # the last significant line left a paragraph open that prose continues
         blank = True
         for lines in _chunks(src, off):
@@ -146,13 +148,14 @@ class Scanner:
                         s = s[1:]
 
                 # Opaque regions: nothing inside is structure.
-                if fence is not None:
-                    if sx.closes_fence(s, fence):
-                        fence = None
-                    continue
-                if comment is not None:
-                    if "-->" in s:
+                if opaque:
+                    if fence is not None:
+                        if sx.closes_fence(s, fence):
+                            fence = None
+                            opaque = False
+                    elif "-->" in s:
                         comment = None
+                        opaque = False
                     continue
                 if not s or s.isspace():
                     blank = True
@@ -164,7 +167,8 @@ class Scanner:
                 blank = False
                 opened = self._line(s, lineno, line_off)
                 if opened is not None:
-                    if isinstance(opened, LeafFrame) and opened.kind == "fence":
+                    opaque = True
+                    if opened.kind == "fence":
                         fence = self.fence
                         fence_frame = opened
                     else:
@@ -254,7 +258,7 @@ class Scanner:
                 self._quote_line(s, lineno, off, indent)
                 return None
 
-        if c0 in "*-" and indent == 0 and s.rstrip() in sx.SEPARATORS:
+        if c0 in "*-" and indent == 0 and s[1:2] == c0 and s.rstrip() in sx.SEPARATORS:
             self._separator(lineno, off)
             return None
         if c0 in "*+-0123456789":
@@ -380,8 +384,10 @@ class Scanner:
                 stack.pop()
             self.list_stack = []
             if self.list_items:
-                self.facts.list_runs.append(self.list_items)
+                if not self.list_canonical:
+                    self.facts.list_runs.append(self.list_items)
                 self.list_items = []
+                self.list_canonical = True
 
     def _leaf_block(self, frame: Frame) -> Frame:
         """Add a block that holds no other block (closing an open paragraph or list)."""
@@ -775,6 +781,8 @@ class Scanner:
         col = indent + 1
         if marker[0] in "*+-":
             self.list_items.append((level, marker, lineno, col))
+            if level > 3 or marker != "*+-"[level - 1]:
+                self.list_canonical = False
             if level == 4:  # once where a list goes past level 3
                 self.diag("LIST_TOO_DEEP", lineno, col, "list level 4: lists have three levels (* + -)")
         frame: ItemFrame

@@ -43,6 +43,8 @@ class Frame:
 
 def build_children(children: list[Frame], source: str, end: int, end_line: int) -> tuple[Block, ...]:
     """Each child ends where the next one starts; the last ends at ``end``/``end_line``."""
+    if len(children) == 1:
+        return (children[0].build(source, end, end_line),)
     out = [child.build(source, following.start, following.line - 1) for child, following in pairwise(children)]
     out.append(children[-1].build(source, end, end_line))
     return tuple(out)
@@ -170,9 +172,9 @@ class HeadingFrame(Frame):
         children = build_children(self.children, source, end, end_line) if self.children else ()
         if end_line < line:
             end_line = line
-        h = self.header
-        return _new_heading(h.kind, line, end_line, self.start, end, self.plevel, children, source, h.level, h.text,
-                            h.id, h.name, h.keyword, h.section, self.nuclei, h.date, h.title, self.refused)
+        level, text, kind, keyword, section, id_, name, _, _, _, date, title, _ = self.header
+        return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, text, id_,
+                            name, keyword, section, self.nuclei, date, title, self.refused)
 
 
 class TitleFrame(Frame):
