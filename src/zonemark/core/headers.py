@@ -1,7 +1,7 @@
 """What one header line declares (§4, §7, §9, §12): pure functions of the line's text.
 
-* :func:`header_level` tells a header from text (§4.1: ``#hashtag`` is text);
-* :func:`split_header` reads its text and the §4.1 syntax problems;
+* :func:`read_header` tells a header from text (§4.1: ``#hashtag`` is text) and reads its
+  level, its text and its §4.1 syntax problems;
 * :func:`classify_header` says what it declares: a module, topic, sub-topic, sub-module,
   nucleus, the state registry, a section with its keyword, or an H6 entry with its date
   and title — and the problems the line implies by itself.
@@ -57,33 +57,30 @@ class Header(NamedTuple):
     findings: tuple[Finding, ...] = ()
 
 
-def header_level(stripped: str) -> int:
-    """The level (1-6) of a line whose text starts with ``#``, or 0 when it is text.
+def read_header(line: str, stripped: str, indent: int, hashtag_is_text: bool = True) -> tuple[int, str,
+                                                                                         tuple[Finding, ...]]:
+    """The level, text and §4.1 syntax findings of a line whose text starts with ``#``.
 
-    Seven or more hashes are text, and so is ``#hashtag`` or ``#1``: as in CommonMark a
-    header needs a space after its hashes, except that an upper-case word or ``[`` is read
-    as a header missing its space (reported by :func:`split_header`).
+    ``stripped`` is ``line`` without its ``indent`` leading spaces.  The level is 0 when the
+    line is text: seven or more hashes, or — unless ``hashtag_is_text`` is false, as for the
+    title line — ``#hashtag`` or ``#1``: as in CommonMark a header needs a space after its
+    hashes, except that an upper-case word or ``[`` is read as a header missing its space.
+    Findings: indentation, no space after the hashes, closing hashes.
     """
-    n = len(stripped) - len(stripped.lstrip("#"))
-    if n > 6:
-        return 0
-    after = stripped[n:n + 1]
-    if after and after not in " \t" and not (after.isupper() or after == "["):
-        return 0
-    return n
-
-
-def split_header(line: str, stripped: str, indent: int, level: int) -> tuple[str, tuple[Finding, ...]]:
-    """The text of a header line (``stripped`` is ``line`` without its ``indent`` spaces)
-    and its §4.1 syntax findings: indentation, no space after the hashes, closing hashes."""
-    rest = stripped[level:]
+    rest = stripped.lstrip("#")
+    level = len(stripped) - len(rest)
+    if level > 6:
+        return 0, "", ()
     findings: tuple[Finding, ...] = ()
+    if rest and rest[0] not in " \t":
+        if hashtag_is_text and not (rest[0].isupper() or rest[0] == "["):
+            return 0, "", ()
+        if level < 6:
+            findings = (Finding("HEADER_MISSING_SPACE", indent + level + 1,
+                                f"no space after '{'#' * level}': write '{'#' * level} {rest.strip()[:40]}'"),)
     if indent:
-        findings += (Finding("HEADER_INDENTED", 1, f"header starts at column {indent + 1};"
-                                                   " headers must start at column 1 (no leading spaces)"),)
-    if rest and rest[0] not in " \t" and level < 6:
-        findings += (Finding("HEADER_MISSING_SPACE", indent + level + 1,
-                             f"no space after '{'#' * level}': write '{'#' * level} {rest.strip()[:40]}'"),)
+        findings = (Finding("HEADER_INDENTED", 1, f"header starts at column {indent + 1};"
+                                                  " headers must start at column 1 (no leading spaces)"),) + findings
     text = rest.strip()
     if text and text[-1] == "#":
         m = sx.CLOSING_HASHES.search(" " + text)
@@ -91,7 +88,7 @@ def split_header(line: str, stripped: str, indent: int, level: int) -> tuple[str
             findings += (Finding("HEADER_CLOSING_HASHES", len(line.rstrip().rstrip("#")) + 1,
                                  "closing '#' characters are not allowed on headers"),)
             text = (" " + text)[:m.start()].strip()
-    return text, findings
+    return level, text, findings
 
 
 def classify_header(level: int, text: str, column: int, memory: bool, reminder: bool) -> Header:
@@ -141,7 +138,8 @@ def _entry(text: str, column: int, memory: bool) -> Header:
         if title is None:
             cleaned = sx.LOG_WORD.sub("", text, count=1).strip(" \t[]:—–-").strip() if is_log else text
             title = cleaned or None
-    return Header(6, text, LOG, date=date, title=title, findings=findings)
+    # (positional: the most frequent header of a large file is built here)
+    return Header(6, text, LOG, None, None, None, None, None, 1, None, date, title, findings)
 
 
 def _structural(level: int, text: str, column: int, memory: bool, reminder: bool) -> Header:

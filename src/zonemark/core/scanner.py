@@ -19,7 +19,7 @@ from __future__ import annotations
 from . import syntax as sx
 from .diagnostics import CATALOGUE, Diagnostic
 from .facts import Container, Declaration, Facts, ListItemMark
-from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, header_level, split_header
+from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
                    ZoneFrame)
@@ -224,6 +224,10 @@ class Scanner:
                     return None
                 self._missing_title(s, lineno)
 
+        if c0 in _PLAIN_START:  # prose: none of the tests below can match
+            self.last_decl = None
+            self._text_line(s, stripped, indent, lineno, off)
+            return None
         if c0 == "[" and indent <= 3:
             m = sx.PERMISSION_TAG.match(s)
             if m and self._permission_tag(m, s, lineno, off):
@@ -262,9 +266,9 @@ class Scanner:
             self._separator(lineno, off)
             return None
         if c0 in "*+-0123456789":
-            m = sx.LIST_ITEM.match(s)
-            if m:
-                self._list_item(m, s, lineno, off)
+            item = sx.list_item(s)
+            if item is not None:
+                self._list_item(item, s, lineno, off)
                 return None
         self._text_line(s, stripped, indent, lineno, off)
         return None
@@ -301,7 +305,7 @@ class Scanner:
         return skip, offset
 
     def _title(self, s: str, lineno: int, off: int) -> None:
-        text, findings = split_header(s, s, 0, 1)
+        _, text, findings = read_header(s, s, 0, hashtag_is_text=False)
         self._findings(findings, lineno)
         frame = TitleFrame(lineno, off, text)
         self._new_top(frame)
@@ -463,10 +467,9 @@ class Scanner:
 
     # -- headers (§4, §7) --------------------------------------------------------------
     def _heading(self, s: str, stripped: str, indent: int, lineno: int, off: int) -> bool:
-        level = header_level(stripped)
+        level, text, findings = read_header(s, stripped, indent)
         if not level:
             return False  # '#hashtag', '#1', '#######': text
-        text, findings = split_header(s, stripped, indent, level)
         if findings:
             self._findings(findings, lineno)
         col = indent + 1
@@ -754,10 +757,8 @@ class Scanner:
         self.leaf = self._leaf_block(ParagraphFrame(lineno, off, self.zone_level))
 
     # -- lists (§8, §9.4, §7.6, §7.3.1) ------------------------------------------------
-    def _list_item(self, m, s: str, lineno: int, off: int) -> None:
-        indent_s, marker, text = m.groups()
-        if text is None:
-            text = ""
+    def _list_item(self, item: tuple[str, str, str], s: str, lineno: int, off: int) -> None:
+        indent_s, marker, text = item
         if "\t" in indent_s:
             indent = indent_s.count("\t") * 4 + indent_s.count(" ")
         else:

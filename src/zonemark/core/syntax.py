@@ -95,6 +95,20 @@ STATE_VALUE = re.compile(
 SUPPORTED_VERSION = (1, 13)
 
 
+def list_item(line: str) -> tuple[str, str, str] | None:
+    """The (indentation, marker, text) of a list item line (§8, :data:`LIST_ITEM`), or None.
+
+    A bullet at column 1 followed by a space — most list lines — is read without the
+    regular expression (same result: the text is what follows the spaces after the marker).
+    """
+    if line[1:2] == " " and line[0] in "*+-":
+        return "", line[0], line[2:].lstrip(" \t")
+    m = LIST_ITEM.match(line)
+    if m is None:
+        return None
+    return m.group(1), m.group(2), m.group(3) or ""
+
+
 def first_control_char(text: str) -> re.Match[str] | None:
     """The first match of :data:`CONTROL_CHARS` in ``text``, or None.
 
