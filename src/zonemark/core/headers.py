@@ -163,6 +163,7 @@ def _malformed(level: int, text: str, column: int, code: str, message: str) -> H
 
 def _declaration(word: str, level: int, text: str, column: int, memory: bool, reminder: bool) -> Header | None:
     """A header starting with a reserved keyword; None when the keyword declares nothing at this level."""
+    findings: tuple[Finding, ...]
     if word == "MODULE" and level == 2:
         dm = sx.MODULE_DECL.match(text)
         if not dm:
@@ -197,7 +198,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "topic declaration must read '## TOPIC: <name>'")
         name = dm.group(2).strip()
-        findings: tuple[Finding, ...] = ()
+        findings = ()
         if sx.NUCLEI_TAG.search(name):
             findings = (Finding("NUCLEI_TAG_ON_TOPIC", column,
                                 "[NUCLEI: ...] on a topic binds nothing: it is inert text in the name"),)

@@ -16,6 +16,9 @@ built into frozen blocks as soon as its extent is known.  Every problem becomes 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 from . import syntax as sx
 from .diagnostics import CATALOGUE, Diagnostic
 from .facts import Container, Declaration, Facts, ListItemMark
@@ -402,7 +405,7 @@ class Scanner:
         return frame
 
     # -- permission tags (§5) ----------------------------------------------------------
-    def _permission_tag(self, m, s: str, lineno: int, off: int) -> bool:
+    def _permission_tag(self, m: re.Match[str], s: str, lineno: int, off: int) -> bool:
         closing, digits, rest = m.group(1), m.group(2), m.group(3)
         col = s.index("[") + 1
         if closing and rest.strip():
@@ -734,9 +737,8 @@ class Scanner:
                 return
             self._close_list()
         if self.pending_state is not None:
-            owner = self.pending_state
+            self._set_state(self.pending_state, stripped, lineno, indent + 1, self.zone_level)
             self.pending_state = None
-            self._set_state(owner, stripped, lineno, indent + 1, self.zone_level)
         fm = sx.FIELD_LABEL.match(stripped) if stripped.startswith("**") else None
         if fm is not None:
             name, value = fm.group(1).strip(), fm.group(2)
@@ -823,7 +825,8 @@ class Scanner:
                 return None
         return None
 
-    def _rule(self, m, lineno: int, off: int, plevel: int | None, indent: int, text: str) -> RuleFrame:
+    def _rule(self, m: re.Match[str], lineno: int, off: int, plevel: int | None, indent: int,
+              text: str) -> RuleFrame:
         """A rule bullet ``* Xn: definition`` (§9.4): placement in [P1] under ``## RULES:``, unique numbers."""
         prefix, number = m.group(1), int(m.group(2))
         frame = RuleFrame(lineno, off, plevel, indent, text, prefix, number, m.group(3).strip())
@@ -916,7 +919,7 @@ def _columns(whitespace: str) -> int:
     return col
 
 
-def _chunks(src: str, start: int = 0, chunk: int = 1 << 16):
+def _chunks(src: str, start: int = 0, chunk: int = 1 << 16) -> Iterator[list[str]]:
     """The lines of ``src`` from offset ``start``, split on ``\\n`` only, a list per chunk (bounded memory)."""
     n = len(src)
     pos = start

@@ -9,6 +9,7 @@ ends, or before the closing tag of a zone), and :meth:`Frame.build` turns it int
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import pairwise
 
 from . import syntax as sx
@@ -124,6 +125,8 @@ class ZoneFrame(Frame):
     """A permission block ``[Pn]`` (§5); ``tail`` is the offset of its closing tag, which no child covers."""
 
     __slots__ = ("children", "tail", "tail_line")
+
+    plevel: int
 
     def __init__(self, line: int, start: int, plevel: int) -> None:
         self.kind = "zone"
@@ -242,13 +245,14 @@ class RuleFrame(ItemFrame):
         children = build_children(self.children, source, end, end_line) if self.children else ()
         if end_line < line:
             end_line = line
-        body = "\n".join(self.lines[1:] + [item.text for item in _walk_items(children)]) or None
+        body = "\n".join(self.lines[1:] + [item.text for item in _walk_items(children)
+                                            if isinstance(item, ListItem)]) or None
         return Rule("rule", line, end_line, self.start, end, self.plevel, children, source, prefix=self.prefix,
                     rule_number=self.number, category=sx.RULE_CATEGORIES.get(self.prefix, "general"),
                     title=self.title, body=body)
 
 
-def _walk_items(items: tuple[Block, ...]):
+def _walk_items(items: tuple[Block, ...]) -> Iterator[Block]:
     for item in items:
         yield item
         yield from _walk_items(item.children)
