@@ -5,8 +5,8 @@
 Files come from ../shared/bench/gen_corpus.py (same seed, same bytes) at 1 MB and 10 MB.
 For each file it prints:
   * zonemark ``parse()`` (full §13 block tree and every diagnostic) and markdown-it-py
-    ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time)
-    and the ratio zonemark / markdown-it-py;
+    ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time,
+    the two alternating; markdown-it-py runs once at 10 MB) and the ratio zonemark / markdown-it-py;
   * the growth ratio: time(10 MB) / time(1 MB) (linear growth means about 10);
   * peak memory during ``parse()`` (tracemalloc, the input text excluded) as a multiple of
     the file size, with markdown-it-py's at 1 MB for comparison.
@@ -41,13 +41,20 @@ def corpus(kind: str, size: str, cache: Path) -> Path:
     return path
 
 
-def best_cpu(fn, text: str, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.process_time()
-        fn(text)
-        best = min(best, time.process_time() - t0)
+def best_cpu(fns, text: str, repeats) -> list[float]:
+    """The best CPU time of each function over its number of runs.
+
+    Runs alternate between the functions (one of each per round), so that a busy machine
+    slows all of them alike instead of whichever happened to run at the wrong moment.
+    """
+    best = [float("inf")] * len(fns)
+    for round_ in range(max(repeats)):
+        for i, (fn, repeat) in enumerate(zip(fns, repeats)):
+            if round_ < repeat:
+                gc.collect()
+                t0 = time.process_time()
+                fn(text)
+                best[i] = min(best[i], time.process_time() - t0)
     return best
 
 
@@ -82,8 +89,7 @@ def main() -> int:
             nbytes = path.stat().st_size
             doc = zonemark.parse(text)
             assert zonemark.serialize(doc) == text and not doc.errors, f"{path}: corpus must parse clean"
-            zm = best_cpu(zonemark.parse, text, args.repeat)
-            mdit = best_cpu(md.parse, text, 1 if size == "10MB" else args.repeat)
+            zm, mdit = best_cpu([zonemark.parse, md.parse], text, [args.repeat, 1 if size == "10MB" else args.repeat])
             times[size] = zm
             zm_peak = peak_multiple(zonemark.parse, text, nbytes)
             md_peak = peak_multiple(md.parse, text, nbytes) if size == "1MB" else float("nan")

@@ -13,6 +13,7 @@ Problems are :class:`Finding` values with their column; the scanner adds the lin
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -142,10 +143,13 @@ def _entry(text: str, column: int, memory: bool) -> Header:
     return Header(6, text, LOG, None, None, None, None, None, 1, None, date, title, findings)
 
 
+@functools.lru_cache(maxsize=256)
 def _structural(level: int, text: str, column: int, memory: bool, reminder: bool) -> Header:
     """An H2-H5: a declaration (§7.1-§7.4), the state registry (§7.3.1) or a section (§7, §9, §12).
 
-    A malformed or misplaced declaration is a section with no name.
+    A malformed or misplaced declaration is a section with no name.  Cached: section headers
+    (``### FUNCTION``, ``### STATE``...) repeat in every module of a file, and the result is
+    immutable; the cache is small, so unique declarations pass through it.
     """
     if level == 2 and sx.REGISTRY_DECL.fullmatch(text):
         return Header(2, text, STATE_REGISTRY)

@@ -23,7 +23,7 @@ from . import syntax as sx
 from .diagnostics import CATALOGUE, Diagnostic
 from .facts import Container, Declaration, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
-from .nodes import Block, Connection, Paragraph
+from .nodes import Block, Connection, Paragraph, fast_constructor
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
                    ZoneFrame)
 
@@ -34,6 +34,7 @@ _MAX_LIST_DEPTH = 16
 #: First characters of a line that can only be prose (fast path of the scan).
 _PLAIN_START = frozenset(
     c for c in map(chr, range(32, 0x3000)) if c not in "#[`~<>*+-_0123456789 \t\u00a0") - {"\ufeff"}
+_new_connection = fast_constructor(Connection)
 #: Where an H6 or a bullet looks for its section: not yet looked up since the last header.
 _UNSET = "?"
 
@@ -881,7 +882,7 @@ class Scanner:
             return
         owner = self._container()
         if owner is not None:
-            owner.connections.append(Connection(kind, target, lineno))
+            owner.connections.append(_new_connection(kind, target, lineno))
 
     def _registry_entry(self, line_text: str, lineno: int, col: int) -> None:
         """A registry line ``* ACTIVE: <ids>`` / ``* INACTIVE: <ids>`` (§7.3.1) of the file's first registry."""
