@@ -21,20 +21,20 @@ def test_text_that_starts_with_hashes_is_not_a_header(line):
 
 def test_header_level_text_and_clean_findings():
     assert read_header("###### LOG: 2026-05-03 — t", "###### LOG: 2026-05-03 — t", 0) == (
-        6, "LOG: 2026-05-03 — t", ())
+        6, "LOG: 2026-05-03 — t", 8, ())
 
 
 def test_syntax_findings_in_order_with_columns():
     line = "  ##MODULE 1: X ##"
-    level, text, findings = read_header(line, line.lstrip(), 2)
-    assert (level, text) == (2, "MODULE 1: X")
+    level, text, text_column, findings = read_header(line, line.lstrip(), 2)
+    assert (level, text, text_column) == (2, "MODULE 1: X", 5)
     assert [(f.code, f.column) for f in findings] == [
         ("HEADER_INDENTED", 1), ("HEADER_MISSING_SPACE", 5), ("HEADER_CLOSING_HASHES", 17)]
 
 
 def test_the_title_line_keeps_a_lowercase_word_glued_to_its_hash():
     assert read_header("#title [reminder]", "#title [reminder]", 0)[0] == 0
-    level, text, findings = read_header("#title [reminder]", "#title [reminder]", 0, hashtag_is_text=False)
+    level, text, _, findings = read_header("#title [reminder]", "#title [reminder]", 0, hashtag_is_text=False)
     assert (level, text, [f.code for f in findings]) == (1, "title [reminder]", ["HEADER_MISSING_SPACE"])
 
 
@@ -44,6 +44,11 @@ def test_module_declaration_with_inline_nuclei():
     h = classify_header(2, "MODULE 042: Engine [NUCLEI: 1, 3]", 1, memory=False, reminder=True)
     assert (h.kind, h.id, h.name, h.nuclei, h.nuclei_column, h.findings) == (
         "module", "042", "Engine", (1, 3), 23, ())
+
+
+def test_the_nuclei_tag_column_counts_from_where_the_text_starts():
+    h = classify_header(2, "MODULE 1: X [NUCLEI: 9]", 1, memory=False, reminder=False, text_column=5)
+    assert h.nuclei_column == 5 + len("MODULE 1: X ")
 
 
 def test_module_without_id_in_a_reminder_and_a_reserved_id():

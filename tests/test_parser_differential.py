@@ -12,6 +12,11 @@ lines, title, version pin, frontmatter) and the same node objects, field by fiel
 Why a frozen copy rather than recorded golden outputs: it compares the two on any input
 hypothesis finds, not only on a corpus chosen in advance, and it stays small.  When a later
 change alters the parser's output on purpose, delete this test and the frozen copy together.
+
+One difference is intended and corrected for before comparing (:func:`_with_fixed_bugs`):
+the frozen copy put the column of a ``[NUCLEI: ...]`` problem on a module header one off
+when the hashes were followed by no space or by more than one (a bug fixed with the split,
+pinned by ``test_parser_rules.py::test_nuclei_tag_diagnostics_point_at_the_tag_whatever_the_spacing``).
 """
 
 from __future__ import annotations
@@ -55,12 +60,29 @@ def _snapshot(doc) -> dict:
     }
 
 
+_NUCLEI_CODES = ("MALFORMED_NUCLEI_TAG", "UNRESOLVED_NUCLEUS_REFERENCE")
+
+
+def _with_fixed_bugs(doc):
+    """The frozen copy's Document with the one bug fixed since: a ``[NUCLEI: ...]`` problem on a
+    header line is at the tag's column (re-sorted as the parser sorts: by line and column)."""
+    lines = doc.source.split("\n")
+    fixed = []
+    for d in doc.diagnostics:
+        line = lines[d.line - 1] if d.line <= len(lines) else ""
+        if d.code in _NUCLEI_CODES and line.lstrip().startswith("#") and "[NUCLEI:" in line:
+            d = dataclasses.replace(d, column=line.index("[NUCLEI:") + 1)
+        fixed.append(d)
+    return dataclasses.replace(doc, diagnostics=tuple(sorted(fixed, key=lambda d: (d.line, d.column))))
+
+
 def assert_same(text: str, path: str | None = None) -> None:
-    assert _snapshot(after.parse(text, path=path)) == _snapshot(before.parse(text, path=path))
+    assert _snapshot(after.parse(text, path=path)) == _snapshot(_with_fixed_bugs(before.parse(text, path=path)))
 
 
 def assert_same_bytes(data: bytes) -> None:
-    assert _snapshot(after.parse_bytes(data, path="f.md")) == _snapshot(before.parse_bytes(data, path="f.md"))
+    new, old = after.parse_bytes(data, path="f.md"), _with_fixed_bugs(before.parse_bytes(data, path="f.md"))
+    assert _snapshot(new) == _snapshot(old)
 
 
 # -- whole files: a title, then zones holding containers, sections, entries and lists ----------
@@ -79,7 +101,9 @@ def _container(draw) -> list[str]:
         "## SUBTOPIC1: S", "#### SUBTOPIC1: S", "### SUB-MODULE: C", "### SOTTOMODULO: C", "### TOPIC: T",
         "## RULES:", "## REGOLE:", "### RULES: more", "## MODULE_STATE_REGISTRY:", "## Plain", "### MODULE 1: M",
     ]))
-    out = [head]
+    hashes, rest = head.split(" ", 1)
+    head = hashes + draw(st.sampled_from([" ", " ", " ", "", "  ", "\t"])) + rest  # §4.1 spacing, good and bad
+    out = [draw(st.sampled_from(["", "", "", " ", "   "])) + head]
     if draw(st.booleans()):
         out.append(f"[NUCLEI: {n}]")
     return out

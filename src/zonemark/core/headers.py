@@ -58,24 +58,25 @@ class Header(NamedTuple):
     findings: tuple[Finding, ...] = ()
 
 
-def read_header(line: str, stripped: str, indent: int, hashtag_is_text: bool = True) -> tuple[int, str,
-                                                                                         tuple[Finding, ...]]:
-    """The level, text and §4.1 syntax findings of a line whose text starts with ``#``.
+def read_header(line: str, stripped: str, indent: int,
+                hashtag_is_text: bool = True) -> tuple[int, str, int, tuple[Finding, ...]]:
+    """The level, text, text column and §4.1 syntax findings of a line whose text starts with ``#``.
 
     ``stripped`` is ``line`` without its ``indent`` leading spaces.  The level is 0 when the
     line is text: seven or more hashes, or — unless ``hashtag_is_text`` is false, as for the
     title line — ``#hashtag`` or ``#1``: as in CommonMark a header needs a space after its
     hashes, except that an upper-case word or ``[`` is read as a header missing its space.
-    Findings: indentation, no space after the hashes, closing hashes.
+    The text column is the 1-based column of the text's first character.  Findings:
+    indentation, no space after the hashes, closing hashes.
     """
     rest = stripped.lstrip("#")
     level = len(stripped) - len(rest)
     if level > 6:
-        return 0, "", ()
+        return 0, "", 0, ()
     findings: tuple[Finding, ...] = ()
     if rest and rest[0] not in " \t":
         if hashtag_is_text and not (rest[0].isupper() or rest[0] == "["):
-            return 0, "", ()
+            return 0, "", 0, ()
         if level < 6:
             findings = (Finding("HEADER_MISSING_SPACE", indent + level + 1,
                                 f"no space after '{'#' * level}': write '{'#' * level} {rest.strip()[:40]}'"),)
@@ -89,21 +90,24 @@ def read_header(line: str, stripped: str, indent: int, hashtag_is_text: bool = T
             findings += (Finding("HEADER_CLOSING_HASHES", len(line.rstrip().rstrip("#")) + 1,
                                  "closing '#' characters are not allowed on headers"),)
             text = (" " + text)[:m.start()].strip()
-    return level, text, findings
+    return level, text, indent + level + 1 + (len(rest) - len(rest.lstrip())), findings
 
 
-def classify_header(level: int, text: str, column: int, memory: bool, reminder: bool) -> Header:
+def classify_header(level: int, text: str, column: int, memory: bool, reminder: bool,
+                    text_column: int | None = None) -> Header:
     """What a header of ``level`` with ``text`` declares (§4, §7, §9, §12).
 
-    ``column`` is where the header starts (1 unless indented); ``memory`` and ``reminder``
-    say whether the file is an ``[external_memory]`` or a ``[reminder]`` (from its H1).
-    An H1 is a plain section here: the title and a second H1 are the scanner's concern.
+    ``column`` is where the header starts (1 unless indented) and ``text_column`` where its
+    text starts (by default: one space after the hashes); ``memory`` and ``reminder`` say
+    whether the file is an ``[external_memory]`` or a ``[reminder]`` (from its H1).  An H1
+    is a plain section here: the title and a second H1 are the scanner's concern.
     """
     if level == 6:
         return _entry(text, column, memory)
     if level == 1:
         return Header(1, text)
-    return _structural(level, text, column, memory, reminder)
+    return _structural(level, text, column, memory, reminder,
+                       text_column if text_column is not None else column + level + 1)
 
 
 def _entry(text: str, column: int, memory: bool) -> Header:
@@ -144,7 +148,7 @@ def _entry(text: str, column: int, memory: bool) -> Header:
 
 
 @functools.lru_cache(maxsize=256)
-def _structural(level: int, text: str, column: int, memory: bool, reminder: bool) -> Header:
+def _structural(level: int, text: str, column: int, memory: bool, reminder: bool, text_column: int) -> Header:
     """An H2-H5: a declaration (§7.1-§7.4), the state registry (§7.3.1) or a section (§7, §9, §12).
 
     A malformed or misplaced declaration is a section with no name.  Cached: section headers
@@ -155,7 +159,7 @@ def _structural(level: int, text: str, column: int, memory: bool, reminder: bool
         return Header(2, text, STATE_REGISTRY)
     m = sx.KEYWORD_START.match(text)
     if m:
-        declared = _declaration(m.group(1), level, text, column, memory, reminder)
+        declared = _declaration(m.group(1), level, text, column, memory, reminder, text_column)
         if declared is not None:
             return declared
     return _section(level, text, column)
@@ -165,7 +169,8 @@ def _malformed(level: int, text: str, column: int, code: str, message: str) -> H
     return Header(level, text, findings=(Finding(code, column, message),))
 
 
-def _declaration(word: str, level: int, text: str, column: int, memory: bool, reminder: bool) -> Header | None:
+def _declaration(word: str, level: int, text: str, column: int, memory: bool, reminder: bool,
+                 text_column: int) -> Header | None:
     """A header starting with a reserved keyword; None when the keyword declares nothing at this level."""
     findings: tuple[Finding, ...]
     if word == "MODULE" and level == 2:
@@ -174,7 +179,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "module declaration must read '## MODULE <id>: <name>'")
         id_ = dm.group(1)
-        name, nuclei, nuclei_column, findings = _split_nuclei(dm.group(2), text, column + level + 1)
+        name, nuclei, nuclei_column, findings = _split_nuclei(dm.group(2), text, text_column)
         if id_ is None and reminder:
             findings += (Finding("MISSING_MODULE_ID", column,
                                  "a module in a [reminder] file must have an id: '## MODULE <id>: <name>'"),)

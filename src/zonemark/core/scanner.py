@@ -309,7 +309,7 @@ class Scanner:
         return skip, offset
 
     def _title(self, s: str, lineno: int, off: int) -> None:
-        _, text, findings = read_header(s, s, 0, hashtag_is_text=False)
+        _, text, _, findings = read_header(s, s, 0, hashtag_is_text=False)
         self._findings(findings, lineno)
         frame = TitleFrame(lineno, off, text)
         self._new_top(frame)
@@ -471,7 +471,7 @@ class Scanner:
 
     # -- headers (§4, §7) --------------------------------------------------------------
     def _heading(self, s: str, stripped: str, indent: int, lineno: int, off: int) -> bool:
-        level, text, findings = read_header(s, stripped, indent)
+        level, text, text_column, findings = read_header(s, stripped, indent)
         if not level:
             return False  # '#hashtag', '#1', '#######': text
         if findings:
@@ -482,7 +482,7 @@ class Scanner:
             header = self._second_h1(text, lineno, col)
         else:
             header = classify_header(level, text, col, self.memory,
-                                     (self.file_type or self.recover_type) == "reminder")
+                                     (self.file_type or self.recover_type) == "reminder", text_column)
             if header.findings:
                 self._findings(header.findings, lineno)
         kind = header.kind
