@@ -6,8 +6,8 @@ Files come from bench/corpus.py (``generate(kind, size)``, seed 1: same bytes on
 1 MB and 10 MB, generated in memory.
 For each file it prints:
   * zonemark ``parse()`` (full §13 block tree and every diagnostic) and markdown-it-py
-    ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time)
-    and the ratio zonemark / markdown-it-py;
+    ``MarkdownIt('commonmark').parse`` throughput in MB/s (best of --repeat runs, CPU time,
+    the two alternating; markdown-it-py runs once at 10 MB) and the ratio zonemark / markdown-it-py;
   * the growth ratio: time(10 MB) / time(1 MB) (linear growth means about 10);
   * peak memory during ``parse()`` (tracemalloc, the input text excluded) as a multiple of
     the file size, with markdown-it-py's at 1 MB for comparison.
@@ -31,13 +31,20 @@ from corpus import generate, parse_size  # noqa: E402  (bench/corpus.py)
 from markdown_it import MarkdownIt  # noqa: E402
 
 
-def best_cpu(fn, text: str, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.process_time()
-        fn(text)
-        best = min(best, time.process_time() - t0)
+def best_cpu(fns, text: str, repeats) -> list[float]:
+    """The best CPU time of each function over its number of runs.
+
+    Runs alternate between the functions (one of each per round), so that a busy machine
+    slows all of them alike instead of whichever happened to run at the wrong moment.
+    """
+    best = [float("inf")] * len(fns)
+    for round_ in range(max(repeats)):
+        for i, (fn, repeat) in enumerate(zip(fns, repeats)):
+            if round_ < repeat:
+                gc.collect()
+                t0 = time.process_time()
+                fn(text)
+                best[i] = min(best[i], time.process_time() - t0)
     return best
 
 
@@ -67,8 +74,7 @@ def main() -> int:
             nbytes = len(text.encode("utf-8"))
             doc = zonemark.parse(text)
             assert zonemark.serialize(doc) == text and not doc.errors, f"{kind}-{size}: corpus must parse clean"
-            zm = best_cpu(zonemark.parse, text, args.repeat)
-            mdit = best_cpu(md.parse, text, 1 if size == "10MB" else args.repeat)
+            zm, mdit = best_cpu([zonemark.parse, md.parse], text, [args.repeat, 1 if size == "10MB" else args.repeat])
             times[size] = zm
             zm_peak = peak_multiple(zonemark.parse, text, nbytes)
             md_peak = peak_multiple(md.parse, text, nbytes) if size == "1MB" else float("nan")

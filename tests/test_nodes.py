@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 import zonemark
-from zonemark.core.nodes import Block, Heading, ListItem, Paragraph, fast_constructor
+from zonemark.core.nodes import Block, Connection, Heading, ListItem, Paragraph, Quote, Rule, fast_constructor
 
 
 @pytest.mark.parametrize("cls", [Block, Heading, Paragraph, ListItem])
@@ -30,3 +30,14 @@ def test_parsed_nodes_are_frozen_and_complete():
             getattr(block, f.name)  # every slot is set
         with pytest.raises(dataclasses.FrozenInstanceError):
             block.line = 0
+
+
+@pytest.mark.parametrize("cls", [Quote, Rule, Connection])
+def test_fast_constructor_of_other_field_counts_equals_init(cls):
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = [f"v{i}" for i in range(len(names))]
+    fast = fast_constructor(cls)(*values)
+    assert type(fast) is cls
+    assert [getattr(fast, n) for n in names] == [getattr(cls(*values), n) for n in names] == values
+    with pytest.raises(TypeError):
+        fast_constructor(cls)(*values[:-1])

@@ -510,3 +510,13 @@ def test_orphan_subtopic_is_attached_to_the_file():
     assert (orphan.name, orphan.keyword, orphan.level) == ("Orphan", "SUBTOPIC", 3)
     assert [e.title for e in orphan.entries] == ["later"]
     assert codes(doc) == ["SUBTOPIC_WITHOUT_TOPIC"]
+
+
+@pytest.mark.parametrize("header", ["## MODULE 1: X [NUCLEI: 9]", "##  MODULE 1: X [NUCLEI: 9]",
+                                    "##\tMODULE 1: X [NUCLEI: x]", "##MODULE 1: X [NUCLEI: 9]",
+                                    "  ##   MODULE 1: X [NUCLEI: x]"])
+def test_nuclei_tag_diagnostics_point_at_the_tag_whatever_the_spacing(header):
+    doc = parse(REM + "[P1]\n" + header + "\n[/P1]\n")
+    found = [(d.code, d.column) for d in doc.diagnostics
+             if d.code in ("UNRESOLVED_NUCLEUS_REFERENCE", "MALFORMED_NUCLEI_TAG")]
+    assert found and all(col == header.index("[NUCLEI:") + 1 for _, col in found)

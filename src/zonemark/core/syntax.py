@@ -86,12 +86,38 @@ FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 COMMENT_OPEN = re.compile(r" {0,3}<!--")
 VERSION_PIN = re.compile(r"[ \t]*<!--[ \t]*IllAIra-Standard:[ \t]*(\S*)[ \t]*-->[ \t]*")
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_LIST = tuple(map(chr, (*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f)))
 
 STATE_VALUE = re.compile(
     r"[*_`\s]*(active|inactive|attivo|inattivo)(?:[ \t]*[-–—][ \t]*(permanent|permanente))?[*_`.\s]*",
     re.IGNORECASE)
 
 SUPPORTED_VERSION = (1, 13)
+
+
+def list_item(line: str) -> tuple[str, str, str] | None:
+    """The (indentation, marker, text) of a list item line (§8, :data:`LIST_ITEM`), or None.
+
+    A bullet at column 1 followed by a space — most list lines — is read without the
+    regular expression (same result: the text is what follows the spaces after the marker).
+    """
+    if line[1:2] == " " and line[0] in "*+-":
+        return "", line[0], line[2:].lstrip(" \t")
+    m = LIST_ITEM.match(line)
+    if m is None:
+        return None
+    return m.group(1), m.group(2), m.group(3) or ""
+
+
+def first_control_char(text: str) -> re.Match[str] | None:
+    """The first match of :data:`CONTROL_CHARS` in ``text``, or None.
+
+    Most files hold none: 30 substring tests (each a fast scan in C) tell that several
+    times faster than the regular expression's character-class search.
+    """
+    if any(map(text.__contains__, _CONTROL_LIST)):
+        return CONTROL_CHARS.search(text)
+    return None
 
 
 def parse_state(value: str) -> tuple[str, bool] | None:

@@ -1,0 +1,258 @@
+"""Blocks under construction (frames) and their conversion to the frozen §13 tree.
+
+The scanner opens a frame where a block starts and appends children to it; a frame does
+not know where it ends.  When the next top-level block starts, the finished top-level frame
+is built: each frame ends where its next sibling starts (the last child where its parent
+ends, or before the closing tag of a zone), and :meth:`Frame.build` turns it into a frozen
+:mod:`.nodes` block holding offsets into the source (§13.1: ``rawMarkdown`` is a slice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import pairwise
+
+from . import syntax as sx
+from .headers import Header
+from .nodes import Block, Heading, ListItem, Paragraph, Quote, Rule, fast_constructor
+
+_new_block = fast_constructor(Block)
+_new_heading = fast_constructor(Heading)
+_new_paragraph = fast_constructor(Paragraph)
+_new_list_item = fast_constructor(ListItem)
+
+
+class Frame:
+    """A block under construction: where it starts (1-based line, offset) and its zone's level.
+
+    ``kind`` names the frame for the scanner's checks ('zone', 'heading', 'item', 'rule',
+    'para', 'quote', 'title' or an opaque construct: 'fence', 'comment', 'frontmatter',
+    'nuclei', 'sep').  Frames that hold children have a ``children`` list.
+    """
+
+    __slots__ = ("kind", "line", "start", "plevel")
+
+    kind: str
+    line: int
+    start: int
+    plevel: int | None
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        """The frozen block of this frame, ending at offset ``end`` and line ``end_line``."""
+        raise NotImplementedError
+
+
+def build_children(children: list[Frame], source: str, end: int, end_line: int) -> tuple[Block, ...]:
+    """Each child ends where the next one starts; the last ends at ``end``/``end_line``."""
+    if len(children) == 1:
+        return (children[0].build(source, end, end_line),)
+    out = [child.build(source, following.start, following.line - 1) for child, following in pairwise(children)]
+    out.append(children[-1].build(source, end, end_line))
+    return tuple(out)
+
+
+class LeafFrame(Frame):
+    """A block without children: a separator, or an opaque construct (a paragraph with ``syntax``)."""
+
+    __slots__ = ()
+
+    _SYNTAX = {"fence": "code_fence", "comment": "html_comment", "frontmatter": "frontmatter",
+               "nuclei": "nuclei_tag"}
+
+    def __init__(self, kind: str, line: int, start: int, plevel: int | None) -> None:
+        self.kind = kind
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        if end_line < line:
+            end_line = line
+        if self.kind == "sep":
+            return _new_block("separator", line, end_line, self.start, end, self.plevel, (), source)
+        return _new_paragraph("paragraph", line, end_line, self.start, end, self.plevel, (), source,
+                              self._SYNTAX[self.kind], None, None)
+
+
+class ParagraphFrame(Frame):
+    """Free text; ``field`` is the ``(name, value)`` of a leading bold label (§11.1)."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, line: int, start: int, plevel: int | None, field: tuple[str, str] | None = None) -> None:
+        self.kind = "para"
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+        self.field = field
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        if end_line < line:
+            end_line = line
+        field = self.field
+        if field is None:
+            return _new_paragraph("paragraph", line, end_line, self.start, end, self.plevel, (), source,
+                                  None, None, None)
+        return _new_paragraph("paragraph", line, end_line, self.start, end, self.plevel, (), source,
+                              None, field[0], field[1])
+
+
+class QuoteFrame(Frame):
+    """A blockquote, or an attention anchor when ``severity`` is set (§6); ``lines`` its text."""
+
+    __slots__ = ("severity", "lines")
+
+    def __init__(self, line: int, start: int, plevel: int | None, severity: str | None, lines: list[str]) -> None:
+        self.kind = "quote"
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+        self.severity = severity
+        self.lines = lines
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        if end_line < line:
+            end_line = line
+        severity = self.severity
+        return Quote("attention_anchor" if severity else "quote", line, end_line, self.start, end, self.plevel, (),
+                     source, severity=severity, text="\n".join(self.lines).strip())
+
+
+class ZoneFrame(Frame):
+    """A permission block ``[Pn]`` (§5); ``tail`` is the offset of its closing tag, which no child covers."""
+
+    __slots__ = ("children", "tail", "tail_line")
+
+    plevel: int
+
+    def __init__(self, line: int, start: int, plevel: int) -> None:
+        self.kind = "zone"
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+        self.children: list[Frame] = []
+        self.tail: int | None = None
+        self.tail_line = 0
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        children: tuple[Block, ...] = ()
+        if self.children:
+            if self.tail is not None:
+                children = build_children(self.children, source, self.tail, self.tail_line - 1)
+            else:
+                children = build_children(self.children, source, end, end_line)
+        if end_line < line:
+            end_line = line
+        return _new_block("permission_block", line, end_line, self.start, end, self.plevel, children, source)
+
+
+class HeadingFrame(Frame):
+    """A header H1-H6 and the blocks it governs.
+
+    ``nuclei`` starts as the header's inline ``[NUCLEI: ...]`` and may be set by a tag on the
+    next line (§7.4.4); ``refused`` marks a structural header in a zone that may not hold it (§5.5).
+    """
+
+    __slots__ = ("level", "header", "nuclei", "refused", "children")
+
+    def __init__(self, line: int, start: int, plevel: int | None, header: Header, refused: bool) -> None:
+        self.kind = "heading"
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+        self.level = header.level
+        self.header = header
+        self.nuclei = header.nuclei
+        self.refused = refused
+        self.children: list[Frame] = []
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        children = build_children(self.children, source, end, end_line) if self.children else ()
+        if end_line < line:
+            end_line = line
+        level, text, kind, keyword, section, id_, name, _, _, _, date, title, _ = self.header
+        return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, text, id_,
+                            name, keyword, section, self.nuclei, date, title, self.refused)
+
+
+class TitleFrame(Frame):
+    """The H1 title line (§3); ``title`` is its text without the file type tag."""
+
+    __slots__ = ("text", "title")
+
+    def __init__(self, line: int, start: int, text: str) -> None:
+        self.kind = "title"
+        self.line = line
+        self.start = start
+        self.plevel = None
+        self.text = text
+        self.title: str | None = None
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        if end_line < line:
+            end_line = line
+        return Heading("section", line, end_line, self.start, end, None, (), source, level=1, text=self.text,
+                       name=self.title, title=self.title)
+
+
+class ItemFrame(Frame):
+    """A list item (§8): its list ``level``, ``marker``, ``indent`` (columns) and text ``lines``."""
+
+    __slots__ = ("level", "marker", "indent", "lines", "children")
+
+    def __init__(self, line: int, start: int, plevel: int | None, level: int, marker: str, indent: int,
+                 text: str) -> None:
+        self.kind = "item"
+        self.line = line
+        self.start = start
+        self.plevel = plevel
+        self.level = level
+        self.marker = marker
+        self.indent = indent
+        self.lines = [text]
+        self.children: list[Frame] = []
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        children = build_children(self.children, source, end, end_line) if self.children else ()
+        if end_line < line:
+            end_line = line
+        return _new_list_item("list", line, end_line, self.start, end, self.plevel, children, source, self.level,
+                              self.marker, "\n".join(self.lines))
+
+
+class RuleFrame(ItemFrame):
+    """A rule bullet ``* Xn: title`` (§9.4); its body is its further lines and sub-items."""
+
+    __slots__ = ("prefix", "number", "title")
+
+    def __init__(self, line: int, start: int, plevel: int | None, indent: int, text: str, prefix: str, number: int,
+                 title: str) -> None:
+        super().__init__(line, start, plevel, 1, "*", indent, text)
+        self.kind = "rule"
+        self.prefix = prefix
+        self.number = number
+        self.title = title
+
+    def build(self, source: str, end: int, end_line: int) -> Block:
+        line = self.line
+        children = build_children(self.children, source, end, end_line) if self.children else ()
+        if end_line < line:
+            end_line = line
+        body = "\n".join(self.lines[1:] + [item.text for item in _walk_items(children)
+                                            if isinstance(item, ListItem)]) or None
+        return Rule("rule", line, end_line, self.start, end, self.plevel, children, source, prefix=self.prefix,
+                    rule_number=self.number, category=sx.RULE_CATEGORIES.get(self.prefix, "general"),
+                    title=self.title, body=body)
+
+
+def _walk_items(items: tuple[Block, ...]) -> Iterator[Block]:
+    for item in items:
+        yield item
+        yield from _walk_items(item.children)
