@@ -336,7 +336,7 @@ def test_propose_and_apply(zones, store):
     prop = propose(zones, line, "## MODULE 003: THREE [NUCLEI: 1]\n### STATE\ninactive\n", actor="ai",
                    reason="THREE should start inactive", store=store)
     record = json.loads(prop.path.read_text(encoding="utf-8"))
-    assert record["zone"] == {"line": line, "level": 3} and record["proposed_by"] == "ai"
+    assert (record["zone"]["line"], record["zone"]["level"]) == (line, 3) and record["proposed_by"] == "ai"
     assert record["status"] == "open" and "+### STATE" in record["diff"]
     assert prop.path.parent == zones.parent / ".zonemark" / "proposals"
     old = zones.read_bytes()
@@ -356,10 +356,10 @@ def test_apply_after_unrelated_change_and_conflict(zones, store):
     append_entry(zones, "004", "unrelated", "x", date="2026-01-01", store=store)  # the [P4] zone after
     apply_proposal(prop.path, actor="user", store=store)
     assert "## MODULE 003: THREE [NUCLEI: 1]\nnew text\n[/P3]" in zones.read_text(encoding="utf-8")
-    prop2 = propose(zones, "003", "## MODULE 003: THREE [NUCLEI: 1]\nother\n", reason="again", store=store)
+    prop2 = propose(zones, line + 1, "## MODULE 003: THREE [NUCLEI: 1]\nother\n", reason="again", store=store)
     zones.write_text(zones.read_text(encoding="utf-8").replace("new text", "user wrote this"), encoding="utf-8")
     old = zones.read_bytes()
-    with pytest.raises(RefusedWrite, match="changed since the proposal"):
+    with pytest.raises(RefusedWrite, match="stale: the \\[P3\\] zone at line 13 changed since the proposal"):
         apply_proposal(prop2.path, actor="user", store=store)
     assert zones.read_bytes() == old
 

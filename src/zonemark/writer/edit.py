@@ -50,7 +50,8 @@ from ..core.nodes import Heading
 from ..core.parser import parse
 from ..core.text import decode, encode
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
-from .sanitize import RefusedWrite, closed_fences, sanitize_body, sanitize_title
+from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
+from .sanitize import RefusedWrite, quoted, sanitize_body, sanitize_entries, sanitize_title
 from .store import Store
 from .verify import Edit, Expect, Verdict, compare, full_check, incremental_check
 
@@ -176,7 +177,7 @@ def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
     return 0, 0
 
 
-def _end_of_content(text: str, inner_start: int, close_start: int) -> int:
+def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset) -> CharOffset:
     """Offset after the last non-blank line in ``text[inner_start:close_start]`` (inner_start if none)."""
     pos = close_start
     while pos > inner_start:
@@ -185,29 +186,40 @@ def _end_of_content(text: str, inner_start: int, close_start: int) -> int:
         if text[start:pos].strip():
             break
         pos = start
-    return pos
+    return CharOffset(pos)
+
+
+def _zone_text(data: bytes, zone: ZoneView) -> tuple[str, CharOffset, CharOffset]:
+    """The zone's text (opening to closing line) and the character offsets, in it, of its inner lines and closing tag."""
+    assert zone.close_start is not None and zone.close_end is not None
+    old_zone = text_between(data, zone.start, zone.close_end)
+    inner_rel = CharOffset(len(text_between(data, zone.start, zone.inner_start)))
+    close_rel = CharOffset(inner_rel + len(text_between(data, zone.inner_start, zone.close_start)))
+    return old_zone, inner_rel, close_rel
 
 
 @dataclass(frozen=True)
 class _Spliced:
     data: bytes
     verdict: Verdict
-    at: int  # byte offset of the region
+    at: ByteOffset  # of the region in the file
     added: int  # bytes added (may be negative)
     line: int
     added_lines: int
 
 
-def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, rel_start: int, rel_old_len: int,
-            insert: str, line: int, expect: Expect, owner: int | None) -> _Spliced:
+def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, rel_start: CharOffset,
+            rel_old_len: int, insert: str, line: int, expect: Expect, owner: int | None) -> _Spliced:
     """Replace ``old_zone[rel_start:rel_start + rel_old_len]`` by ``insert`` and run both checks.
 
-    Only the zone is decoded; the file's other bytes are copied, then checked identical.
+    ``old_zone`` is the zone's decoded text, so ``rel_start`` counts characters; the byte
+    position in the file is derived once.  Only the zone is decoded; the file's other bytes
+    are copied, then checked identical.
     """
     new_zone = old_zone[:rel_start] + insert + old_zone[rel_start + rel_old_len:]
     edit = Edit(rel_start, rel_old_len, len(insert), line,
                 old_zone.count("\n", rel_start, rel_start + rel_old_len), insert.count("\n"))
-    at = zone.start + len(encode(old_zone[:rel_start]))
+    at = ByteOffset(zone.start + bytes_before(old_zone, rel_start))
     old_len_b = len(encode(old_zone[rel_start:rel_start + rel_old_len]))
     insert_b = encode(insert)
     new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at + old_len_b:]))
@@ -218,7 +230,7 @@ def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, 
         verdict = incremental_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
         if verdict is None:
             old_text, new_text = decode(data), decode(new_data)
-            full_edit = replace(edit, start=len(decode(data[:at])))
+            full_edit = replace(edit, start=chars_before(data, at))
             verdict = full_check(old_text, new_text, full_edit, expect, path=str(path))
     return _Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
 
@@ -267,9 +279,7 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
             if not _zone_is_sane(data, zone):
                 raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
                                    f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
-        old_zone = decode(data[zone.start:zone.close_end])
-        inner_rel = len(decode(data[zone.start:zone.inner_start]))
-        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        old_zone, inner_rel, close_rel = _zone_text(data, zone)
         pos = _end_of_content(old_zone, inner_rel, close_rel)
         if pos > inner_rel or zone.inline:
             insert, lead = "\n" + entry, 1
@@ -299,52 +309,17 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
 
 # -- edit a zone ---------------------------------------------------------------------------
 
-def _entry_safe_body(content: str) -> tuple[str, tuple[str, ...]]:
-    """AI content for a [P5] zone: ``###### `` entry lines kept (title sanitised), the rest sanitised.
-
-    Blank lines between parts are kept; an entry line inside a closed code fence stays code.
-    """
-    if not isinstance(content, str):
-        raise TypeError("new_content must be str")
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    fenced = closed_fences(lines)
-    out: list[str] = []
-    changes: list[str] = []
-    chunk: list[str] = []
-
-    def flush():
-        if not chunk:
-            return
-        clean = sanitize_body("\n".join(chunk))
-        changes.extend(clean.changes)
-        blank = [not ln.strip() for ln in chunk]
-        lead = blank.index(False) if False in blank else len(chunk)
-        trail = blank[::-1].index(False) if False in blank else 0
-        out.extend([""] * lead + (clean.text.split("\n") if clean.text else []) + [""] * trail)
-        chunk.clear()
-
-    for k, ln in enumerate(lines):
-        if ln.startswith("###### ") and k not in fenced:
-            flush()
-            title = sanitize_title(ln[len("###### "):])
-            out.append("###### " + title.text)
-            changes.extend(title.changes)
-        else:
-            chunk.append(ln)
-    flush()
-    return "\n".join(out).strip("\n"), tuple(dict.fromkeys(changes))
-
-
 def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
               store: Store | None = None) -> WriteResult:
     """Replace the inner lines of the zone opened at (or containing) ``zone_line``."""
     check_actor(actor)
     store = store or Store()
+    if not isinstance(new_content, str):
+        raise TypeError("new_content must be str")
     if actor == "ai":
-        content, changes = _entry_safe_body(new_content)
+        clean = sanitize_entries(new_content)
+        content, changes = clean.text, clean.changes
     else:
-        if not isinstance(new_content, str):
-            raise TypeError("new_content must be str")
         content, changes = new_content, ()
     inner = content if (not content or content.endswith("\n")) else content + "\n"
     state: dict = {}
@@ -368,9 +343,7 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
         if zone.inline:
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
                                f"edit it by hand", zone=zone.line, rule="§5.1")
-        old_zone = decode(data[zone.start:zone.close_end])
-        inner_rel = len(decode(data[zone.start:zone.inner_start]))
-        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        old_zone, inner_rel, close_rel = _zone_text(data, zone)
         expect = Expect(entries=None, owner_line=None, structure=actor == "user")
         done = _splice(path, index, zone, data, old_zone, inner_rel, close_rel - inner_rel, inner, zone.line + 1,
                        expect, zone.owner)

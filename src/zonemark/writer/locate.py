@@ -29,6 +29,7 @@ from ..core import syntax as sx
 from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
+from .offsets import ByteOffset, char_to_byte_map
 from .sanitize import RefusedWrite
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")
@@ -59,11 +60,11 @@ class ZoneView:
     index: int
     level: int
     line: int  # opening tag line
-    start: int  # byte offset of the opening line
-    inner_start: int  # byte offset after the opening line
+    start: ByteOffset  # of the opening line
+    inner_start: ByteOffset  # after the opening line
     close_line: int | None  # None: never closed (not writable)
-    close_start: int | None  # byte offset of the closing tag line
-    close_end: int | None  # byte offset after the closing line
+    close_start: ByteOffset | None  # of the closing tag line
+    close_end: ByteOffset | None  # after the closing line
     inline: bool  # "[Pn] text" on the opening line
     owner: int | None  # header index of the container owning an entry added at its end; None = file
     context: tuple[int, ...]  # header indexes of the open logical stack at the closing tag
@@ -73,8 +74,15 @@ class ZoneIndex:
     """Zones and logical headers of one file, with offsets that can be shifted.
 
     Offsets (``start``, ``inner_start``, ``close_start``, ``close_end``, header starts) are
-    UTF-8 *byte* offsets into the file, so a write splices bytes without decoding the file.
+    UTF-8 *byte* offsets into the file (:data:`.offsets.ByteOffset`), so a write splices bytes
+    without decoding the file.
     """
+
+    h_start: list[ByteOffset]
+    z_start: list[ByteOffset]
+    z_inner: list[ByteOffset]
+    z_close_start: list[ByteOffset | None]
+    z_close_end: list[ByteOffset | None]
 
     def __init__(self, file_type, title, headers, h_line, h_start, zones_static, z_pos, global_first=None):
         self.global_first: dict[str, int] = dict(global_first or {})  # code -> line of a once-per-file diagnostic
@@ -121,7 +129,7 @@ class ZoneIndex:
         while hi < len(heads):
             stack = _push(heads[hi], stack, headers, h_line, h_start)
             hi += 1
-        to_bytes = _byte_offsets(src, h_start + [v for lst in z_pos[1:3] + z_pos[4:] for v in lst if v is not None])
+        to_bytes = char_to_byte_map(src, h_start + [v for lst in z_pos[1:3] + z_pos[4:] for v in lst if v is not None])
         h_start = [to_bytes[v] for v in h_start]
         z_pos = (z_pos[0], [to_bytes[v] for v in z_pos[1]], [to_bytes[v] for v in z_pos[2]], z_pos[3],
                  [None if v is None else to_bytes[v] for v in z_pos[4]],
@@ -166,8 +174,8 @@ class ZoneIndex:
         return f"'{what}' (line {self.h_line[index]})"
 
     # -- shifting after a write -----------------------------------------------------------
-    def shifted(self, at: int, at_line: int, d_chars: int, d_lines: int) -> "ZoneIndex":
-        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves."""
+    def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":
+        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves by ``d_bytes``."""
         def move(values, pivot, delta):
             out = list(values)
             for k in range(len(out)):
@@ -178,12 +186,12 @@ class ZoneIndex:
 
         def move_inner(values, pivot, delta):  # text inserted right after an opening line stays inside
             return [v + delta if v > pivot else v for v in values]
-        pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_chars),
-               move_inner(self.z_inner, at, d_chars), move(self.z_close_line, at_line, d_lines),
-               move(self.z_close_start, at, d_chars), move(self.z_close_end, at, d_chars))
+        pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_bytes),
+               move_inner(self.z_inner, at, d_bytes), move(self.z_close_line, at_line, d_lines),
+               move(self.z_close_start, at, d_bytes), move(self.z_close_end, at, d_bytes))
         first = {c: (n + d_lines if n >= at_line else n) for c, n in self.global_first.items()}
         return ZoneIndex(self.file_type, self.title, self.headers, move(self.h_line, at_line, d_lines),
-                         move(self.h_start, at, d_chars), self.zones_static, pos, first)
+                         move(self.h_start, at, d_bytes), self.zones_static, pos, first)
 
 
 def _line_offset(src: str, line: int) -> int:
@@ -191,18 +199,6 @@ def _line_offset(src: str, line: int) -> int:
     for _ in range(line - 1):
         pos = src.index("\n", pos) + 1
     return pos
-
-
-def _byte_offsets(src: str, offsets) -> dict[int, int]:
-    """UTF-8 byte offset of each character offset (identity for ASCII text)."""
-    if src.isascii():
-        return {v: v for v in offsets}
-    out, prev, acc = {}, 0, 0
-    for v in sorted(set(offsets)):
-        acc += len(src[prev:v].encode("utf-8", "surrogateescape"))
-        out[v] = acc
-        prev = v
-    return out
 
 
 def _push(block: Heading, stack, headers, h_line, h_start):

@@ -42,18 +42,20 @@ from ..core.document import Document
 from ..core.nodes import Heading, Quote, Rule
 from ..core.parser import parse
 from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
+from .offsets import CharOffset
 
 @dataclass(frozen=True)
 class Edit:
     """Whole lines ``[start, start + old_len)`` of the old text become ``[start, start + new_len)``.
 
-    ``line`` is the 1-based line starting at ``start``; ``old_lines``/``new_lines`` count the
-    newlines of each region.
+    Positions and lengths are *characters* of the decoded text (:data:`.offsets.CharOffset`),
+    never bytes.  ``line`` is the 1-based line starting at ``start``; ``old_lines``/``new_lines``
+    count the newlines of each region.
     """
 
-    start: int
-    old_len: int
-    new_len: int
+    start: CharOffset
+    old_len: int  # characters
+    new_len: int  # characters
     line: int
     old_lines: int
     new_lines: int
@@ -241,7 +243,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     mini_zone_line = head.count("\n") + 1
     mini_before = parse(head + old_zone)
     mini_after = parse(head + new_zone)
-    mini_edit = replace(edit, start=edit.start + len(head), line=edit.line - zone.line + mini_zone_line)
+    mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
     zones_before = [(b.permission_level, mini_edit.map_line(b.line)) for b in mini_before.blocks
                     if b.type == "permission_block"]
     zones_after = [(b.permission_level, b.line) for b in mini_after.blocks if b.type == "permission_block"]
