@@ -195,3 +195,61 @@ def test_a_proposal_may_not_open_or_close_zones(tmp_path, store):
     f.write_text(PLANS, encoding="utf-8")
     with pytest.raises(RefusedWrite, match="zone tag"):
         propose(f, 7, "x\n[/P3]\n[P1]\n## TOPIC: EVIL\n", reason="r", store=store)
+
+
+# -- item 10: the user never reads JSON ---------------------------------------------------------
+
+def run(capsys, argv):
+    from zonemark.cli.main import main
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_proposals_lists_and_shows_pending_proposals(tmp_path, store, capsys, monkeypatch):
+    layer = tmp_path / "layer"
+    (layer / "sub").mkdir(parents=True)
+    f = layer / "sub" / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    g = layer / "mem.md"
+    g.write_text(JAPANESE, encoding="utf-8")
+    p1 = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno.\n", reason="autunno — 秋",
+                 store=store)
+    p2 = propose(g, 8, "###### LOG: 2026-01-02 — x\ny\n", reason="riscrivere", store=store)
+    code, out, err = run(capsys, ["proposals", layer])
+    assert code == 0
+    lines = out.strip().split("\n")
+    assert lines[0].split() == ["ID", "FILE", "ZONE", "AGE", "STATE", "REASON"]
+    rows = {ln.split()[0]: ln for ln in lines[1:]}
+    assert set(rows) == {p1.id, p2.id}
+    assert "sub/d.md" in rows[p1.id] and "[P3] line 7" in rows[p1.id] and " ok " in rows[p1.id]
+    assert rows[p1.id].endswith("autunno — 秋")
+    assert "mem.md" in rows[p2.id] and rows[p2.id].endswith("riscrivere")
+    # one file only
+    code, out, _ = run(capsys, ["proposals", g])
+    assert [ln.split()[0] for ln in out.strip().split("\n")[1:]] == [p2.id]
+    # stale after the user changes the zone
+    g.write_text(JAPANESE.replace("長期記憶の内容。", "変わった。"), encoding="utf-8")
+    code, out, _ = run(capsys, ["proposals", layer])
+    assert "STALE" in next(ln for ln in out.split("\n") if ln.startswith(p2.id))
+    # --show: a readable diff of the file as it is now, by id or by a unique prefix
+    monkeypatch.chdir(layer)
+    code, out, _ = run(capsys, ["proposals", "--show", p1.id])
+    assert code == 0 and out.startswith(f"proposal {p1.id} (open)\n")
+    assert "reason:   autunno — 秋" in out and "-Andare a Kyōto — forse in primavera." in out
+    assert "+Kyōto in autunno." in out and "{" not in out
+    code, out, _ = run(capsys, ["proposals", "--show", p2.id])
+    assert "STALE" in out
+    code, _, err = run(capsys, ["proposals", "--show", "nope"])
+    assert code == 2 and "no proposal 'nope'" in err
+    # apply by id from the layer folder, then it is no longer pending
+    code, out, err = run(capsys, ["apply", p1.id, "--as", "user"])
+    assert code == 0, err
+    code, out, _ = run(capsys, ["proposals", layer])
+    assert p1.id not in out
+
+
+def test_proposals_of_a_folder_without_any(tmp_path, capsys):
+    (tmp_path / "a.md").write_text(PLANS, encoding="utf-8")
+    code, out, _ = run(capsys, ["proposals", tmp_path])
+    assert code == 0 and out.strip() == f"{tmp_path}: no pending proposals"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.outline import OutlineNode
+from ..core.text import printable
 
 
 def render_outline(root: OutlineNode) -> str:
@@ -30,4 +31,4 @@ def render_outline(root: OutlineNode) -> str:
                 walk(item, prefix + ("    " if last else "│   "))
 
     walk(root, "")
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # invalid bytes of the file as \xNN, never \udcNN

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..core import syntax as sx
@@ -30,7 +31,7 @@ from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
 from .offsets import ByteOffset, char_to_byte_map
-from .sanitize import RefusedWrite
+from .sanitize import RefusedWrite, quoted
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")
 #: Diagnostics the parser reports once per file, at the first occurrence (with a count).
@@ -171,7 +172,7 @@ class ZoneIndex:
             kw = f"SUBTOPIC{h.level - 2}"
         ident = f" {h.id}" if h.id and h.keyword is None else ""
         what = f"{kw}{ident}: {h.name}" if kw else h.name
-        return f"'{what}' (line {self.h_line[index]})"
+        return f"{quoted(what)} (line {self.h_line[index]})"
 
     # -- shifting after a write -----------------------------------------------------------
     def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":
@@ -272,11 +273,11 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
         found = _match(index, containers, parent, seg, top_only=True)
         if not found:
             where = "at the top of the file" if parent is None else f"under {index.label(parent)}"
-            raise RefusedWrite(f"refused: no container '{seg}' {where}; known: "
+            raise RefusedWrite(f"refused: no container {quoted(seg)} {where}; known: "
                                f"{_known(index, containers, parent)}", rule="address")
         if len(found) > 1:
             lines = ", ".join(str(index.header_line(i)) for i in found)
-            raise RefusedWrite(f"refused: '{seg}' names {len(found)} containers (lines {lines}); "
+            raise RefusedWrite(f"refused: {quoted(seg)} names {len(found)} containers (lines {lines}); "
                                f"use '#n' for the n-th one", rule="address")
         parent = found[0]
     return parent
@@ -315,17 +316,23 @@ def _by_id_or_name(pool, seg, keyword):
             return h.keyword == "SUBTOPIC"
         return h.keyword == keyword
 
-    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and h.id == seg]
+    seg = _nfc(seg)
+    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and _nfc(h.id) == seg]
     if by_id:
         return by_id
-    return [h.index for h in pool if kw_ok(h) and h.name == seg]
+    return [h.index for h in pool if kw_ok(h) and _nfc(h.name) == seg]
+
+
+def _nfc(text: str) -> str:
+    """Names compare after Unicode NFC normalisation: 'Città' typed or pasted is one name."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _known(index, containers, parent) -> str:
     names = [(h.id if h.id and h.keyword is None else h.name) for h in _children(containers, parent)]
     if not names:
         return "(none)"
-    shown = ", ".join(repr(n) for n in names[:8])
+    shown = ", ".join(quoted(n) for n in names[:8])
     return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
 
@@ -334,5 +341,14 @@ def journal_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ..
     out = []
     for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
         if owner == container and level in levels and index.z_close_line[i] is not None:
+            out.append(index.zone(i))
+    return out
+
+
+def unclosed_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ...]) -> list[ZoneView]:
+    """The zones of the given levels that open after ``container`` and never close (§5.4)."""
+    out = []
+    for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
+        if owner == container and level in levels and index.z_close_line[i] is None:
             out.append(index.zone(i))
     return out

@@ -44,7 +44,7 @@ from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
 from .offsets import CharOffset, chars_before
 from .sanitize import RefusedWrite, quoted
 from .store import STATE_DIR_NAME, Store
-from .verify import Edit, Expect, compare
+from .verify import Edit, Expect, compare, new_diagnostics
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
@@ -128,7 +128,11 @@ def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
 
 
 def _verdict(path: Path, data: bytes, new_data: bytes, zone: ZoneView):
-    """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse."""
+    """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
+
+    Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
+    proposal lists them all; only errors refuse).
+    """
     assert zone.close_start is not None
     text, new_text = decode(data), decode(new_data)
     start: CharOffset = chars_before(data, zone.inner_start)
@@ -139,11 +143,12 @@ def _verdict(path: Path, data: bytes, new_data: bytes, zone: ZoneView):
     before = parse(text, path=str(path))
     after = parse(new_text, path=str(path))
     verdict = compare(before, after, edit, Expect(entries=None, structure=True))
+    found = tuple(new_diagnostics(before, after, edit))
     zones_before = [(b.permission_level, edit.map_line(b.line)) for b in before.blocks
                     if b.type == "permission_block"]
     zones_after = [(b.permission_level, b.line) for b in after.blocks if b.type == "permission_block"]
     problems = () if zones_before == zones_after else ("the zones of the file would change",)
-    return verdict, problems
+    return verdict, problems, found
 
 
 def _diff(name: str, data: bytes, new_data: bytes) -> str:
@@ -193,8 +198,8 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     if new_data == data:
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
                            zone=zone.line, rule="proposal")
-    verdict, problems = _verdict(path, data, new_data, zone)
-    would_add = tuple(printable(d.format()) for d in verdict.new_diagnostics) + verdict.problems + problems
+    verdict, problems, found = _verdict(path, data, new_data, zone)
+    would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
@@ -286,7 +291,7 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
         new_data = _replaced(data, zone, inner)
         if new_data == data:
             return data
-        verdict, problems = _verdict(target, data, new_data, zone)
+        verdict, problems, _found = _verdict(target, data, new_data, zone)
         if problems or not verdict.ok:
             why = problems[0] if problems else verdict.reason()
             raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)", zone=zone.line,

@@ -126,6 +126,11 @@ def _diag_keys(before: Document, after: Document, edit: Edit):
     return new
 
 
+def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
+    """Every diagnostic (errors and warnings) that ``after`` has and ``before`` did not."""
+    return _diag_keys(before, after, edit)
+
+
 def _blocks(doc: Document, edit: Edit, old: bool):
     """(type, line, level, text) of every block outside the region, and the blocks inside it."""
     outside, inside = [], []
