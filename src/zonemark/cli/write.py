@@ -15,7 +15,7 @@ from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
 
 #: Kept in step with zonemark.writer.edit.DATE_HELP (tests check it), without importing the writer here.
 DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
-             "followed by Z or +HH:MM")
+             "followed by Z, +HH:MM or +HHMM")
 
 
 def _actor(sub) -> None:

@@ -48,7 +48,7 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
             layer = Layer.load(p, only=only, exclude=exclude)
             by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
             for d in reported_diagnostics(layer, single_file=False):
-                by_rel.setdefault(d.path, []).append(d)
+                by_rel.setdefault(d.path or ".", []).append(d)
             for rel, diags in by_rel.items():
                 where = str(p / rel)
                 results.append((where, tuple(sorted((replace(d, path=where) for d in diags),

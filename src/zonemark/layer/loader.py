@@ -176,7 +176,7 @@ class Layer:
 
     def superseded_diagnostics(self) -> list[Diagnostic]:
         """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE), path = ``rel``."""
-        out = []
+        out: list[Diagnostic] = []
         for f in self.files:
             out.extend(replace(d, path=f.rel) for i, d in enumerate(f.doc.diagnostics)
                        if (f.rel, i) in self.superseded)
@@ -187,7 +187,7 @@ class Layer:
         order = {f.rel: i for i, f in enumerate(self.files)}
         out = [d for f in self.files for d in self.file_diagnostics(f.rel)]
         out.extend(self.diagnostics)
-        out.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
 
     @property
@@ -364,7 +364,7 @@ class _Loader:
                 self.diag("LAYER_MODULE_WITHOUT_STATE", lm.file, lm.info.line, 1,
                           f"MODULE {lm.module_id} has no STATE and no registry entry: its load state is unknown")
         order = {f.rel: i for i, f in enumerate(files)}
-        self.diags.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
                      tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
 
@@ -417,7 +417,7 @@ class _Loader:
             if not pending:
                 continue
             in_file = {n.nucleus_id for n in doc.nuclei}
-            by_line = {}
+            by_line: dict[int, list[int]] = {}
             for i, d in pending:
                 by_line.setdefault(d.line, []).append(i)
             for m in doc.modules:
@@ -512,7 +512,7 @@ class _Loader:
                     from_own[mid] = (state, f.rel)
                 else:
                     from_reminder[mid] = state
-        out = {}
+        out: dict[tuple[str, int], tuple[str | None, str | None]] = {}
         for mid, (rel, info) in declared.items():
             if mid in from_own:
                 state, src = from_own[mid]

@@ -14,7 +14,7 @@ def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
     (:func:`zonemark.layer.check.reported_diagnostics`).
     """
     by_pos = {(m.file, m.info.line): m for m in layer.modules}
-    governed: dict[int, list[str]] = {}
+    governed: dict[int, list[str | None]] = {}
     for e in layer.edges:
         m = by_pos.get((e.file, e.line))
         if e.kind == "governs" and m is not None:

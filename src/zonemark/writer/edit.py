@@ -153,7 +153,7 @@ def _today(timestamp: bool) -> str:
 
 #: What ``--date`` accepts, in words: exactly the parser's log date (§7.5, :func:`zonemark.core.syntax.valid_date_text`).
 DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
-             "followed by Z or +HH:MM")
+             "followed by Z, +HH:MM or +HHMM")
 
 
 def check_date(date: str) -> str:
@@ -183,7 +183,7 @@ def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
 
 def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset) -> CharOffset:
     """Offset after the last non-blank line in ``text[inner_start:close_start]`` (inner_start if none)."""
-    pos = close_start
+    pos: int = close_start
     while pos > inner_start:
         prev = text.rfind("\n", inner_start, pos - 1)
         start = prev + 1 if prev >= 0 else inner_start
@@ -227,6 +227,7 @@ def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, 
     old_len_b = len(encode(old_zone[rel_start:rel_start + rel_old_len]))
     insert_b = encode(insert)
     new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at + old_len_b:]))
+    verdict: Verdict | None
     if not (new_data.startswith(memoryview(data)[:at])
             and new_data.endswith(memoryview(data)[at + old_len_b:])):
         verdict = Verdict(False, (), ("bytes outside the edited region would change",))
@@ -513,7 +514,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
         text = decode(data)
         doc = parse(text, path=str(path))
         reg = doc.registry
-        current = {}
+        current: dict[str, str] = {}
         if reg is not None:
             for mid, st, _ln in reg.entry_lines:
                 current.setdefault(mid, st)

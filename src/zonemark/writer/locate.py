@@ -107,7 +107,8 @@ class ZoneIndex:
         heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
         zone_blocks = [b for b in doc.blocks if b.type == "permission_block"]
         # Walk headers in order; at each zone's closing tag, record the open logical stack.
-        z_static, z_pos = [], ([], [], [], [], [], [])
+        z_static: list[tuple] = []
+        z_pos: tuple[list, ...] = ([], [], [], [], [], [])
         stack: list[HeaderInfo] = []
         hi = 0
         for b in zone_blocks:
@@ -135,8 +136,8 @@ class ZoneIndex:
         z_pos = (z_pos[0], [to_bytes[v] for v in z_pos[1]], [to_bytes[v] for v in z_pos[2]], z_pos[3],
                  [None if v is None else to_bytes[v] for v in z_pos[4]],
                  [None if v is None else to_bytes[v] for v in z_pos[5]])
-        first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
-        return cls(doc.file_type, doc.title, headers, h_line, h_start, z_static, z_pos, first)
+        global_first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
+        return cls(doc.file_type, doc.title, headers, h_line, h_start, z_static, z_pos, global_first)
 
     # -- views ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -280,6 +281,7 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
             raise RefusedWrite(f"refused: {quoted(seg)} names {len(found)} containers (lines {lines}); "
                                f"use '#n' for the n-th one", rule="address")
         parent = found[0]
+    assert parent is not None  # an address has at least one segment
     return parent
 
 

@@ -155,6 +155,7 @@ def _facts(doc: Document, edit: Edit | None, with_registry: bool = True):
     nuc = tuple((x.nucleus_id, x.name, m(x.line), x.permission_level,
                  tuple((c.kind, c.target, m(c.line)) for c in x.connections), x.ignored) for x in doc.nuclei)
     r = doc.registry
+    reg: tuple | None
     if r is None:
         reg = None
     elif with_registry:
