@@ -16,7 +16,7 @@ import pytest
 from zonemark import parse_file
 from zonemark.writer import RefusedWrite, Store, apply_proposal, propose
 from zonemark.writer import edit as edit_module
-from zonemark.writer.proposals import list_proposals, show_proposal
+from zonemark.writer.proposals import list_proposals
 
 ROOT = Path(__file__).resolve().parent.parent
 CARS = ROOT / "examples" / "layer" / "cars[ext_memory].md"
@@ -253,3 +253,12 @@ def test_proposals_of_a_folder_without_any(tmp_path, capsys):
     (tmp_path / "a.md").write_text(PLANS, encoding="utf-8")
     code, out, _ = run(capsys, ["proposals", tmp_path])
     assert code == 0 and out.strip() == f"{tmp_path}: no pending proposals"
+
+
+def test_a_proposal_keeps_a_crlf_file_crlf(tmp_path, store):
+    f = tmp_path / "crlf.md"
+    f.write_bytes(PLANS.replace("\n", "\r\n").encode("utf-8"))
+    prop = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno.\n", reason="r", store=store)
+    apply_proposal(prop.path, actor="user", store=store)
+    assert f.read_bytes() == PLANS.replace("Andare a Kyōto — forse in primavera.", "Kyōto in autunno.") \
+        .replace("\n", "\r\n").encode("utf-8")

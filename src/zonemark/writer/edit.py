@@ -24,11 +24,15 @@ Decisions:
   layout of the file's first non-empty writable zone (§14 examples: ``[P4]`` directly
   followed by the entry in §14.3/§14.4, a blank line on both sides in §14.1).
 * ``rewrite_registry`` rewrites the entries of ``## MODULE_STATE_REGISTRY:`` as a whole
-  (never single lines, §7.3.1).  Ids whose state it changes must be declared modules (of the
-  file, or of ``known_ids`` — the layer) and must not be ``- permanent``; otherwise refused.
+  (never single lines, §7.3.1) — exactly the registry's own ``* ACTIVE:``/``* INACTIVE:`` lines;
+  the user's text and comments around and between them stay as they are.  Ids whose state
+  it changes must be declared modules (of the file, or of ``known_ids`` — the layer) and
+  must not be ``- permanent``; otherwise refused.
   A file without a registry gets one only from 'user' (a new ``[P4]`` zone at the end of the
   file: the AI never creates permission tags, §5.5 Invariant 5).  'ai' may rewrite a registry
-  in ``[P4]``/``[P5]`` only.
+  in ``[P4]``/``[P5]`` only.  ``set_states`` finds the registry and the known ids of a folder
+  with :class:`zonemark.layer.Layer` (the reminder governs the layer; id conflicts as the
+  layer resolves them).
 * ``edit_zone`` replaces a zone's inner lines: 'ai' only in ``[P5]`` (content sanitised, H6
   entry lines allowed), 'user' anywhere (content verbatim; refused only on new *errors*).
 * ``undo`` is 'user'-only.
@@ -57,7 +61,6 @@ from .verify import Edit, Expect, Verdict, compare, full_check, incremental_chec
 
 ACTORS = ("ai", "user")
 _ID = re.compile(r"[^\s:\[\],]+")
-_TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
 _CACHE_SIZE = 8
 _cache: "OrderedDict[str, tuple[bytes, ZoneIndex]]" = OrderedDict()
 _cache_lock = threading.Lock()

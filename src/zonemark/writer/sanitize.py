@@ -183,12 +183,12 @@ def sanitize_title(title: str) -> Sanitized:
 
 def _renders_as_marker(line: str) -> bool:
     """Whether ``line`` reads as the §N.19 transport marker raw or rendered (escapes, quotes, code, entities)."""
-    if "LOG" not in line.upper() and "&" not in line:
+    if "LOG" not in line and "&" not in line:
         return False
     seen = html.unescape(line)
     seen = _MARKER_NOISE.sub("", seen)
     seen = seen[_MARKER_LEAD.match(seen).end():]  # type: ignore[union-attr]
-    return seen.strip().upper() == _LOG_MARKER
+    return seen.strip() == _LOG_MARKER  # the marker is uppercase (§N.19.2); '[/log]' is escaped as a tag
 
 
 def _structure_at(rest: str) -> str | None:
