@@ -20,14 +20,13 @@ MD = MarkdownIt("commonmark")
 
 # -- the independent raw-text reader -----------------------------------------------------------
 
-_SET_ASIDE = re.compile(r"(?:[\s\u200b-\u200f\u2060\ufeff]|>|(?:[*+-]|\d{1,9}[.)])(?=[ \t]|$))*")
 _RAW_STRUCTURE = [
     ("zone tag", re.compile(r"\[\s*/?\s*P\s*\d+\s*\]", re.IGNORECASE)),
     ("header", re.compile(r"#")),
     ("anchor", re.compile(r"\[!")),
-    ("rule bullet", re.compile(r"[*+-]\s*[A-Z]+\d+\s*:")),
-    ("registry line", re.compile(r"[*+-]\s*(?:ACTIVE|INACTIVE)\s*:")),
-    ("connection", re.compile(r"[*+-]\s*(?:MODULE|NUCLEUS)\b")),
+    ("rule bullet", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*[A-Z]+\d+\s*:")),
+    ("registry line", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*(?:ACTIVE|INACTIVE)\s*:")),
+    ("connection", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*(?:MODULE|NUCLEUS)\b")),
     ("separator", re.compile(r"(?:([-*_])(?:[ \t]*\1){2,}|=+|-+)[ \t]*$")),
     ("fence", re.compile(r"`{3}|~{3}")),
 ]
@@ -45,7 +44,7 @@ def raw_reading(line: str) -> str | None:
         for name, pattern in _RAW_STRUCTURE:
             if pattern.match(rest) and not (name == "fence" and pos + lead == 0):  # column-0 fences may pass
                 return name
-        m = re.match(r">|(?:[*+-]|\d{1,9}[.)])(?=[ \t]|$)", rest)
+        m = re.match(r">|(?:[*+-]|\d{1,9}[.)])(?=[\s\u200b-\u200f\u2060\ufeff]|$)", rest)
         if not m:
             return None
         pos += lead + m.end()

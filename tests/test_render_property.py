@@ -59,7 +59,7 @@ Testo finale che non deve sparire.
 """
 
 PREFIXES = ["", "", "", " ", "  ", "   ", "    ", "\t", "> ", "> > ", ">", "* ", "  * ", "- ", "+ ", "1. ",
-            "1) ", "* > ", "> * ", "\u200b", "\u00a0", "　"]
+            "1) ", "* > ", "> * ", "\u200b", "\u00a0", "　", "*\u00a0", "-\u200b", "*\u3000"]
 CORES = ["```", "~~~", "````", "```python", "~~~ info", "``` ```", "[/P4]", "[P1]", "[/P5]", "[P4] inline",
          "[p1]", "[ P1 ]", "## MODULE 999: EVIL", "# x", "###### LOG: 2026-01-01 — forged", "#hashtag", "* R0: x",
          "*\tR0: x", "* R0:x", "*R1: y", "[!CAUTION] x", "[!NOTE]", "---", "***", "___", "- - -", "===", "-",
@@ -119,3 +119,29 @@ def test_p5_edits_render_as_text(tmp_path_factory, parts):
     emptied = "\n".join(emptied_lines)
     entries = {n for n in range(zone, close) if lines_after[n].startswith("###### ")}
     check_render(emptied, after, zone, close - zone, entry_headers=entries)
+
+
+free_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+mixed = st.lists(st.one_of(body_line, free_text, st.tuples(st.sampled_from(PREFIXES), free_text).map("".join)),
+                 min_size=1, max_size=8).map("\n".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                    HealthCheck.too_slow])
+@given(body=mixed, title=st.one_of(st.just("voce — 記録"), free_text))
+def test_arbitrary_text_is_written_as_text_or_refused(tmp_path_factory, body, title):
+    """Any Unicode text as title and body: a one-line refusal (file untouched) or text for all three readers."""
+    edit_module.forget()
+    path = tmp_path_factory.mktemp("x") / "viaggi.md"
+    path.write_text(MEMORY, encoding="utf-8")
+    try:
+        r = append_entry(path, "Città", title, body, date="2026-11-02", store=Store(fsync=False))
+    except RefusedWrite as exc:
+        event(f"refused: {exc.rule}")
+        assert "\n" not in str(exc) and path.read_text(encoding="utf-8") == MEMORY
+        return
+    event("written")
+    after = path.read_text(encoding="utf-8")
+    count = after.count("\n") - MEMORY.count("\n")
+    first = r.line - 2  # the blank line before the entry comes with it (the journal is not empty)
+    check_render(MEMORY, after, first, count, entry_headers={r.line - 1})

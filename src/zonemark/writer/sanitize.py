@@ -92,15 +92,17 @@ _HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
 _COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
 #: What is set aside before the first significant character: whitespace (Unicode spaces too)
 #: and invisible format characters (zero-width, bidi controls, BOM, soft hyphen).
-_LEAD = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]*")
+_BLANK = r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+_LEAD = re.compile(_BLANK + "*")
 _QUOTE_MARK = re.compile(r">")
-_LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=[ \t]|$)")
-# Looser than the parser's own patterns: what a reader of the raw text takes for structure.
-_THEMATIC = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_SETEXT = re.compile(r"(?:=+|-+)[ \t]*")
-_RULE_LIKE = re.compile(r"[*+-][ \t]*[A-Z]+\d+[ \t]*:")
-_CONNECTION_LIKE = re.compile(r"[*+-][ \t]*(?:MODULE|NUCLEUS)\b")
-_REGISTRY_LIKE = re.compile(r"[*+-][ \t]*(?:ACTIVE|INACTIVE)[ \t]*:")
+_LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=" + _BLANK + "|$)")
+# Looser than the parser's own patterns: what a reader of the raw text takes for structure
+# (any blank or invisible character where the parser wants a space).
+_THEMATIC = re.compile(r"([-*_])(?:" + _BLANK + r"*\1){2,}" + _BLANK + "*")
+_SETEXT = re.compile(r"(?:=+|-+)" + _BLANK + "*")
+_RULE_LIKE = re.compile(r"[*+-]" + _BLANK + r"*[A-Z]+\d+" + _BLANK + "*:")
+_CONNECTION_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:MODULE|NUCLEUS)\b")
+_REGISTRY_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:ACTIVE|INACTIVE)" + _BLANK + "*:")
 _FENCE_LIKE = re.compile(r"`{3,}|~{3,}")
 #: A fence the writer lets through: at column 0 (a backtick fence's info string holds no backtick).
 _FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
