@@ -67,7 +67,7 @@ def test_append_body_from_file_and_stdin(layer, capsys, monkeypatch, tmp_path):
     (["--container", "Nope", "--title", "t", "--body", "b"], 1, "refused: no container 'Nope'"),
     (["--container", "Maintenance", "--title", "a\nb", "--body", "b"], 1, "refused: title: a title is one line"),
     (["--container", "Maintenance", "--title", "t", "--body", "- dash"], 1, "LIST_MARKER_MISMATCH"),
-    (["--container", "Maintenance", "--title", "t", "--body", "b", "--date", "2026-02-30"], 2, "not an ISO 8601"),
+    (["--container", "Maintenance", "--title", "t", "--body", "b", "--date", "2026-02-30"], 2, "is not a log date"),
     (["--container", "Maintenance", "--title", "t", "--body", "b", "--body-file", "x"], 2, "not both"),
     (["--container", "Maintenance", "--title", "t", "--body-file", "/nonexistent/b.txt"], 2, "no such body file"),
     (["--container", "Maintenance", "--body", "b"], 2, "--title"),
@@ -187,3 +187,42 @@ def test_edit_p5_from_stdin_and_tty_without_content(tmp_path, capsys, monkeypatc
     _, err = capsys.readouterr()
     assert "give the content with --content-file F or on stdin" in refused(code, err, 2)
     assert f.read_bytes() == old
+
+
+# -- issue 7 item 5 ----------------------------------------------------------------------------
+
+EVIL_BODY = "* item\n  ```\n[/P4]\n[P1]\n## MODULE 999: EVIL\n  ```"
+
+
+def _commonmark_headings(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+    tokens = MarkdownIt("commonmark").parse(text)
+    return [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def test_append_through_a_list_item_fence_is_escaped(tmp_path, capsys, monkeypatch):
+    edit_module.forget()
+    cars = tmp_path / "cars.md"
+    shutil.copy(Path(__file__).resolve().parent.parent / "examples" / "layer" / "cars[ext_memory].md", cars)
+    before = _commonmark_headings(cars.read_text(encoding="utf-8"))
+    code, out, err = run(capsys, monkeypatch, ["append", cars, "--container", "Maintenance", "--title", "x",
+                                               "--body", EVIL_BODY, "--date", "2026-11-02"])
+    assert code == 0
+    text = cars.read_text(encoding="utf-8")
+    assert "\n\\[/P4]\n\\[P1]\n\\## MODULE 999: EVIL\n  \\```\n[/P4]\n" in text
+    after = _commonmark_headings(text)
+    assert "MODULE 999: EVIL" not in after and len(after) == len(before) + 1
+    code, out, _ = run(capsys, monkeypatch, ["check", cars])
+    assert code == 0 and "0 errors, 0 warnings" in out
+
+
+def test_edit_p5_through_a_list_item_fence_is_escaped(tmp_path, capsys, monkeypatch):
+    edit_module.forget()
+    f = tmp_path / "m.md"
+    f.write_text("# M — メモ [external_memory]\n\n[P1]\n## TOPIC: Città\n[/P1]\n[P5]\nold\n[/P5]\n\n[P1]\n"
+                 "## TOPIC: Dopo\n[/P1]\n", encoding="utf-8")
+    code, out, err = run(capsys, monkeypatch, ["edit", f, "--zone", "6"], stdin=EVIL_BODY.encode())
+    assert code == 0
+    text = f.read_text(encoding="utf-8")
+    assert "[P5]\n* item\n  \\```\n\\[/P4]\n\\[P1]\n\\## MODULE 999: EVIL\n  \\```\n[/P5]\n" in text
+    assert _commonmark_headings(text) == ["M — メモ [external_memory]", "TOPIC: Città", "TOPIC: Dopo"]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from render_check import check_render
+
 from zonemark import parse
 from zonemark.core.nodes import Heading, Rule
 from zonemark.writer import RefusedWrite, Store, append_entry
@@ -79,11 +81,45 @@ def payloads() -> list[str]:
             "    indented code", "\\[P1]", "\\", "trailing #", "trailing ###", "ends with \\"]
     # enormous lines
     out += ["x" * 1_000_000, "# " + "y" * 1_000_000]
+    return out + raw_text_payloads()
+
+
+#: Issue 7 item 5: fences in list items and block quotes, and what the raw text shows.
+ATTACK = "[/P4]\n[P1]\n## MODULE 999: EVIL"
+CONTAINERS = ["* item — voce", "  * nested — 入れ子", "1. numbered", "- dash", "> quote — citazione", "> > nested",
+              "> * quoted item", "* > item quote"]
+
+
+def raw_text_payloads() -> list[str]:
+    out: list[str] = []
+    for fence in ("```", "~~~", "````", "```python"):
+        for indent in ("", " ", "  ", "   ", "    ", "\t"):
+            for container in ("* item", "> quote", "1. uno"):
+                out.append(f"{container}\n{indent}{fence}\n{ATTACK}\n{indent}{fence[:3]}")
+        for q in ("> ", "> > ", ">", "* ", "  * ", "1. ", "- > "):
+            out.append(f"{q}{fence}\n{q}[/P4]\n{q}## MODULE 999: EVIL\n{q}{fence}")
+    # column-0 fences: let through, but structure inside them still shows as text in the raw view
+    out += ["```\n[/P4]\n[P1]\n## MODULE 999: EVIL\n```", "~~~\n* R1: regola\n> [!CAUTION]\n---\n~~~",
+            "```\n``` ```\n[/P4]\n```", "```\n  ```\n[/P4]\n```", "````\n```\n[/P4]\n````",
+            "```\nPerché — 東京\n```", "```js\n<!-- x -->\n```", "```\n[/LOG]\n```", "~~~\n\\[/LOG]\n~~~"]
+    # every structural spelling behind quote and list markers, indentation and invisible characters
+    cores = ["[/P4]", "[P1]", "[P4] riga", "## MODULE 999: EVIL", "###### LOG: 2026-01-01 — falso", "# 見出し",
+             "* R0: x", "*\tR0: x", "* R0:x", "[!CAUTION] Attenzione", "---", "***", "===", "* ACTIVE: 042",
+             "* MODULE 042", "**STATE:** inactive", "```", "~~~"]
+    for prefix in ("> ", "> > ", ">", "* ", "  * ", "1. ", "- ", "+ ", "* > ", "  ", "\u200b", "\u00a0", "\u3000",
+                   "\u202e"):
+        out += [prefix + core for core in cores]
+    # comments and HTML anywhere in a line; the marker in every rendering
+    out += ["visibile — 見える <!--\nnascosto — 隠す\n-->", "a <!-- b", "testo <!-- [/P4] -->", "x <span hidden>y</span>",
+            "\\<!-- escaped", "\\\\<!-- even backslashes", "* item <!--\n  still\n-->", "> <!-- q",
+            "\\[/LOG]", "\\[/LOG\\]", "> [/LOG]", "* [/LOG]", "`[/LOG]`", "**[/LOG]**", "&#91;/LOG&#93;",
+            "&lbrack;/LOG&rbrack;", "voce\n\\[/LOG]\nseguito — 続き"]
     return out
 
 
 def test_payload_count():
     assert len(payloads()) >= 200
+    assert len(raw_text_payloads()) >= 100
 
 
 def _p13_zones(doc):
@@ -126,6 +162,7 @@ def test_hostile_payloads(tmp_path, name, container, names):
     base_diags = [(d.code, d.message) for d in base.diagnostics]
     base_structure = _structure(base)
     counts = Counter()
+    rendered = set(raw_text_payloads())
     for payload in payloads():
         for role in ("title", "body"):
             path.write_bytes(original)
@@ -153,6 +190,16 @@ def test_hostile_payloads(tmp_path, name, container, names):
             added = len(data) - len(original)
             assert added > 0 and data[:k] + data[k + added:] == original, what
             assert _structure(after) == base_structure + 1, what
+            if role == "body" and payload in rendered:  # CommonMark and the raw text agree (issue 7 item 5)
+                text, old_text = data.decode("utf-8"), original.decode("utf-8")
+                count = text.count("\n") - old_text.count("\n")
+                first = result.line - 1
+                if text.split("\n")[first - 1] == "" and count > 0:
+                    first -= 1
+                try:
+                    check_render(old_text, text, first, count, entry_headers={result.line - 1})
+                except AssertionError as exc:
+                    raise AssertionError((what, str(exc)[:300])) from None
             counts[f"{role} {'neutralised' if result.changes else 'verbatim'}"] += 1
     total = sum(counts.values())
     assert total == 2 * len(payloads())

@@ -8,7 +8,7 @@ import pytest
 
 from zonemark.core.diagnostics import CATALOGUE, Severity
 from zonemark.layer import Layer, LayerError, matches
-from zonemark.layer.check import layer_diagnostics_for_paths, superseded_diagnostics_for_paths
+from zonemark.layer.check import check_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ROOT / "tests" / "fixtures" / "layers"
@@ -318,22 +318,16 @@ def test_glob_dialect():
 
 # -- the check command's hook -------------------------------------------------------------
 
-def test_layer_diagnostics_for_paths_joins_the_folder_as_given(tmp_path):
+def test_check_paths_joins_the_folder_as_given(tmp_path):
     folder = tmp_path / "lay"
     write(folder, "tool[ext_module].md", "# TOOL [external_module]\n\n[P1]\n## MODULE T: t [NUCLEI: ]\n"
                                          "### STATE\nactive\n### CONNECTIONS\n* MODULE NOPE\n[/P1]\n")
-    diags = layer_diagnostics_for_paths([str(folder), str(folder / "tool[ext_module].md"), str(tmp_path / "no")])
-    assert [(d.path, d.line, d.code) for d in diags] == [
+    report = check_paths([str(folder)])
+    assert sorted((d.path, d.line, d.code) for _, ds in report.results for d in ds) == [
         (str(folder), 1, "LAYER_NO_REMINDER"),
         (str(folder / "tool[ext_module].md"), 8, "LAYER_UNRESOLVED_CONNECTION"),
     ]
-
-
-def test_superseded_diagnostics_for_paths():
-    diags = superseded_diagnostics_for_paths([str(EXAMPLE)])
-    assert {d.code for d in diags} == {"UNRESOLVED_NUCLEUS_REFERENCE"}
-    assert sorted(Path(d.path).name for d in diags) == [
-        "curiosity[ext_module].md", "curiosity[ext_module].md", "empathy[ext_module].md"]
+    assert report.notes == ()
 
 
 def test_unreadable_file_is_a_diagnostic_not_a_crash(tmp_path, monkeypatch):
@@ -359,12 +353,11 @@ def test_layer_codes_are_registered_with_layer_scope():
         assert CATALOGUE[code].scope == "layer" and CATALOGUE[code].origin == "zonemark"
 
 
-def test_check_results_for_paths_reads_each_folder_once_as_a_layer(tmp_path):
-    from zonemark.layer.check import check_results_for_paths
-    results = dict(check_results_for_paths([str(EXAMPLE), str(LAYERS / "no_reminder"),
-                                            str(LAYERS / "unresolved" / "hub[ext_module].md")]))
+def test_check_paths_reads_each_folder_once_as_a_layer(tmp_path):
+    results = dict(check_paths([str(EXAMPLE), str(LAYERS / "no_reminder"),
+                                str(LAYERS / "unresolved" / "hub[ext_module].md")]).results)
     example = {k: v for k, v in results.items() if k.startswith(str(EXAMPLE))}
-    assert len(example) == 5 and all(v == [] for v in example.values())  # resolved nucleus references dropped
+    assert len(example) == 5 and all(v == () for v in example.values())  # resolved nucleus references dropped
     assert [d.code for d in results[str(LAYERS / "no_reminder")]] == ["LAYER_NO_REMINDER"]
     assert [d.code for d in results[str(LAYERS / "no_reminder" / "tool[ext_module].md")]] == [
         "UNRESOLVED_NUCLEUS_REFERENCE"]
@@ -373,7 +366,7 @@ def test_check_results_for_paths_reads_each_folder_once_as_a_layer(tmp_path):
     assert [d.code for d in hub] == ["UNRESOLVED_NUCLEUS_REFERENCE", "UNRESOLVED_NUCLEUS_REFERENCE"]
     assert all(d.path == str(LAYERS / "unresolved" / "hub[ext_module].md") for d in hub)
     with pytest.raises(LayerError):
-        check_results_for_paths([str(tmp_path / "missing")])
+        check_paths([str(tmp_path / "missing")])
 
 
 def test_reminder_module_governed_by_an_external_nucleus_file(tmp_path):
@@ -406,13 +399,3 @@ def test_conflicts_between_external_files(tmp_path):
     assert [(d.path, d.line) for d in conflict] == [("b.md", 8)]
     assert "a.md:4" in conflict[0].message
     assert layer.module("Y").file == "c.md"
-
-
-def test_layer_findings_for_paths_is_both_hooks_at_once():
-    from zonemark.layer.check import layer_findings_for_paths
-    paths = [str(EXAMPLE), str(LAYERS / "registry")]
-    added, dropped = layer_findings_for_paths(paths)
-    assert added == layer_diagnostics_for_paths(paths)
-    assert dropped == superseded_diagnostics_for_paths(paths)
-    assert len(added) == 3  # registry: permanent override, unknown entry, out of scope
-    assert len(dropped) == 3 + 3  # example: 3; registry: SCOUT, LOCKED, LOCAL each resolve nucleus 1

@@ -57,7 +57,11 @@ def test_structural_line_is_neutralised_for_parser_and_commonmark(line):
         assert [d.code for d in doc.diagnostics] == [d.code for d in base.diagnostics] == []
         assert doc.modules == base.modules and doc.registry == base.registry
         assert doc.standard_version is None
-    assert tokens_text(out.text) == line.strip()
+    if line.startswith(">"):  # the quote stays a quote; what it holds is literal text
+        assert MD.parse(out.text)[0].type == "blockquote_open"
+        assert tokens_text(out.text[1:].lstrip()) == line[1:].strip()
+    else:
+        assert tokens_text(out.text) == line.strip()
 
 
 @pytest.mark.parametrize("line", ["plain text", "a [P1] mid-line", "1. ordered", "* bullet", "> plain quote",
@@ -67,10 +71,11 @@ def test_plain_lines_are_kept(line):
     assert sanitize_body(line).changes == ()
 
 
-def test_balanced_fence_is_kept_verbatim():
-    body = "before\n```\n# not a header\n[/P4]\n```\nafter"
+def test_balanced_fence_is_kept_and_structure_inside_it_escaped():
+    """A column-0 fence is let through; in the raw text '[/P4]' inside it still reads as a tag (issue 7.5)."""
+    body = "before\n```\n# not a header\n[/P4]\ncode — コード\n```\nafter"
     out = sanitize_body(body)
-    assert out.text == body
+    assert out.text == "before\n```\n\\# not a header\n\\[/P4]\ncode — コード\n```\nafter"
     doc = parse(in_zone(out.text))
     assert not doc.diagnostics and len(doc.outline().children[0].entries) == 1
 
@@ -139,3 +144,75 @@ def test_title_neutralisation(title, expected):
     assert entry.title == out.text
     rendered = MD.parse(f"###### {out.text}")[1].children
     assert "".join(k.content for k in rendered if k.type == "text") == title.strip()
+
+
+# -- issue 7 item 5: structure through a fence, and the raw-text view ---------------------------
+
+def rendered(src: str):
+    """(block token types, inline text) of a CommonMark rendering."""
+    tokens = MD.parse(src)
+    return ([t.type for t in tokens if t.type != "inline"],
+            "\n".join(t.content for t in tokens if t.type == "inline"))
+
+
+def test_list_item_fence_cannot_hide_a_zone_tag():
+    body = "* item\n  ```\n[/P4]\n[P1]\n## MODULE 999: EVIL\n  ```"
+    out = sanitize_body(body)
+    assert out.text == "* item\n  \\```\n\\[/P4]\n\\[P1]\n\\## MODULE 999: EVIL\n  \\```"
+    types, _ = rendered(out.text)
+    assert "heading_open" not in types and "fence" not in types and "code_block" not in types
+    assert not parse(in_zone(out.text)).diagnostics
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("*\tR0: x", "\\*\tR0: x"), ("* R0:x", "\\* R0:x"), ("*R1: y", "\\*R1: y"), ("> > [!CAUTION]", "> > \\[!CAUTION]"),
+    ("> > [!CAUTION] Attenzione — 注意", "> > \\[!CAUTION] Attenzione — 注意"), ("* ## MODULE 9: X", "* \\## MODULE 9: X"),
+    ("1. [P1]", "1. \\[P1]"), ("> ```", "> \\```"), ("   ```", "   \\```"), ("\t~~~", "\t\\~~~"),
+    ("\u200b[P1]", "\u200b\\[P1]"), ("\u00a0# x", "\u00a0\\# x"), ("  ---", "  \\---"), ("> ---", "> \\---"),
+    ("* * *", "\\* * *"), ("- [/P4]", "- \\[/P4]"),
+])
+def test_raw_text_structure_is_escaped_after_markers_and_indentation(line, expected):
+    assert sanitize_body(line).text == expected
+
+
+@pytest.mark.parametrize("line", ["[/LOG]", "\\[/LOG]", "\\[/LOG\\]", "> [/LOG]", "* [/LOG]", "`[/LOG]`",
+                                  "**[/LOG]**", "&#91;/LOG&#93;", "&lbrack;/LOG&rbrack;", "  \\[/LOG]  "])
+def test_a_line_that_renders_as_the_log_marker_is_removed(line):
+    """§N.19.3.4: text read off the screen must not hold a marker either."""
+    out = sanitize_body(f"Perché — prima\n{line}\n東京 — dopo")
+    assert out.text == "Perché — prima\n東京 — dopo"
+    assert "[/LOG] marker removed (§N.19.3.4)" in out.changes
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("text <!-- hidden", "text \\<!-- hidden"), ("a <!-- b --> c", "a \\<!-- b --> c"),
+    ("\\<!-- already", "\\<!-- already"), ("\\\\<!-- even run", "\\\\\\<!-- even run"),
+    ("x <span hidden>y</span>", "x \\<span hidden>y\\</span>"), ("1 < 2 and 3 <= 4", "1 < 2 and 3 <= 4"),
+])
+def test_html_is_neutralised_mid_line(line, expected):
+    out = sanitize_body(line)
+    assert out.text == expected
+    tokens = MD.parse(out.text)
+    assert not any(c.type == "html_inline" for t in tokens if t.type == "inline" for c in t.children)
+
+
+def test_comment_over_later_lines_is_not_hidden():
+    out = sanitize_body("visibile — 見える <!--\nnascosto — 隠す\n-->")
+    html = MD.render(out.text)
+    assert "<!--" not in html.replace("&lt;!--", "") and "nascosto — 隠す" in html
+
+
+def test_fences_the_writer_lets_through_end_where_commonmark_ends_them():
+    body = "```\n``` ```\n  ```\n\t```\n```x\n```\n~~~\nfine — 良い\n~~~~"
+    out = sanitize_body(body)
+    lines = out.text.split("\n")
+    assert lines[0] == "```" and lines[5] == "```"
+    assert lines[1:5] == ["\\``` ```", "  \\```", "\t\\```", "\\```x"]
+    assert lines[6] == "~~~" and lines[8] == "~~~~"
+    fences = [t for t in MD.parse(out.text) if t.type == "fence"]
+    assert [t.map for t in fences] == [[0, 6], [6, 9]]
+
+
+def test_unclosed_or_indented_fence_is_escaped():
+    assert sanitize_body(" ```\nx\n ```").text == " \\```\nx\n \\```"
+    assert sanitize_body("```\nnever closed — mai").text == "\\```\nnever closed — mai"

@@ -245,8 +245,9 @@ def test_file_that_keeps_changing_raises_conflict_and_keeps_the_users_change(mem
 
     with pytest.raises(WriteConflict, match="kept changing"):
         store.update(memory_file, transform, actor="ai", action="append_entry")
-    assert len(calls) == 3
-    assert memory_file.read_bytes().endswith(b"user edit 3\n")
+    # one try before the lock (nothing of zonemark's is beside the file yet), then three under it
+    assert len(calls) == 1 + 3
+    assert memory_file.read_bytes().endswith(b"user edit 4\n")
     assert b"zonemark\n" not in memory_file.read_bytes()
     assert store.history(memory_file) == [] and saved_versions(store, memory_file) == []
     assert leftovers(memory_file.parent) == []
@@ -454,3 +455,19 @@ def test_lock_is_per_file_and_times_out_with_a_conflict(memory_file, tmp_path):
 def test_retention_must_be_positive():
     with pytest.raises(ValueError):
         Store(retention=0)
+
+
+def test_a_refused_write_leaves_nothing_behind(memory_file):
+    """Issue 7 item 9: no .zonemark/locks/ folder (or anything else) created by a refusal."""
+    store = Store(fsync=False)
+    before = sorted(p.name for p in memory_file.parent.iterdir())
+
+    def refuse(data: bytes) -> bytes:
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError):
+        store.update(memory_file, refuse, actor="ai", action="append_entry")
+    assert store.update(memory_file, lambda data: data, actor="ai", action="nothing").changed is False
+    with pytest.raises(NothingToUndo):
+        store.undo(memory_file, actor="user")
+    assert sorted(p.name for p in memory_file.parent.iterdir()) == before

@@ -293,6 +293,55 @@ def test_registry_rewrite_is_whole_block(zones, store):
     assert not parse_file(zones).diagnostics
 
 
+REGISTRY_WITH_NEIGHBOURS = """# R — 記憶 [reminder]
+
+[P1]
+## MODULE 001: UNO [NUCLEI: 1]
+### STATE
+active
+## MODULE 002: DUE — 二 [NUCLEI: 1]
+### STATE
+inactive
+## NUCLEUS 1: CORE
+[/P1]
+
+[P4]
+## MODULE_STATE_REGISTRY:
+{between}* ACTIVE: 001
+* INACTIVE: 002
+{after}[/P4]
+"""
+
+
+@pytest.mark.parametrize("between,after", [
+    ("", "Nota libera dell'utente — 大事なメモ.\n"),
+    ("<!-- keep me — 残す -->\n", ""),
+    ("<!-- keep me -->\n", "testo dopo\n\naltro paragrafo — 段落\n"),
+])
+def test_registry_rewrite_replaces_only_the_registry_lines(tmp_path, store, between, after):
+    """Issue 7 item 4: free text after the lines and a comment between header and lines are kept."""
+    edit_module.forget()
+    p = tmp_path / "r.md"
+    p.write_text(REGISTRY_WITH_NEIGHBOURS.format(between=between, after=after), encoding="utf-8")
+    set_states(p, activate=["002"], actor="ai", store=store)
+    text = p.read_text(encoding="utf-8")
+    assert text == REGISTRY_WITH_NEIGHBOURS.format(between=between, after=after).replace(
+        "* ACTIVE: 001\n* INACTIVE: 002\n", "* ACTIVE: 001, 002\n* INACTIVE:\n")
+    reg = parse_file(p).registry
+    assert reg.active == ("001", "002") and reg.inactive == ()
+    assert not parse_file(p).diagnostics
+
+
+def test_registry_rewrite_keeps_line_endings_and_indentation(tmp_path, store):
+    edit_module.forget()
+    p = tmp_path / "r.md"
+    src = REGISTRY_WITH_NEIGHBOURS.format(between="", after="fine\n").replace("* INACTIVE: 002", "* INACTIVE: 002")
+    p.write_bytes(src.replace("\n", "\r\n").encode("utf-8"))
+    rewrite_registry(p, active=["002"], inactive=["001"], actor="user", store=store)
+    data = p.read_bytes()
+    assert b"* ACTIVE: 002\r\n* INACTIVE: 001\r\nfine\r\n[/P4]\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+
+
 def test_registry_refusals(zones, store):
     old = zones.read_bytes()
     with pytest.raises(RefusedWrite, match="module 001 has a permanent STATE"):
@@ -329,6 +378,39 @@ def test_layer_state_uses_the_reminder_and_other_files(tmp_path, store):
     assert reg.active == ("CURIOSITY_ENGINE",) and reg.inactive == ("042",)
 
 
+def test_layer_state_follows_the_layer_loader(tmp_path, store):
+    """Issue 8: set_states finds the reminder and the ids with zonemark.layer.Layer (no rules of its own)."""
+    edit_module.forget()
+    (tmp_path / "agent.md").write_text(REGISTRY_WITH_NEIGHBOURS.format(between="", after=""), encoding="utf-8")
+    # a reminder tag late in a long file, past any first-4-KB sniffing, is still the file's H1
+    (tmp_path / "notes.md").write_text("x\n" * 3000, encoding="utf-8")
+    # a module file clashing with the reminder's id 002 is not merged (§7.1.1)
+    (tmp_path / "clash.md").write_text("# Clash [external_module]\n\n[P1]\n## MODULE 002: ALTRO\n### STATE\nactive\n"
+                                       "## MODULE 077: SOLO\n### STATE\nactive\n[/P1]\n", encoding="utf-8")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "other[reminder].md").write_text("# Other [reminder]\n", encoding="utf-8")
+    old = (tmp_path / "agent.md").read_bytes()
+    with pytest.raises(RefusedWrite, match="module 077 is declared in clash.md, which the layer does not merge"):
+        set_states(tmp_path, activate=["077"], store=store)
+    assert (tmp_path / "agent.md").read_bytes() == old
+    set_states(tmp_path, activate=["002"], store=store)
+    assert parse_file(tmp_path / "agent.md").registry.active == ("001", "002")
+
+
+def test_layer_state_refuses_a_folder_with_two_reminders(tmp_path, store):
+    edit_module.forget()
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(REGISTRY_WITH_NEIGHBOURS.format(between="", after=""), encoding="utf-8")
+    with pytest.raises(RefusedWrite, match="holds 2 \\[reminder\\] files"):
+        set_states(tmp_path, activate=["002"], store=store)
+
+
+@pytest.mark.parametrize("ids", [[""], [",,"], [" , "]])
+def test_state_needs_an_id(zones, store, ids):
+    with pytest.raises(ValueError, match="at least one module id"):
+        set_states(zones, activate=ids, store=store)
+
+
 # -- proposals ------------------------------------------------------------------------------
 
 def test_propose_and_apply(zones, store):
@@ -336,7 +418,7 @@ def test_propose_and_apply(zones, store):
     prop = propose(zones, line, "## MODULE 003: THREE [NUCLEI: 1]\n### STATE\ninactive\n", actor="ai",
                    reason="THREE should start inactive", store=store)
     record = json.loads(prop.path.read_text(encoding="utf-8"))
-    assert record["zone"] == {"line": line, "level": 3} and record["proposed_by"] == "ai"
+    assert (record["zone"]["line"], record["zone"]["level"]) == (line, 3) and record["proposed_by"] == "ai"
     assert record["status"] == "open" and "+### STATE" in record["diff"]
     assert prop.path.parent == zones.parent / ".zonemark" / "proposals"
     old = zones.read_bytes()
@@ -356,10 +438,10 @@ def test_apply_after_unrelated_change_and_conflict(zones, store):
     append_entry(zones, "004", "unrelated", "x", date="2026-01-01", store=store)  # the [P4] zone after
     apply_proposal(prop.path, actor="user", store=store)
     assert "## MODULE 003: THREE [NUCLEI: 1]\nnew text\n[/P3]" in zones.read_text(encoding="utf-8")
-    prop2 = propose(zones, "003", "## MODULE 003: THREE [NUCLEI: 1]\nother\n", reason="again", store=store)
+    prop2 = propose(zones, line + 1, "## MODULE 003: THREE [NUCLEI: 1]\nother\n", reason="again", store=store)
     zones.write_text(zones.read_text(encoding="utf-8").replace("new text", "user wrote this"), encoding="utf-8")
     old = zones.read_bytes()
-    with pytest.raises(RefusedWrite, match="changed since the proposal"):
+    with pytest.raises(RefusedWrite, match="stale: the \\[P3\\] zone at line 13 changed since the proposal"):
         apply_proposal(prop2.path, actor="user", store=store)
     assert zones.read_bytes() == old
 

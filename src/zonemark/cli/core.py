@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from ..core.text import printable
 from ..render.formats import FORMATS
-from .common import EXIT_FINDINGS, EXIT_OK, CliError
+from .common import EXIT_FINDINGS, EXIT_OK, CliError, json_text
 
 
 def read_document(path: Path):
@@ -31,7 +31,7 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
     """One stderr line for a file that is not UTF-8 (§1); True when it is not."""
     bad = next((d for d in diagnostics if d.code == "INVALID_UTF8"), None)
     if bad is not None:
-        print(f"zonemark: {path} is not valid UTF-8 ({bad.message} at line {bad.line}, column {bad.column});"
+        print(f"zonemark: {printable(path)} is not valid UTF-8 ({bad.message} at line {bad.line}, column {bad.column});"
               " its bytes are kept as they are", file=sys.stderr)
     return bad is not None
 
@@ -39,9 +39,11 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 # -- commands -------------------------------------------------------------------------
 
 def cmd_check(args) -> int:
+    from dataclasses import replace
+
     from ..core.diagnostics import Severity
     from ..layer import LayerError
-    from ..layer.check import check_results_for_paths
+    from ..layer.check import check_paths
     from ..render.formats import render_diagnostics
     if args.explain:
         return cmd_explain(args.explain)
@@ -51,14 +53,18 @@ def cmd_check(args) -> int:
         if not Path(raw).exists():
             raise CliError(f"zonemark: no such file or folder: {raw}")
     try:
-        results = check_results_for_paths(args.paths)
+        report = check_paths(args.paths, only=args.only, exclude=args.exclude)
     except LayerError as exc:
-        raise CliError(f"zonemark: {exc}") from None
+        raise CliError(f"zonemark: {printable(str(exc))}") from None
     except OSError as exc:
         raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
+    results = [(path, list(diags)) for path, diags in report.results]
     for path, diags in results:
         warn_if_not_utf8(diags, path)
-    sys.stdout.write(render_diagnostics(results, args.format))
+    shown = [(printable(path), [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
+    sys.stdout.write(render_diagnostics(shown, args.format))
+    for note in report.notes:
+        print(f"note: {printable(note)}", file=sys.stderr)
     has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
     return EXIT_FINDINGS if has_error else EXIT_OK
 
@@ -83,8 +89,7 @@ def cmd_codes(args) -> int:
 def cmd_parse(args) -> int:
     doc = read_document(Path(args.file))
     data = doc.to_dict()
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=args.indent)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(data, args.indent))
     return EXIT_FINDINGS if doc.errors else EXIT_OK
 
 
@@ -92,8 +97,7 @@ def cmd_outline(args) -> int:
     doc = read_document(Path(args.file))
     root = doc.outline()
     if args.json:
-        json.dump(root.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(root.to_dict()))
     else:
         from ..render.outline_text import render_outline
         print(render_outline(root))
@@ -125,6 +129,11 @@ def register(sub) -> None:
     c.add_argument("paths", nargs="*", metavar="PATH")
     c.add_argument("--format", choices=FORMATS, default="text")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
+    c.add_argument("--only", action="append", metavar="GLOB",
+                   help="in folders, keep only files whose relative path matches (repeatable)")
+    c.add_argument("--exclude", action="append", metavar="GLOB",
+                   help="in folders, leave out files whose relative path matches (repeatable; also "
+                        ".zonemarkignore at the folder's root)")
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a diagnostic code")

@@ -7,12 +7,11 @@ command cannot run.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from ..core.text import printable as _printable
-from .common import CliError
+from .common import CliError, json_text
 
 GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
 
@@ -50,9 +49,23 @@ def _load(args):
         raise CliError(f"zonemark {args.command}: cannot read {args.path}: {exc.strerror or exc}") from None
 
 
-def _exit_code(layer) -> int:
+def _findings(args, layer) -> list:
+    """What ``check`` reports for the same path: a file's own diagnostics, or the whole layer's."""
+    from ..layer.check import reported_diagnostics
+    return reported_diagnostics(layer, single_file=Path(args.path).is_file())
+
+
+def _exit_code(args, layer, *, say_why: bool) -> int:
+    """1 when ``check`` would list an error for the path (and, for ``say_why``, one line saying so)."""
     from ..core.diagnostics import Severity
-    return 1 if any(d.severity is Severity.ERROR for d in layer.all_diagnostics()) else 0
+    errors = sum(d.severity is Severity.ERROR for d in _findings(args, layer))
+    if not errors:
+        return 0
+    if say_why:
+        print(f"zonemark {args.command}: {errors} error{'s' if errors != 1 else ''} in "
+              f"{_printable(args.path)} (zonemark check {_printable(args.path)} lists them); exit 1",
+              file=sys.stderr)
+    return 1
 
 
 # -- graph ------------------------------------------------------------------------------
@@ -80,7 +93,7 @@ def cmd_graph(args) -> int:
         except Exception as exc:  # another module's failure must not become a traceback
             raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
     _emit(text, args.output, layer)
-    return _exit_code(layer)
+    return _exit_code(args, layer, say_why=True)
 
 
 def _emit(text: str, output: str | None, layer) -> None:
@@ -107,9 +120,9 @@ def cmd_status(args) -> int:
     from ..layer.status import status_data
     from ..render.status_text import render_status
     layer = _load(args)
-    data = status_data(layer)
+    data = status_data(layer, _findings(args, layer))
     if args.json:
-        sys.stdout.write(_printable(json.dumps(data, ensure_ascii=False, indent=2) + "\n"))
+        sys.stdout.write(json_text(data))
     else:
         sys.stdout.write(_printable(render_status(data, args.path)))
-    return _exit_code(layer)
+    return _exit_code(args, layer, say_why=False)

@@ -1,4 +1,5 @@
-"""The write commands of the ``zonemark`` CLI (§5.2, §7.3.1): append, state, edit, propose, apply, history, undo.
+"""The write commands of the ``zonemark`` CLI (§5.2, §7.3.1): append, state, edit, propose, proposals, apply,
+history, undo.
 
 The actor is 'ai' unless ``--as user``.  A refused write exits 1 with one line on stderr
 saying what was refused and why; a usage problem exits 2; in both cases the file is
@@ -11,6 +12,10 @@ import sys
 from pathlib import Path
 
 from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
+
+#: Kept in step with zonemark.writer.edit.DATE_HELP (tests check it), without importing the writer here.
+DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
+             "followed by Z, +HH:MM or +HHMM")
 
 
 def _actor(sub) -> None:
@@ -31,6 +36,9 @@ def _read_stdin(what: str, *, required: bool = False) -> str:
 
 
 def _read_text_file(name: str, what: str) -> str:
+    """The text of file ``name`` (``-`` reads stdin)."""
+    if name == "-":
+        return _read_stdin(f"the {what}", required=True)
     try:
         with open(name, "rb") as f:
             data = f.read()
@@ -64,11 +72,11 @@ def _run(action):
     except CliError:
         raise
     except RefusedWrite as exc:
-        raise CliError(str(exc), EXIT_REFUSED) from None
+        raise CliError(_one_line(str(exc)), EXIT_REFUSED) from None
     except StoreError as exc:
-        raise CliError(f"refused: {exc}", EXIT_REFUSED) from None
+        raise CliError(_one_line(f"refused: {exc}"), EXIT_REFUSED) from None
     except (ValueError, TypeError) as exc:
-        raise CliError(f"zonemark: {exc}", EXIT_USAGE) from None
+        raise CliError(_one_line(f"zonemark: {exc}"), EXIT_USAGE) from None
     except FileNotFoundError as exc:
         raise CliError(f"zonemark: no such file: {exc.filename or exc}", EXIT_USAGE) from None
     except IsADirectoryError as exc:
@@ -82,9 +90,39 @@ def _run(action):
                        EXIT_USAGE) from None
 
 
+def _one_line(message: str) -> str:
+    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN)."""
+    from ..core.text import printable
+    return printable(message).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _notes(changes) -> None:
     for note in changes:
         print(f"note: {note}", file=sys.stderr)
+
+
+def _rel(target: Path, where: Path) -> str:
+    base = where.resolve() if where.is_dir() else where.resolve().parent
+    try:
+        return target.relative_to(base).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def _age(created: str) -> str:
+    """'5 min', '3 h', '2 d' since an ISO timestamp ('?' when unreadable)."""
+    import datetime as dt
+    try:
+        then = dt.datetime.fromisoformat(created)
+    except ValueError:
+        return "?"
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=dt.timezone.utc)
+    seconds = max(0, int((dt.datetime.now(dt.timezone.utc) - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
 
 
 def register(subparsers) -> None:
@@ -96,6 +134,8 @@ def register(subparsers) -> None:
         given = [x is not None for x in (args.body, args.body_file)]
         if sum(given) > 1:
             raise CliError("zonemark append: give --body or --body-file, not both", EXIT_USAGE)
+        if args.timestamp and args.date is not None:
+            raise CliError("zonemark append: give --date or --timestamp, not both", EXIT_USAGE)
         if args.body is not None:
             body = args.body
         elif args.body_file is not None:
@@ -105,8 +145,8 @@ def register(subparsers) -> None:
         r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
                                                 date=args.date, timestamp=args.timestamp))
         _notes(r.changes)
-        print(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
-              f"history {r.history_id}; {r.method} check)")
+        print(_one_line(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
+                        f"history {r.history_id}; {r.method} check)"))
         return EXIT_OK
 
     def cmd_state(args) -> int:
@@ -116,6 +156,10 @@ def register(subparsers) -> None:
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if not args.activate and not args.deactivate:
             raise CliError("zonemark state: give --activate IDS and/or --deactivate IDS", EXIT_USAGE)
+        ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
+        if not any(ids):
+            raise CliError("zonemark state: --activate/--deactivate name no module id (give ids such as 042,043)",
+                           EXIT_USAGE)
         r = _run(lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
         if not r.changed:
             print(f"{r.path}: registry already says so; nothing written")
@@ -137,23 +181,55 @@ def register(subparsers) -> None:
     def cmd_propose(args) -> int:
         from ..writer import propose
         path = _existing_file(args.file)
-        if (args.zone is None) == (args.container is None):
+        if args.zone is not None and args.container is not None:
+            raise CliError("zonemark propose: --zone and --container exclude each other; give one", EXIT_USAGE)
+        if args.zone is None and args.container is None:
             raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
         content = (_read_text_file(args.content_file, "content") if args.content_file
                    else _read_stdin("the content", required=True))
         target = args.zone if args.zone is not None else args.container
         p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
-        for line in p.would_add:
-            print(f"note: the change would add: {line}", file=sys.stderr)
+        if p.would_add:
+            n = len(p.would_add)
+            print(_one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "
+                            f"'zonemark proposals --show {p.id}' shows the change"), file=sys.stderr)
         print(f"{p.path}")
         return EXIT_OK
 
     def cmd_apply(args) -> int:
         from ..writer import apply_proposal
-        if not Path(args.proposal).is_file():
-            raise CliError(f"zonemark: no such proposal file: {args.proposal}", EXIT_USAGE)
-        r = _run(lambda: apply_proposal(args.proposal, actor=args.actor))
+        from ..writer.proposals import find_proposal
+        given = Path(args.proposal)
+        if given.is_dir():
+            raise CliError(f"zonemark apply: {args.proposal} is a folder; give a proposal file or id "
+                           f"('zonemark proposals' lists them)", EXIT_USAGE)
+        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        r = _run(lambda: apply_proposal(proposal, actor=args.actor))
         print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
+        return EXIT_OK
+
+    def cmd_proposals(args) -> int:
+        from ..writer.proposals import find_proposal, list_proposals, show_proposal
+        where = Path(args.target)
+        if not where.exists():
+            raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
+        if args.show:
+            proposal = _run(lambda: find_proposal(where, args.show))
+            sys.stdout.write(show_proposal(proposal))
+            return EXIT_OK
+        pending = _run(lambda: list_proposals(where))
+        if not pending:
+            print(_one_line(f"{args.target}: no pending proposals"))
+            return EXIT_OK
+        rows = [(p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
+                 f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
+                 _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason) for p in pending]
+        head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
+        widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
+        for row in [head] + rows:
+            print(_one_line("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row[:5])) + "  " + row[5]))
+        print(_one_line(f"{len(pending)} pending; 'zonemark proposals {args.target} --show ID' shows one, "
+                        f"'zonemark apply ID --as user' applies it"), file=sys.stderr)
         return EXIT_OK
 
     def cmd_history(args) -> int:
@@ -180,9 +256,9 @@ def register(subparsers) -> None:
                    help="topic path ('Maintenance/Tyres', '#2') or module id ('042', 'MODULE 042')")
     a.add_argument("--title", required=True)
     a.add_argument("--body", help="entry body (else --body-file, else stdin)")
-    a.add_argument("--body-file", metavar="F")
-    a.add_argument("--date", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (default: today)")
-    a.add_argument("--timestamp", action="store_true", help="date and time of now")
+    a.add_argument("--body-file", metavar="F", help="read the body from F ('-': stdin)")
+    a.add_argument("--date", help=DATE_HELP.replace("%", "%%") + " (default: today)")
+    a.add_argument("--timestamp", action="store_true", help="date and time of now (not with --date)")
     _actor(a)
     a.set_defaults(func=cmd_append)
 
@@ -196,23 +272,30 @@ def register(subparsers) -> None:
     e = subparsers.add_parser("edit", help="replace a zone's content ([P5] for ai, any zone for the user)")
     e.add_argument("file")
     e.add_argument("--zone", type=int, required=True, metavar="LINE")
-    e.add_argument("--content-file", metavar="F")
+    e.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     _actor(e)
     e.set_defaults(func=cmd_edit)
 
     p = subparsers.add_parser("propose", help="propose a change to a zone for the user to apply (§5.2 [P3])")
     p.add_argument("file")
-    p.add_argument("--zone", type=int, metavar="LINE")
-    p.add_argument("--container", metavar="PATH")
-    p.add_argument("--content-file", metavar="F")
+    p.add_argument("--zone", type=int, metavar="LINE", help="the zone opened at (or holding) LINE, any level")
+    p.add_argument("--container", metavar="PATH",
+                   help="the [P3] zone that pairs with this container (§7.1.2, §7.1.3); not with --zone")
+    p.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     p.add_argument("--reason", required=True)
     _actor(p)
     p.set_defaults(func=cmd_propose)
 
     ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
-    ap.add_argument("proposal")
+    ap.add_argument("proposal", help="a proposal file, or its id (looked up from the current folder)")
     _actor(ap)
     ap.set_defaults(func=cmd_apply)
+
+    pr = subparsers.add_parser("proposals", help="list the pending proposals of a file or layer, or show one")
+    pr.add_argument("target", metavar="LAYER_OR_FILE", nargs="?", default=".",
+                    help="a layer folder or a file (default: the current folder)")
+    pr.add_argument("--show", metavar="ID", help="print one proposal as a readable diff of the file as it is now")
+    pr.set_defaults(func=cmd_proposals)
 
     h = subparsers.add_parser("history", help="list the saved versions of a file")
     h.add_argument("file")

@@ -1,75 +1,70 @@
-"""What ``zonemark check`` reports for files and folders: each folder read once as a layer."""
+"""What ``zonemark check`` (and the exit codes of ``status`` and ``graph``) report for paths.
+
+One rule, used by every command that counts findings: a path that is a *folder* is read once
+as a layer (each file's parser diagnostics minus those the layer resolves, plus the layer's
+own findings); a path that is a *file* is checked as a file (its parser diagnostics).
+Cross-file findings (ids across files, registries, connections) need the folder; when
+several files of one folder are given one by one, the report says so once.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic
-from ..core.parser import parse_file
 from .loader import Layer, LayerError
 
 
-def _folder_layers(paths):
-    for raw in paths:
-        p = Path(raw)
-        if not p.is_dir():
-            continue
-        try:
-            yield raw, Layer.load(p)
-        except LayerError:
-            continue  # the check command reports missing / empty folders itself
+@dataclass(frozen=True)
+class CheckReport:
+    """Per-path diagnostics, in argument order, and notes for the reader (printed once each)."""
+
+    results: tuple[tuple[str, tuple[Diagnostic, ...]], ...]
+    notes: tuple[str, ...] = ()
 
 
-def layer_diagnostics_for_paths(paths) -> list[Diagnostic]:
-    """Layer-level diagnostics for every folder argument; ``.path`` is the folder joined with the file."""
-    out = []
-    for raw, layer in _folder_layers(paths):
-        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
-    return out
+def reported_diagnostics(layer: Layer, *, single_file: bool) -> list[Diagnostic]:
+    """The diagnostics reported for ``layer``: a single file's own, or the whole layer's (paths relative)."""
+    if single_file:
+        return [replace(d, path=f.rel) for f in layer.files for d in f.doc.diagnostics]
+    return layer.all_diagnostics()
 
 
-def layer_findings_for_paths(paths) -> tuple[list[Diagnostic], list[Diagnostic]]:
-    """Both lists at once, each folder loaded once: (layer-level diagnostics to add, file-level ones to drop)."""
-    added, dropped = [], []
-    for raw, layer in _folder_layers(paths):
-        added.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.diagnostics)
-        dropped.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
-    return added, dropped
-
-
-def superseded_diagnostics_for_paths(paths) -> list[Diagnostic]:
-    """File-level diagnostics that the layer of each folder argument resolves (drop them from a report)."""
-    out = []
-    for raw, layer in _folder_layers(paths):
-        out.extend(replace(d, path=str(Path(raw) / d.path)) for d in layer.superseded_diagnostics())
-    return out
-
-
-def check_results_for_paths(paths) -> list[tuple[str, list[Diagnostic]]]:
+def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
     """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
 
-    For a folder: every file's parser diagnostics minus those the layer resolves,
-    plus the layer-level ones; a layer-wide diagnostic (LAYER_NO_REMINDER) is
-    listed under the folder itself.  For a file: its parser diagnostics.  Paths
-    are the arguments joined with the relative paths, files sorted by path.
-    Missing paths and empty folders raise :class:`LayerError`.
+    For a folder: every file's diagnostics as the layer reports them; a layer-wide diagnostic
+    (LAYER_NO_REMINDER) is listed under the folder itself.  For a file: its parser
+    diagnostics.  Paths are the arguments joined with the relative paths, files sorted by
+    path.  ``only``/``exclude`` select files inside folders.  Missing paths and empty folders
+    raise :class:`LayerError`.
     """
-    results: list[tuple[str, list[Diagnostic]]] = []
+    results: list[tuple[str, tuple[Diagnostic, ...]]] = []
+    single_folders: dict[Path, list[str]] = {}
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            layer = Layer.load(p)
+            layer = Layer.load(p, only=only, exclude=exclude)
             by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
-            for d in layer.all_diagnostics():
-                by_rel.setdefault(d.path, []).append(d)
+            for d in reported_diagnostics(layer, single_file=False):
+                by_rel.setdefault(d.path or ".", []).append(d)
             for rel, diags in by_rel.items():
                 where = str(p / rel)
-                results.append((where, sorted((replace(d, path=where) for d in diags),
-                                              key=lambda d: (d.line, d.column))))
+                results.append((where, tuple(sorted((replace(d, path=where) for d in diags),
+                                                    key=lambda d: (d.line, d.column)))))
         else:
-            if not p.exists():
-                raise LayerError(f"no such file or folder: {raw}")
-            doc = parse_file(p)
-            results.append((str(p), [replace(d, path=str(p)) for d in doc.diagnostics]))
-    return results
+            layer = Layer.load(p)
+            single_folders.setdefault(p.resolve().parent, []).append(raw)
+            results.append((str(p), tuple(replace(d, path=str(p)) for d in reported_diagnostics(layer,
+                                                                                                 single_file=True))))
+    notes = []
+    shared = [(folder, raws) for folder, raws in single_folders.items() if len(raws) > 1]
+    if shared:
+        folder = Path(shared[0][1][0]).parent
+        notes.append(f"files given one by one are checked as files; cross-file (layer) findings need the folder: "
+                     f"zonemark check {folder if str(folder) else '.'}")
+    return CheckReport(tuple(results), tuple(notes))
+
+
+__all__ = ["CheckReport", "LayerError", "check_paths", "reported_diagnostics"]

@@ -54,6 +54,7 @@ Rulings (where the standard leaves the application to decide):
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -175,7 +176,7 @@ class Layer:
 
     def superseded_diagnostics(self) -> list[Diagnostic]:
         """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE), path = ``rel``."""
-        out = []
+        out: list[Diagnostic] = []
         for f in self.files:
             out.extend(replace(d, path=f.rel) for i, d in enumerate(f.doc.diagnostics)
                        if (f.rel, i) in self.superseded)
@@ -186,7 +187,7 @@ class Layer:
         order = {f.rel: i for i, f in enumerate(self.files)}
         out = [d for f in self.files for d in self.file_diagnostics(f.rel)]
         out.extend(self.diagnostics)
-        out.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
 
     @property
@@ -196,22 +197,72 @@ class Layer:
 
 # -- discovery and selection ------------------------------------------------------------
 
+#: Folders never walked into (besides hidden ones, whose name starts with a dot).
+SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__"))
+#: Patterns in this file at the layer root (one per line, ``#`` comments) are left out like ``--exclude``.
+IGNORE_FILE = ".zonemarkignore"
+
+
 def discover(path) -> tuple[Path, list[tuple[str, Path]]]:
-    """The layer root and its files as (relative posix path, path), sorted by relative path."""
+    """The layer root and its files as (relative posix path, path), sorted by relative path.
+
+    Walking a folder (issue-7 rulings, docs/conformance.md "Which files a folder holds"): hidden
+    folders and files (a name starting with ``.``: ``.git``, ``.venv``, ``.zonemark``) and
+    ``node_modules`` are skipped; the patterns of a ``.zonemarkignore`` at the root are left
+    out; symbolic links to folders are not followed.  A file is its resolved path: a file
+    reached twice (through a symbolic link) is read once, under its own name when it is inside
+    the layer.  A dangling symbolic link stays in the list, so the loader reports it
+    (``LAYER_UNREADABLE_FILE``) and checks the rest.
+    """
     p = Path(path)
     if not p.exists():
+        if p.is_symlink():
+            raise LayerError(f"{path} is a dangling symbolic link (to {os.readlink(p)})")
         raise LayerError(f"no such file or folder: {path}")
     if p.is_file():
         return p.parent, [(p.name, p)]
     if not p.is_dir():
         raise LayerError(f"not a file or folder: {path}")
-    try:
-        found = [q for q in p.rglob("*.md") if q.is_file()]
-    except OSError as exc:
-        raise LayerError(f"cannot list {path}: {exc.strerror or exc}") from None
+    found: list[tuple[str, Path]] = []
+    errors: list[OSError] = []
+    for folder, dirs, files in os.walk(p, onerror=errors.append):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        base = Path(folder)
+        for name in files:
+            if name.endswith(".md") and not name.startswith("."):
+                q = base / name
+                if q.is_file() or (q.is_symlink() and not q.exists()):
+                    found.append((q.relative_to(p).as_posix(), q))
+    if errors and not found:
+        exc = errors[0]
+        raise LayerError(f"cannot list {path}: {exc.strerror or exc}")
+    found = select(_one_per_file(p, found), exclude=ignore_patterns(p) or None)
     if not found:
         raise LayerError(f"no .md files in folder: {path}")
-    return p, sorted(((q.relative_to(p).as_posix(), q) for q in found), key=lambda x: x[0])
+    return p, sorted(found, key=lambda x: x[0])
+
+
+def _one_per_file(root: Path, found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """One entry per resolved file: the one that is not a symbolic link, else the first by name."""
+    chosen: dict[str, tuple[str, Path]] = {}
+    for rel, q in sorted(found, key=lambda x: (x[1].is_symlink(), x[0])):
+        chosen.setdefault(os.path.realpath(q), (rel, q))
+    return list(chosen.values())
+
+
+def ignore_patterns(root: Path) -> list[str]:
+    """The patterns of ``root/.zonemarkignore`` (``dir/`` means everything under ``dir``)."""
+    try:
+        lines = (root / IGNORE_FILE).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        out.append(line + "**" if line.endswith("/") else line)
+    return out
 
 
 def _glob_regex(pattern: str) -> re.Pattern:
@@ -271,7 +322,11 @@ class _Loader:
             try:
                 docs.append((rel, path, parse_file(path)))
             except OSError as exc:
-                self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
+                if path.is_symlink() and not path.exists():
+                    self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1,
+                              f"a dangling symbolic link (to {os.readlink(path)}): there is no file to read")
+                else:
+                    self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
         reminders = [x for x in docs if x[2].file_type == "reminder"]
         others = [x for x in docs if x[2].file_type != "reminder"]
         ordered = reminders + others
@@ -309,7 +364,7 @@ class _Loader:
                 self.diag("LAYER_MODULE_WITHOUT_STATE", lm.file, lm.info.line, 1,
                           f"MODULE {lm.module_id} has no STATE and no registry entry: its load state is unknown")
         order = {f.rel: i for i, f in enumerate(files)}
-        self.diags.sort(key=lambda d: (order.get(d.path, -1), d.line, d.column))
+        self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
                      tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
 
@@ -362,7 +417,7 @@ class _Loader:
             if not pending:
                 continue
             in_file = {n.nucleus_id for n in doc.nuclei}
-            by_line = {}
+            by_line: dict[int, list[int]] = {}
             for i, d in pending:
                 by_line.setdefault(d.line, []).append(i)
             for m in doc.modules:
@@ -457,7 +512,7 @@ class _Loader:
                     from_own[mid] = (state, f.rel)
                 else:
                     from_reminder[mid] = state
-        out = {}
+        out: dict[tuple[str, int], tuple[str | None, str | None]] = {}
         for mid, (rel, info) in declared.items():
             if mid in from_own:
                 state, src = from_own[mid]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from ..core.diagnostics import Severity
+from ..core.diagnostics import Diagnostic, Severity
 from .loader import Layer
 
 
-def status_data(layer: Layer) -> dict:
-    """Everything ``zonemark status`` shows, as plain data."""
+def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
+    """Everything ``zonemark status`` shows, as plain data.
+
+    ``diagnostics`` are the ones to count (default: the whole layer's); for a single file the
+    CLI passes the file's own, so ``status`` counts what ``check`` lists
+    (:func:`zonemark.layer.check.reported_diagnostics`).
+    """
     by_pos = {(m.file, m.info.line): m for m in layer.modules}
-    governed: dict[int, list[str]] = {}
+    governed: dict[int, list[str | None]] = {}
     for e in layer.edges:
         m = by_pos.get((e.file, e.line))
         if e.kind == "governs" and m is not None:
@@ -35,7 +40,7 @@ def status_data(layer: Layer) -> dict:
         temp = {m.info.line: m.module_id for m in layer.modules if m.file == f.rel}
         memories.append({"file": f.rel, "title": f.doc.title, "entries": _count_entries(root),
                          "topics": [_topic(c, temp) for c in root.children if c.kind == "module"]})
-    diags = layer.all_diagnostics()
+    diags = layer.all_diagnostics() if diagnostics is None else diagnostics
     return {
         "layer": layer.name, "root": str(layer.root), "reminder": layer.reminder,
         "files": [{"file": f.rel, "type": f.file_type, "merged": f.merged} for f in layer.files],

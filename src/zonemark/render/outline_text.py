@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..core.outline import OutlineNode
+from ..core.outline import Entry, OutlineNode
+from ..core.text import printable
 
 
 def render_outline(root: OutlineNode) -> str:
@@ -17,12 +18,12 @@ def render_outline(root: OutlineNode) -> str:
         return f"{head}  [H{n.level}, {zone}, line {n.line}{count}]{extra}"
 
     def walk(node: OutlineNode, prefix: str) -> None:
-        items = [("node", c) for c in node.children] + [("entry", e) for e in node.entries]
-        items.sort(key=lambda x: x[1].line)
-        for i, (what, item) in enumerate(items):
+        items: list[OutlineNode | Entry] = [*node.children, *node.entries]
+        items.sort(key=lambda x: x.line)
+        for i, item in enumerate(items):
             last = i == len(items) - 1
             branch = "└── " if last else "├── "
-            if what == "entry":
+            if isinstance(item, Entry):
                 date = f"{item.date} " if item.date else ""
                 lines.append(f"{prefix}{branch}• {date}{item.title or item.text}  [line {item.line}]")
             else:
@@ -30,4 +31,4 @@ def render_outline(root: OutlineNode) -> str:
                 walk(item, prefix + ("    " if last else "│   "))
 
     walk(root, "")
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # invalid bytes of the file as \xNN, never \udcNN

@@ -24,11 +24,15 @@ Decisions:
   layout of the file's first non-empty writable zone (§14 examples: ``[P4]`` directly
   followed by the entry in §14.3/§14.4, a blank line on both sides in §14.1).
 * ``rewrite_registry`` rewrites the entries of ``## MODULE_STATE_REGISTRY:`` as a whole
-  (never single lines, §7.3.1).  Ids whose state it changes must be declared modules (of the
-  file, or of ``known_ids`` — the layer) and must not be ``- permanent``; otherwise refused.
+  (never single lines, §7.3.1) — exactly the registry's own ``* ACTIVE:``/``* INACTIVE:`` lines;
+  the user's text and comments around and between them stay as they are.  Ids whose state
+  it changes must be declared modules (of the file, or of ``known_ids`` — the layer) and
+  must not be ``- permanent``; otherwise refused.
   A file without a registry gets one only from 'user' (a new ``[P4]`` zone at the end of the
   file: the AI never creates permission tags, §5.5 Invariant 5).  'ai' may rewrite a registry
-  in ``[P4]``/``[P5]`` only.
+  in ``[P4]``/``[P5]`` only.  ``set_states`` finds the registry and the known ids of a folder
+  with :class:`zonemark.layer.Layer` (the reminder governs the layer; id conflicts as the
+  layer resolves them).
 * ``edit_zone`` replaces a zone's inner lines: 'ai' only in ``[P5]`` (content sanitised, H6
   entry lines allowed), 'user' anywhere (content verbatim; refused only on new *errors*).
 * ``undo`` is 'user'-only.
@@ -49,14 +53,14 @@ from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.parser import parse
 from ..core.text import decode, encode
-from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
-from .sanitize import RefusedWrite, closed_fences, sanitize_body, sanitize_title
+from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, unclosed_zones
+from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
+from .sanitize import RefusedWrite, quoted, sanitize_body, sanitize_entries, sanitize_title
 from .store import Store
 from .verify import Edit, Expect, Verdict, compare, full_check, incremental_check
 
 ACTORS = ("ai", "user")
 _ID = re.compile(r"[^\s:\[\],]+")
-_TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
 _CACHE_SIZE = 8
 _cache: "OrderedDict[str, tuple[bytes, ZoneIndex]]" = OrderedDict()
 _cache_lock = threading.Lock()
@@ -150,13 +154,17 @@ def _today(timestamp: bool) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S") if timestamp else now.strftime("%Y-%m-%d")
 
 
+#: What ``--date`` accepts, in words: exactly the parser's log date (§7.5, :func:`zonemark.core.syntax.valid_date_text`).
+DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
+             "followed by Z, +HH:MM or +HHMM")
+
+
 def check_date(date: str) -> str:
     """A §7.5 log date, by the parser's own rule (:func:`zonemark.core.syntax.valid_date_text`), or ValueError."""
     if not isinstance(date, str):
         raise ValueError("date must be a string such as 2026-05-03")
-    if not sx.valid_date_text(date.strip()):
-        raise ValueError(f"'{date}' is not an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], optionally "
-                         f"with a zone such as Z or +02:00)")
+    if not sx.valid_date_text(date.strip()) or "\n" in date.strip():
+        raise ValueError(f"{quoted(date)} is not {DATE_HELP}")
     return date.strip()
 
 
@@ -176,41 +184,53 @@ def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
     return 0, 0
 
 
-def _end_of_content(text: str, inner_start: int, close_start: int) -> int:
+def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset) -> CharOffset:
     """Offset after the last non-blank line in ``text[inner_start:close_start]`` (inner_start if none)."""
-    pos = close_start
+    pos: int = close_start
     while pos > inner_start:
         prev = text.rfind("\n", inner_start, pos - 1)
         start = prev + 1 if prev >= 0 else inner_start
         if text[start:pos].strip():
             break
         pos = start
-    return pos
+    return CharOffset(pos)
+
+
+def _zone_text(data: bytes, zone: ZoneView) -> tuple[str, CharOffset, CharOffset]:
+    """The zone's text (opening to closing line) and the character offsets, in it, of its inner lines and closing tag."""
+    assert zone.close_start is not None and zone.close_end is not None
+    old_zone = text_between(data, zone.start, zone.close_end)
+    inner_rel = CharOffset(len(text_between(data, zone.start, zone.inner_start)))
+    close_rel = CharOffset(inner_rel + len(text_between(data, zone.inner_start, zone.close_start)))
+    return old_zone, inner_rel, close_rel
 
 
 @dataclass(frozen=True)
 class _Spliced:
     data: bytes
     verdict: Verdict
-    at: int  # byte offset of the region
+    at: ByteOffset  # of the region in the file
     added: int  # bytes added (may be negative)
     line: int
     added_lines: int
 
 
-def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, rel_start: int, rel_old_len: int,
-            insert: str, line: int, expect: Expect, owner: int | None) -> _Spliced:
+def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, rel_start: CharOffset,
+            rel_old_len: int, insert: str, line: int, expect: Expect, owner: int | None) -> _Spliced:
     """Replace ``old_zone[rel_start:rel_start + rel_old_len]`` by ``insert`` and run both checks.
 
-    Only the zone is decoded; the file's other bytes are copied, then checked identical.
+    ``old_zone`` is the zone's decoded text, so ``rel_start`` counts characters; the byte
+    position in the file is derived once.  Only the zone is decoded; the file's other bytes
+    are copied, then checked identical.
     """
     new_zone = old_zone[:rel_start] + insert + old_zone[rel_start + rel_old_len:]
     edit = Edit(rel_start, rel_old_len, len(insert), line,
                 old_zone.count("\n", rel_start, rel_start + rel_old_len), insert.count("\n"))
-    at = zone.start + len(encode(old_zone[:rel_start]))
+    at = ByteOffset(zone.start + bytes_before(old_zone, rel_start))
     old_len_b = len(encode(old_zone[rel_start:rel_start + rel_old_len]))
     insert_b = encode(insert)
     new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at + old_len_b:]))
+    verdict: Verdict | None
     if not (new_data.startswith(memoryview(data)[:at])
             and new_data.endswith(memoryview(data)[at + old_len_b:])):
         verdict = Verdict(False, (), ("bytes outside the edited region would change",))
@@ -218,7 +238,7 @@ def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, 
         verdict = incremental_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
         if verdict is None:
             old_text, new_text = decode(data), decode(new_data)
-            full_edit = replace(edit, start=len(decode(data[:at])))
+            full_edit = replace(edit, start=chars_before(data, at))
             verdict = full_check(old_text, new_text, full_edit, expect, path=str(path))
     return _Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
 
@@ -235,6 +255,8 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
     """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``."""
     check_actor(actor)
     store = store or Store()
+    if date is not None and timestamp:
+        raise ValueError("give a date or timestamp=True, not both")
     date = check_date(date) if date is not None else _today(timestamp)
     clean_title = sanitize_title(title)
     clean_body = sanitize_body(body or "")
@@ -252,6 +274,12 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
         p3 = journal_zones(index, cid, (3,))
         if p3 and actor == "ai":
             refuse_for_level(p3[-1], actor, "append")
+        unclosed = unclosed_zones(index, cid, levels)
+        if unclosed:
+            z = unclosed[-1]
+            raise RefusedWrite(f"refused: the [P{z.level}] zone at line {z.line} that pairs with {index.label(cid)} "
+                               f"is never closed (§5.4); the user must add [/P{z.level}] where it ends",
+                               zone=z.line, rule="§5.4")
         raise RefusedWrite(f"refused: {index.label(cid)} has no writable zone of its own to append to "
                            f"({'/'.join(f'[P{lv}]' for lv in levels)} after its declaration and before the "
                            f"next container, §7.1.2/§7.1.3); the user must add an empty [P4] there",
@@ -267,9 +295,7 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
             if not _zone_is_sane(data, zone):
                 raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
                                    f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
-        old_zone = decode(data[zone.start:zone.close_end])
-        inner_rel = len(decode(data[zone.start:zone.inner_start]))
-        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        old_zone, inner_rel, close_rel = _zone_text(data, zone)
         pos = _end_of_content(old_zone, inner_rel, close_rel)
         if pos > inner_rel or zone.inline:
             insert, lead = "\n" + entry, 1
@@ -299,52 +325,17 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
 
 # -- edit a zone ---------------------------------------------------------------------------
 
-def _entry_safe_body(content: str) -> tuple[str, tuple[str, ...]]:
-    """AI content for a [P5] zone: ``###### `` entry lines kept (title sanitised), the rest sanitised.
-
-    Blank lines between parts are kept; an entry line inside a closed code fence stays code.
-    """
-    if not isinstance(content, str):
-        raise TypeError("new_content must be str")
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    fenced = closed_fences(lines)
-    out: list[str] = []
-    changes: list[str] = []
-    chunk: list[str] = []
-
-    def flush():
-        if not chunk:
-            return
-        clean = sanitize_body("\n".join(chunk))
-        changes.extend(clean.changes)
-        blank = [not ln.strip() for ln in chunk]
-        lead = blank.index(False) if False in blank else len(chunk)
-        trail = blank[::-1].index(False) if False in blank else 0
-        out.extend([""] * lead + (clean.text.split("\n") if clean.text else []) + [""] * trail)
-        chunk.clear()
-
-    for k, ln in enumerate(lines):
-        if ln.startswith("###### ") and k not in fenced:
-            flush()
-            title = sanitize_title(ln[len("###### "):])
-            out.append("###### " + title.text)
-            changes.extend(title.changes)
-        else:
-            chunk.append(ln)
-    flush()
-    return "\n".join(out).strip("\n"), tuple(dict.fromkeys(changes))
-
-
 def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
               store: Store | None = None) -> WriteResult:
     """Replace the inner lines of the zone opened at (or containing) ``zone_line``."""
     check_actor(actor)
     store = store or Store()
+    if not isinstance(new_content, str):
+        raise TypeError("new_content must be str")
     if actor == "ai":
-        content, changes = _entry_safe_body(new_content)
+        clean = sanitize_entries(new_content)
+        content, changes = clean.text, clean.changes
     else:
-        if not isinstance(new_content, str):
-            raise TypeError("new_content must be str")
         content, changes = new_content, ()
     inner = content if (not content or content.endswith("\n")) else content + "\n"
     state: dict = {}
@@ -368,9 +359,7 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
         if zone.inline:
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
                                f"edit it by hand", zone=zone.line, rule="§5.1")
-        old_zone = decode(data[zone.start:zone.close_end])
-        inner_rel = len(decode(data[zone.start:zone.inner_start]))
-        close_rel = inner_rel + len(decode(data[zone.inner_start:zone.close_start]))
+        old_zone, inner_rel, close_rel = _zone_text(data, zone)
         expect = Expect(entries=None, owner_line=None, structure=actor == "user")
         done = _splice(path, index, zone, data, old_zone, inner_rel, close_rel - inner_rel, inner, zone.line + 1,
                        expect, zone.owner)
@@ -407,17 +396,103 @@ def _clean_ids(ids, what: str) -> list[str]:
             if not mid:
                 continue
             if not _ID.fullmatch(mid) or sx.TEMPORARY_ID.fullmatch(mid):
-                raise RefusedWrite(f"refused: '{mid}' is not a module id that a registry may name (§7.3.1, §7.1.1)",
+                raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name (§7.3.1, §7.1.1)",
                                    rule="§7.3.1")
             if mid not in out:
                 out.append(mid)
     return out
 
 
+def _registry_line(word: str, ids: list[str]) -> str:
+    return f"* {word}: {', '.join(ids)}" if ids else f"* {word}:"
+
+
 def _registry_lines(active: list[str], inactive: list[str]) -> str:
-    def line(word, ids):
-        return f"* {word}: {', '.join(ids)}" if ids else f"* {word}:"
-    return line("ACTIVE", active) + "\n" + line("INACTIVE", inactive) + "\n"
+    return _registry_line("ACTIVE", active) + "\n" + _registry_line("INACTIVE", inactive) + "\n"
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    pos = text.find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return starts
+
+
+def _registry_entry_lines(doc: Document, heading: Heading, starts: list[int]) -> list[tuple[int, str]]:
+    """The registry's own lines (line number, 'ACTIVE'|'INACTIVE'), as the parser reads them (§7.3.1).
+
+    A registry line is a list item under the registry header, in the registry's zone, that reads
+    ``* ACTIVE: ...`` or ``* INACTIVE: ...``.  Nothing else is: text, comments and other
+    blocks around or between them belong to the user.
+    """
+    text = doc.source
+    zone_end = len(starts) + 1
+    for b in doc.blocks:
+        if b.type == "permission_block" and b.line <= heading.line <= b.end_line:
+            zone_end = b.end_line + 1
+            break
+    out = []
+    for b in heading.walk():
+        if b is heading or b.type != "list" or not heading.line < b.line <= zone_end:
+            continue
+        start = starts[b.line - 1]
+        end = starts[b.line] if b.line < len(starts) else len(text)
+        m = sx.REGISTRY_ENTRY.fullmatch(text[start:end].strip())
+        if m:
+            out.append((b.line, m.group(1)))
+    return sorted(set(out))
+
+
+def _replace_registry_lines(doc: Document, heading: Heading, active: list[str],
+                            inactive: list[str]) -> tuple[Edit, str]:
+    """The text with exactly the registry's own lines rewritten (§7.3.1), and the edit that does it.
+
+    The first ``ACTIVE`` line and the first ``INACTIVE`` line are rewritten in place (keeping
+    their indentation and line ending); a missing one goes next to the other; any further
+    registry line is removed.  Without any registry line the two go right after the header.
+    """
+    text = doc.source
+    starts = _line_starts(text)
+
+    def bounds(n: int) -> tuple[int, int]:
+        return starts[n - 1], (starts[n] if n < len(starts) else len(text))
+
+    found = _registry_entry_lines(doc, heading, starts)
+    new_active, new_inactive = _registry_line("ACTIVE", active), _registry_line("INACTIVE", inactive)
+    if not found:
+        start, end = bounds(heading.line)
+        eol = "\r\n" if text[start:end].endswith("\r\n") else "\n"
+        lead = "" if text[start:end].endswith("\n") else eol
+        body = lead + new_active + eol + new_inactive + eol
+        edit = Edit(CharOffset(end), 0, len(body), heading.line + 1, 0, body.count("\n"))
+        return edit, text[:end] + body + text[end:]
+    first = {word: next((n for n, w in found if w == word), None) for word in ("ACTIVE", "INACTIVE")}
+    registry = {n for n, _w in found}
+    region_start, _ = bounds(found[0][0])
+    _, region_end = bounds(found[-1][0])
+    parts = []
+    for n in range(found[0][0], found[-1][0] + 1):
+        start, end = bounds(n)
+        line = text[start:end]
+        if n not in registry:
+            parts.append(line)
+            continue
+        eol = "\r\n" if line.endswith("\r\n") else ("\n" if line.endswith("\n") else "")
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if n == first["ACTIVE"]:
+            parts.append(indent + new_active + (eol or "\n") if first["INACTIVE"] is None else indent + new_active + eol)
+            if first["INACTIVE"] is None:
+                parts.append(indent + new_inactive + eol)
+        elif n == first["INACTIVE"]:
+            if first["ACTIVE"] is None:
+                parts.append(indent + new_active + (eol or "\n"))
+            parts.append(indent + new_inactive + eol)
+    body = "".join(parts)
+    old = text[region_start:region_end]
+    edit = Edit(CharOffset(region_start), len(old), len(body), found[0][0], old.count("\n"), body.count("\n"))
+    return edit, text[:region_start] + body + text[region_end:]
 
 
 def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_ids=None, permanent_ids=None,
@@ -442,7 +517,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
         text = decode(data)
         doc = parse(text, path=str(path))
         reg = doc.registry
-        current = {}
+        current: dict[str, str] = {}
         if reg is not None:
             for mid, st, _ln in reg.entry_lines:
                 current.setdefault(mid, st)
@@ -475,8 +550,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
                                    rule="§5.5")
             sep = "" if text.endswith("\n") or not text else "\n"
             block = f"{sep}\n[P4]\n## MODULE_STATE_REGISTRY:\n{body}[/P4]\n"
-            start = len(text)
-            edit = Edit(start, 0, len(block), text.count("\n") + 1, 0, block.count("\n"))
+            edit = Edit(CharOffset(len(text)), 0, len(block), text.count("\n") + 1, 0, block.count("\n"))
             new_text = text + block
             expect = Expect(entries=0, structure=True, registry=True)
             zone_line = None
@@ -485,20 +559,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
                 where = (f"[P{heading.permission_level}]" if heading.permission_level else "outside any zone")
                 raise RefusedWrite(f"refused: the MODULE_STATE_REGISTRY at line {heading.line} is {where}; ai "
                                    f"rewrites it only in [P4]/[P5] (§7.3.1, §5.2)", zone=heading.line, rule="§5.2")
-            eol = text.find("\n", heading.start)
-            start = len(text) if eol < 0 else eol + 1
-            end = start
-            for child in heading.children:
-                if child.type != "list":
-                    break
-                end = child.start + len(_TRAILING_BLANK.sub("", child.raw_markdown))
-                if text.startswith("\n", end):
-                    end += 1
-            if end == start and start == len(text):
-                body = "\n" + body
-            edit = Edit(start, end - start, len(body), heading.line + 1, text.count("\n", start, end),
-                        body.count("\n"))
-            new_text = text[:start] + body + text[end:]
+            edit, new_text = _replace_registry_lines(doc, heading, act, ina)
             expect = Expect(entries=0, structure=actor == "user", registry=True)
             zone_line = heading.line
         after = parse(new_text, path=str(path))
@@ -520,48 +581,53 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
                        result.history_id, (), "full")
 
 
-def layer_reminder(folder) -> Path:
-    """The one ``[reminder]`` file of a layer folder (its registry governs the layer, §7.3.1)."""
-    folder = Path(folder)
-    found = []
-    for p in sorted(folder.glob("*.md")):
-        if not p.is_file():
-            continue
-        with open(p, "rb") as f:
-            head = f.read(4096)
-        if b"[reminder]" in head and parse(decode(head).split("\n\n")[0] + "\n").file_type == "reminder":
-            found.append(p)
-    if len(found) != 1:
-        raise RefusedWrite(f"refused: {folder} holds {len(found)} [reminder] files; give the file whose registry "
-                           f"to change", rule="§7.3.1")
-    return found[0]
+def _layer_targets(target: Path, ids: list[str]):
+    """The registry file to rewrite and the ids it may name, as the layer resolves them (§7.3.1).
 
-
-def layer_modules(folder) -> tuple[set[str], set[str]]:
-    """Declared module ids and the permanent ones, over every ``*.md`` of the layer folder."""
-    known, permanent = set(), set()
-    for p in sorted(Path(folder).rglob("*.md")):
-        if ".zonemark" in p.parts or not p.is_file():
-            continue
-        with open(p, "rb") as f:
-            doc = parse(decode(f.read()), path=str(p))
-        for m in doc.modules:
-            if m.id is not None and m.keyword is None and not m.ignored:
-                known.add(m.id)
-                if m.permanent:
-                    permanent.add(m.id)
-    return known, permanent
+    A folder: its ``[reminder]``, which governs every module of the merged files.  A file: the
+    file itself; if it is its folder's reminder it governs the layer's modules, otherwise only
+    its own (a registry outside the reminder governs its own file, ``LAYER_REGISTRY_OUT_OF_SCOPE``).
+    An id declared only in a file the layer does not merge (``LAYER_ID_CONFLICT``) is refused.
+    """
+    from ..layer.loader import Layer, LayerError
+    folder = target if target.is_dir() else target.parent
+    try:
+        layer = Layer.load(folder)
+    except LayerError as exc:
+        if target.is_dir():
+            raise RefusedWrite(f"refused: {exc}", rule="§7.3.1") from None
+        return target, None, None
+    reminders = [f for f in layer.files if f.file_type == "reminder"]
+    if target.is_dir():
+        if len(reminders) != 1:
+            raise RefusedWrite(f"refused: {target} holds {len(reminders)} [reminder] files; give the file whose "
+                               f"registry to change", rule="§7.3.1")
+        path, governs_all = reminders[0].path, True
+    else:
+        path = target
+        me = next((f for f in layer.files if f.path.resolve() == target.resolve()), None)
+        governs_all = me is not None and me.merged and me.rel == layer.reminder
+        if not governs_all:
+            return target, None, None
+    modules = [m for m in layer.modules if m.is_module and not m.temporary and not m.info.ignored]
+    unmerged = {m.id: f.rel for f in layer.files if not f.merged for m in f.doc.modules
+                if m.type == "module" and m.keyword is None and m.id is not None}
+    known = {m.module_id for m in modules}
+    for mid in ids:
+        if mid not in known and mid in unmerged:
+            raise RefusedWrite(f"refused: module {mid} is declared in {unmerged[mid]}, which the layer does not "
+                               f"merge (an id conflict, LAYER_ID_CONFLICT); resolve it first (§7.1.1)",
+                               rule="§7.1.1")
+    return path, known, {m.module_id for m in modules if m.info.permanent}
 
 
 def set_states(target, activate=(), deactivate=(), *, actor: str = "ai", store: Store | None = None) -> WriteResult:
     """Activate/deactivate modules in the registry of a file or of a layer folder's reminder (merged)."""
     target = Path(target)
-    if target.is_dir():
-        path = layer_reminder(target)
-        known, permanent = layer_modules(target)
-    else:
-        path = target
-        known, permanent = layer_modules(target.parent) if target.parent else (set(), set())
+    wanted = _clean_ids(activate, "active") + _clean_ids(deactivate, "inactive")
+    if not wanted:
+        raise ValueError("give at least one module id to activate or deactivate")
+    path, known, permanent = _layer_targets(target, wanted)
     return rewrite_registry(path, activate, deactivate, actor=actor, known_ids=known, permanent_ids=permanent,
                             merge=True, store=store)
 

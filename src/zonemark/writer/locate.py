@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
-from .sanitize import RefusedWrite
+from .offsets import ByteOffset, char_to_byte_map
+from .sanitize import RefusedWrite, quoted
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")
 #: Diagnostics the parser reports once per file, at the first occurrence (with a count).
@@ -59,11 +61,11 @@ class ZoneView:
     index: int
     level: int
     line: int  # opening tag line
-    start: int  # byte offset of the opening line
-    inner_start: int  # byte offset after the opening line
+    start: ByteOffset  # of the opening line
+    inner_start: ByteOffset  # after the opening line
     close_line: int | None  # None: never closed (not writable)
-    close_start: int | None  # byte offset of the closing tag line
-    close_end: int | None  # byte offset after the closing line
+    close_start: ByteOffset | None  # of the closing tag line
+    close_end: ByteOffset | None  # after the closing line
     inline: bool  # "[Pn] text" on the opening line
     owner: int | None  # header index of the container owning an entry added at its end; None = file
     context: tuple[int, ...]  # header indexes of the open logical stack at the closing tag
@@ -73,8 +75,15 @@ class ZoneIndex:
     """Zones and logical headers of one file, with offsets that can be shifted.
 
     Offsets (``start``, ``inner_start``, ``close_start``, ``close_end``, header starts) are
-    UTF-8 *byte* offsets into the file, so a write splices bytes without decoding the file.
+    UTF-8 *byte* offsets into the file (:data:`.offsets.ByteOffset`), so a write splices bytes
+    without decoding the file.
     """
+
+    h_start: list[ByteOffset]
+    z_start: list[ByteOffset]
+    z_inner: list[ByteOffset]
+    z_close_start: list[ByteOffset | None]
+    z_close_end: list[ByteOffset | None]
 
     def __init__(self, file_type, title, headers, h_line, h_start, zones_static, z_pos, global_first=None):
         self.global_first: dict[str, int] = dict(global_first or {})  # code -> line of a once-per-file diagnostic
@@ -98,7 +107,8 @@ class ZoneIndex:
         heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
         zone_blocks = [b for b in doc.blocks if b.type == "permission_block"]
         # Walk headers in order; at each zone's closing tag, record the open logical stack.
-        z_static, z_pos = [], ([], [], [], [], [], [])
+        z_static: list[tuple] = []
+        z_pos: tuple[list, ...] = ([], [], [], [], [], [])
         stack: list[HeaderInfo] = []
         hi = 0
         for b in zone_blocks:
@@ -121,13 +131,13 @@ class ZoneIndex:
         while hi < len(heads):
             stack = _push(heads[hi], stack, headers, h_line, h_start)
             hi += 1
-        to_bytes = _byte_offsets(src, h_start + [v for lst in z_pos[1:3] + z_pos[4:] for v in lst if v is not None])
+        to_bytes = char_to_byte_map(src, h_start + [v for lst in z_pos[1:3] + z_pos[4:] for v in lst if v is not None])
         h_start = [to_bytes[v] for v in h_start]
         z_pos = (z_pos[0], [to_bytes[v] for v in z_pos[1]], [to_bytes[v] for v in z_pos[2]], z_pos[3],
                  [None if v is None else to_bytes[v] for v in z_pos[4]],
                  [None if v is None else to_bytes[v] for v in z_pos[5]])
-        first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
-        return cls(doc.file_type, doc.title, headers, h_line, h_start, z_static, z_pos, first)
+        global_first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
+        return cls(doc.file_type, doc.title, headers, h_line, h_start, z_static, z_pos, global_first)
 
     # -- views ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -163,11 +173,11 @@ class ZoneIndex:
             kw = f"SUBTOPIC{h.level - 2}"
         ident = f" {h.id}" if h.id and h.keyword is None else ""
         what = f"{kw}{ident}: {h.name}" if kw else h.name
-        return f"'{what}' (line {self.h_line[index]})"
+        return f"{quoted(what)} (line {self.h_line[index]})"
 
     # -- shifting after a write -----------------------------------------------------------
-    def shifted(self, at: int, at_line: int, d_chars: int, d_lines: int) -> "ZoneIndex":
-        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves."""
+    def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":
+        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves by ``d_bytes``."""
         def move(values, pivot, delta):
             out = list(values)
             for k in range(len(out)):
@@ -178,12 +188,12 @@ class ZoneIndex:
 
         def move_inner(values, pivot, delta):  # text inserted right after an opening line stays inside
             return [v + delta if v > pivot else v for v in values]
-        pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_chars),
-               move_inner(self.z_inner, at, d_chars), move(self.z_close_line, at_line, d_lines),
-               move(self.z_close_start, at, d_chars), move(self.z_close_end, at, d_chars))
+        pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_bytes),
+               move_inner(self.z_inner, at, d_bytes), move(self.z_close_line, at_line, d_lines),
+               move(self.z_close_start, at, d_bytes), move(self.z_close_end, at, d_bytes))
         first = {c: (n + d_lines if n >= at_line else n) for c, n in self.global_first.items()}
         return ZoneIndex(self.file_type, self.title, self.headers, move(self.h_line, at_line, d_lines),
-                         move(self.h_start, at, d_chars), self.zones_static, pos, first)
+                         move(self.h_start, at, d_bytes), self.zones_static, pos, first)
 
 
 def _line_offset(src: str, line: int) -> int:
@@ -191,18 +201,6 @@ def _line_offset(src: str, line: int) -> int:
     for _ in range(line - 1):
         pos = src.index("\n", pos) + 1
     return pos
-
-
-def _byte_offsets(src: str, offsets) -> dict[int, int]:
-    """UTF-8 byte offset of each character offset (identity for ASCII text)."""
-    if src.isascii():
-        return {v: v for v in offsets}
-    out, prev, acc = {}, 0, 0
-    for v in sorted(set(offsets)):
-        acc += len(src[prev:v].encode("utf-8", "surrogateescape"))
-        out[v] = acc
-        prev = v
-    return out
 
 
 def _push(block: Heading, stack, headers, h_line, h_start):
@@ -276,13 +274,14 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
         found = _match(index, containers, parent, seg, top_only=True)
         if not found:
             where = "at the top of the file" if parent is None else f"under {index.label(parent)}"
-            raise RefusedWrite(f"refused: no container '{seg}' {where}; known: "
+            raise RefusedWrite(f"refused: no container {quoted(seg)} {where}; known: "
                                f"{_known(index, containers, parent)}", rule="address")
         if len(found) > 1:
             lines = ", ".join(str(index.header_line(i)) for i in found)
-            raise RefusedWrite(f"refused: '{seg}' names {len(found)} containers (lines {lines}); "
+            raise RefusedWrite(f"refused: {quoted(seg)} names {len(found)} containers (lines {lines}); "
                                f"use '#n' for the n-th one", rule="address")
         parent = found[0]
+    assert parent is not None  # an address has at least one segment
     return parent
 
 
@@ -319,17 +318,23 @@ def _by_id_or_name(pool, seg, keyword):
             return h.keyword == "SUBTOPIC"
         return h.keyword == keyword
 
-    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and h.id == seg]
+    seg = _nfc(seg)
+    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and _nfc(h.id) == seg]
     if by_id:
         return by_id
-    return [h.index for h in pool if kw_ok(h) and h.name == seg]
+    return [h.index for h in pool if kw_ok(h) and _nfc(h.name) == seg]
+
+
+def _nfc(text: str) -> str:
+    """Names compare after Unicode NFC normalisation: 'Città' typed or pasted is one name."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _known(index, containers, parent) -> str:
     names = [(h.id if h.id and h.keyword is None else h.name) for h in _children(containers, parent)]
     if not names:
         return "(none)"
-    shown = ", ".join(repr(n) for n in names[:8])
+    shown = ", ".join(quoted(n) for n in names[:8])
     return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
 
@@ -338,5 +343,14 @@ def journal_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ..
     out = []
     for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
         if owner == container and level in levels and index.z_close_line[i] is not None:
+            out.append(index.zone(i))
+    return out
+
+
+def unclosed_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ...]) -> list[ZoneView]:
+    """The zones of the given levels that open after ``container`` and never close (§5.4)."""
+    out = []
+    for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
+        if owner == container and level in levels and index.z_close_line[i] is None:
             out.append(index.zone(i))
     return out

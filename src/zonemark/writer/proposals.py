@@ -1,14 +1,27 @@
 """Proposals: changes an AI may ask for and only the user may apply (§5.2 [P3], §7.3.1).
 
-:func:`propose` writes one JSON file per proposal into ``.zonemark/proposals/`` next to the
-target file.  It holds a unified diff (:mod:`difflib`) of the whole file, the target file
-and zone, the SHA-256 of the file it was made against, the reason, who proposed it and the
-diagnostics the change would add.  :func:`apply_proposal` is 'user'-only: on the same base
-it applies the change; on a file that changed since, it applies the diff only when every
-hunk's context still matches (at its place or, uniquely, elsewhere) — otherwise it refuses.
-The applied change passes the user re-check of :mod:`.verify` and is written through the
-store (history, undo).  Any zone may be the target: for ``[P1]``/``[P2]`` too the AI may
-only *ask* (§7.3.1: "the AI may propose this update but cannot apply it").
+A proposal replaces the inner lines of exactly one zone (never its tags, never a second
+zone).  :func:`propose` writes one JSON file per proposal into ``.zonemark/proposals/`` next
+to the target file, named by its id.  It records the target file, the zone (opening line and
+level), the SHA-256 of that zone's inner bytes when the proposal was made, the proposed
+content, the reason, who proposed it and the diagnostics the change would add; a unified
+diff is stored for reading only.
+
+Rulings (docs/conformance.md, "Proposals"):
+
+* ``target`` is a zone line (the opening line, or any line inside the zone; any level —
+  for ``[P1]``/``[P2]`` the AI may only ask, §7.3.1) or a container address.  A container
+  means the ``[P3]`` zone that *pairs* with it (§7.1.2, §7.1.3): a ``[P3]`` zone at whose
+  closing tag the container is the innermost open one and which does not hold the
+  declaration itself.  None, or more than one, is refused — never guessed.
+* :func:`apply_proposal` ('user' only) never reads the stored diff.  It finds the declared
+  zone — at its recorded line, or, when lines before it moved, the one zone of that level
+  whose inner bytes still hash to the recorded value — and recomputes the change from the
+  proposed content.  A zone whose content changed since is *stale*: refused, with a message
+  that says so.  The result passes the user re-check of :mod:`.verify` and the store
+  (history, undo).
+* The proposed content may not hold a line that the parser reads as a permission tag: a
+  proposal changes the inside of one zone, not the zones.
 """
 
 from __future__ import annotations
@@ -18,35 +31,56 @@ import difflib
 import hashlib
 import json
 import os
-import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import syntax as sx
 from ..core.parser import parse
-from ..core.text import decode, encode
+from ..core.text import decode, encode, printable
 from .atomic import replace_file
 from .edit import check_actor, forget
-from .locate import ZoneIndex, resolve_container
-from .sanitize import RefusedWrite
+from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
+from .offsets import CharOffset, chars_before
+from .sanitize import RefusedWrite, quoted
 from .store import STATE_DIR_NAME, Store
-from .verify import Edit, Expect, compare
+from .verify import Edit, Expect, compare, new_diagnostics
 
-FORMAT = "zonemark-proposal/1"
+FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_LOG_MARKER = "[/LOG]"
 
 
 @dataclass(frozen=True)
 class Proposal:
-    path: Path  # the proposal's JSON file
+    """One proposal as stored (``path`` is its JSON file, ``id`` its name without ``.json``)."""
+
+    path: Path
+    id: str
     target: Path
     zone_line: int
     zone_level: int
-    base_sha256: str
+    zone_sha256: str
+    new_content: str
     diff: str
     reason: str
     proposed_by: str
-    would_add: tuple[str, ...]  # diagnostics the change would add (as formatted lines)
+    created: str
+    status: str
+    would_add: tuple[str, ...]  # diagnostics the change would add (formatted lines)
+
+
+@dataclass(frozen=True)
+class PendingProposal:
+    """A proposal still open, with what the current file says about it (``zonemark proposals``)."""
+
+    proposal: Proposal
+    stale: bool  # the declared zone changed (or is gone) since the proposal was made
+    zone_now: int | None  # where the zone is now (None when stale)
+
+    @property
+    def id(self) -> str:
+        return self.proposal.id
 
 
 def proposals_dir(target) -> Path:
@@ -58,33 +92,93 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _edit_between(old: str, new: str) -> Edit:
-    """The smallest whole-line region in which ``old`` and ``new`` differ."""
-    n = min(len(old), len(new))
-    i = 0
-    while i < n and old[i] == new[i]:
-        i += 1
-    i = old.rfind("\n", 0, i) + 1
-    j = 0
-    while j < n - i and old[len(old) - 1 - j] == new[len(new) - 1 - j]:
-        j += 1
-    old_end, new_end = len(old) - j, len(new) - j
-    # extend the end to a line boundary in both (the common suffix is identical)
-    while old_end < len(old) and old_end > i and old[old_end - 1] != "\n":
-        old_end += 1
-        new_end += 1
-    line = old.count("\n", 0, i) + 1
-    return Edit(i, old_end - i, new_end - i, line, old.count("\n", i, old_end), new.count("\n", i, new_end))
-
-
 def _write_json(path: Path, data: dict) -> None:
     replace_file(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), mode=0o644,
                  make_parents=True)
 
 
+def _inner(zone: ZoneView, data: bytes) -> bytes:
+    assert zone.close_start is not None
+    return data[zone.inner_start:zone.close_start]
+
+
+def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
+    """The proposed inner lines as they will be written: the file's line endings, a final newline."""
+    inner = new_content.replace("\r\n", "\n").replace("\r", "\n")
+    lines = inner.split("\n")
+    kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]  # §N.19.3.4: never written to a file
+    inner = "\n".join(kept)
+    for k, ln in enumerate(kept, 1):
+        if sx.PERMISSION_TAG.fullmatch(ln):
+            raise RefusedWrite(f"refused: line {k} of the proposed content reads as a zone tag ({quoted(ln)}); a "
+                               f"proposal changes the inside of one zone, never the zones (§5.1, §5.5)",
+                               zone=zone.line, rule="§5.5")
+    if inner and not inner.endswith("\n"):
+        inner += "\n"
+    assert zone.close_end is not None
+    if data[zone.close_end - 2:zone.close_end] == b"\r\n":
+        inner = inner.replace("\n", "\r\n")
+    return inner
+
+
+def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
+    """``data`` with the zone's inner bytes replaced (every other byte copied)."""
+    assert zone.close_start is not None
+    return data[:zone.inner_start] + encode(inner) + data[zone.close_start:]
+
+
+def _verdict(path: Path, data: bytes, new_data: bytes, zone: ZoneView):
+    """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
+
+    Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
+    proposal lists them all; only errors refuse).
+    """
+    assert zone.close_start is not None
+    text, new_text = decode(data), decode(new_data)
+    start: CharOffset = chars_before(data, zone.inner_start)
+    old_len = len(decode(_inner(zone, data)))
+    new_len = len(new_text) - len(text) + old_len
+    edit = Edit(start, old_len, new_len, zone.line + 1, text.count("\n", start, start + old_len),
+                new_text.count("\n", start, start + new_len))
+    before = parse(text, path=str(path))
+    after = parse(new_text, path=str(path))
+    verdict = compare(before, after, edit, Expect(entries=None, structure=True))
+    found = tuple(new_diagnostics(before, after, edit))
+    zones_before = [(b.permission_level, edit.map_line(b.line)) for b in before.blocks
+                    if b.type == "permission_block"]
+    zones_after = [(b.permission_level, b.line) for b in after.blocks if b.type == "permission_block"]
+    problems = () if zones_before == zones_after else ("the zones of the file would change",)
+    return verdict, problems, found
+
+
+def _diff(name: str, data: bytes, new_data: bytes) -> str:
+    return "\n".join(difflib.unified_diff(decode(data).split("\n"), decode(new_data).split("\n"), fromfile=name,
+                                          tofile=name, lineterm=""))
+
+
+def _zone_for_target(index: ZoneIndex, target) -> ZoneView:
+    if isinstance(target, int) and not isinstance(target, bool):  # a zone line; a str is a container
+        zone = index.zone_at_line(int(target))
+        if zone is None:
+            raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", rule="§5.1")
+        return zone
+    cid = resolve_container(index, target)
+    decl = index.header_line(cid)
+    paired = [z for z in journal_zones(index, cid, (3,)) if not (z.line <= decl <= (z.close_line or z.line))]
+    if not paired:
+        raise RefusedWrite(f"refused: no [P3] zone pairs with {index.label(cid)} (a [P3] zone after its "
+                           f"declaration and before the next container, §7.1.2/§7.1.3); give the zone with "
+                           f"--zone LINE", rule="§7.1.2")
+    if len(paired) > 1:
+        lines = ", ".join(str(z.line) for z in paired)
+        raise RefusedWrite(f"refused: {len(paired)} [P3] zones pair with {index.label(cid)} (lines {lines}); "
+                           f"give one with --zone LINE", rule="§7.1.2")
+    return paired[0]
+
+
 def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
             store: Store | None = None) -> Proposal:
-    """Write a proposal to replace the inner lines of a zone (by opening line, or a container's zone)."""
+    """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
     check_actor(actor)
     store = store or Store()
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
@@ -93,104 +187,89 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
         raise TypeError("new_content must be str")
     path = Path(path)
     data = store.read(path)
-    text = decode(data)
-    index = ZoneIndex.build(parse(text, path=str(path)))
-    if isinstance(target, int) and not isinstance(target, bool):  # a zone line; a str is a container
-        zone = index.zone_at_line(int(target))
-        if zone is None:
-            raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", rule="§5.1")
-    else:
-        cid = resolve_container(index, target)
-        zone = index.zone_at_line(index.header_line(cid))
-        if zone is None:
-            raise RefusedWrite(f"refused: {index.label(cid)} is outside any permission zone", rule="§5.4")
+    index = ZoneIndex.build(parse(decode(data), path=str(path)))
+    zone = _zone_for_target(index, target)
     if zone.close_start is None or zone.inline:
-        raise RefusedWrite(f"refused: the zone at line {zone.line} is unclosed or opens inline; edit it by hand",
+        raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is "
+                           f"{'never closed' if zone.close_start is None else 'opened inline'}; edit it by hand",
                            zone=zone.line, rule="§5.1")
-    inner = new_content.replace("\r\n", "\n")
-    if inner and not inner.endswith("\n"):
-        inner += "\n"
-    new_text = text[:zone.inner_start] + inner + text[zone.close_start:]
-    if new_text == text:
+    inner = _content_for(new_content, data, zone)
+    new_data = _replaced(data, zone, inner)
+    if new_data == data:
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
                            zone=zone.line, rule="proposal")
-    edit = Edit(zone.inner_start, zone.close_start - zone.inner_start, len(inner), zone.line + 1,
-                text.count("\n", zone.inner_start, zone.close_start), inner.count("\n"))
-    before = parse(text, path=str(path))
-    verdict = compare(before, parse(new_text, path=str(path)), edit, Expect(entries=None, structure=True))
-    would_add = tuple(d.format() for d in verdict.new_diagnostics) + verdict.problems
-    diff = "\n".join(difflib.unified_diff(text.split("\n"), new_text.split("\n"), fromfile=path.name,
-                                          tofile=path.name, lineterm=""))
+    verdict, problems, found = _verdict(path, data, new_data, zone)
+    would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
     now = _dt.datetime.now(_dt.timezone.utc)
-    base = _sha(data)
-    folder = proposals_dir(path)
-    name = f"{now.strftime('%Y%m%dT%H%M%S%f')}-{path.stem[:40]}-L{zone.line}-{base[:8]}.json"
+    pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
-        "format": FORMAT, "status": "open", "file": path.name, "zone": {"line": zone.line, "level": zone.level},
-        "base_sha256": base, "reason": reason.strip(), "proposed_by": actor,
-        "created": now.isoformat(timespec="seconds"), "would_add": list(would_add),
-        "new_content": inner, "diff": diff,
+        "format": FORMAT, "id": pid, "status": "open", "file": path.name,
+        "zone": {"line": zone.line, "level": zone.level, "sha256": _sha(_inner(zone, data))},
+        "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
+        "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
     }
-    out = folder / name
+    out = proposals_dir(path) / f"{pid}.json"
     _write_json(out, record)
-    return Proposal(out, Path(os.path.realpath(path)), zone.line, zone.level, base, diff, reason.strip(), actor,
-                    would_add)
+    return _from_record(out, record, Path(os.path.realpath(path)))
 
 
-def apply_diff(text: str, diff: str) -> str:
-    """Apply a unified diff made by :func:`propose` to ``text``; ValueError when a hunk no longer fits."""
-    lines = text.split("\n")
-    hunks = []
-    cur = None
-    for raw in diff.split("\n"):
-        m = _HUNK.match(raw)
-        if m:
-            cur = {"old_start": int(m.group(1)), "old": [], "new": []}
-            hunks.append(cur)
-            continue
-        if cur is None:  # the '--- a' / '+++ b' header
-            continue
-        tag, body = raw[:1], raw[1:]
-        if tag == " ":
-            cur["old"].append(body)
-            cur["new"].append(body)
-        elif tag == "-":
-            cur["old"].append(body)
-        elif tag == "+":
-            cur["new"].append(body)
-        elif raw == "":
-            continue
-        else:
-            raise ValueError(f"unreadable diff line: {raw[:40]!r}")
-    if not hunks:
-        raise ValueError("the proposal holds no change")
-    shift = 0
-    for h in hunks:
-        old, new = h["old"], h["new"]
-        want = max(h["old_start"] - 1, 0) + shift if old else h["old_start"] + shift
-        if lines[want:want + len(old)] == old:
-            at = want
-        else:
-            places = [k for k in range(len(lines) - len(old) + 1) if lines[k:k + len(old)] == old]
-            if len(places) != 1:
-                raise ValueError(f"the text around line {h['old_start']} changed since the proposal was made")
-            at = places[0]
-        lines[at:at + len(old)] = new
-        shift += (at - want) + len(new) - len(old)
-    return "\n".join(lines)
+# -- reading proposals ------------------------------------------------------------------------
+
+def _from_record(p: Path, record: dict, target: Path) -> Proposal:
+    zone = record["zone"]
+    return Proposal(p, str(record.get("id") or p.stem), target, zone["line"], zone["level"], zone["sha256"],
+                    record["new_content"], str(record.get("diff", "")), str(record.get("reason", "")),
+                    str(record.get("proposed_by", "")), str(record.get("created", "")),
+                    str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()))
 
 
-def load(proposal_path) -> dict:
+def load(proposal_path) -> Proposal:
+    """The proposal stored at ``proposal_path``; ValueError when it is not a readable, current one."""
     p = Path(proposal_path)
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder; give a proposal file (zonemark proposals lists them)")
     try:
         record = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ValueError(f"no such proposal: {p}") from None
     except (OSError, ValueError) as exc:
         raise ValueError(f"{p} is not a readable proposal ({exc.__class__.__name__})") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT or not isinstance(record.get("diff"), str):
+    if not isinstance(record, dict) or not str(record.get("format", "")).startswith("zonemark-proposal/"):
         raise ValueError(f"{p} is not a zonemark proposal")
-    return record
+    if record.get("format") != FORMAT:
+        raise ValueError(f"{p} was made by an older zonemark ({record.get('format')}); ask for the proposal again")
+    zone = record.get("zone")
+    name = record.get("file")
+    if (not isinstance(zone, dict) or type(zone.get("line")) is not int or type(zone.get("level")) is not int
+            or not isinstance(zone.get("sha256"), str) or not isinstance(record.get("new_content"), str)
+            or not isinstance(name, str) or "/" in name or os.sep in name or name in ("", ".", "..")):
+        raise ValueError(f"{p} is not a valid zonemark proposal (zone, file or content missing)")
+    folder = p.resolve().parent
+    if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
+        raise ValueError(f"{p} is not inside a {STATE_DIR_NAME}/{PROPOSALS_DIR} folder")
+    return _from_record(p, record, folder.parent.parent / name)
+
+
+def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> ZoneView | None:
+    """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content."""
+    if index is None:
+        index = ZoneIndex.build(parse(decode(data)))
+    candidates = []
+    for i in range(len(index)):
+        z = index.zone(i)
+        if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
+                and _sha(_inner(z, data)) == proposal.zone_sha256:
+            candidates.append(z)
+    for z in candidates:
+        if z.line == proposal.zone_line:
+            return z
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _stale(proposal: Proposal) -> RefusedWrite:
+    return RefusedWrite(f"refused: proposal {proposal.id} is stale: the [P{proposal.zone_level}] zone at line "
+                        f"{proposal.zone_line} changed since the proposal was made (or is gone); ask for a new "
+                        f"proposal", zone=proposal.zone_line, rule="proposal")
 
 
 def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = None):
@@ -199,38 +278,124 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
     if actor != "user":
         raise RefusedWrite("refused: only the user may apply a proposal (§5.2)", rule="§5.2")
     store = store or Store()
-    p = Path(proposal_path)
-    record = load(p)
-    if record.get("status") != "open":
-        raise RefusedWrite(f"refused: proposal {p.name} is already {record.get('status')}", rule="proposal")
-    folder = p.resolve().parent
-    if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
-        raise ValueError(f"{p} is not inside a {STATE_DIR_NAME}/{PROPOSALS_DIR} folder")
-    name = record.get("file")
-    if not isinstance(name, str) or os.sep in name or name in ("", ".", ".."):
-        raise ValueError(f"{p} names no valid target file")
-    target = folder.parent.parent / name
+    proposal = load(proposal_path)
+    if proposal.status != "open":
+        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", rule="proposal")
+    target = proposal.target
 
     def transform(data: bytes) -> bytes:
-        text = decode(data)
-        try:
-            new_text = apply_diff(text, record["diff"])
-        except ValueError as exc:
-            raise RefusedWrite(f"refused: {target.name} changed since the proposal and the diff no longer applies: "
-                               f"{exc}", zone=record.get("zone", {}).get("line"), rule="proposal") from None
-        if new_text == text:
+        zone = locate_zone(proposal, data, ZoneIndex.build(parse(decode(data), path=str(target))))
+        if zone is None:
+            raise _stale(proposal)
+        inner = _content_for(proposal.new_content, data, zone)
+        new_data = _replaced(data, zone, inner)
+        if new_data == data:
             return data
-        edit = _edit_between(text, new_text)
-        before = parse(text, path=str(target))
-        verdict = compare(before, parse(new_text, path=str(target)), edit, Expect(entries=None, structure=True))
-        if not verdict.ok:
-            raise RefusedWrite(f"refused: applying {p.name}: {verdict.reason()} (§5.5, re-check)",
-                               zone=record.get("zone", {}).get("line"), rule="§5.5")
-        return encode(new_text)
+        verdict, problems, _found = _verdict(target, data, new_data, zone)
+        if problems or not verdict.ok:
+            why = problems[0] if problems else verdict.reason()
+            raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)", zone=zone.line,
+                               rule="§5.5")
+        return new_data
 
-    result = store.update(target, transform, actor=actor, action=f"apply proposal {p.name}")
+    result = store.update(target, transform, actor=actor, action=f"apply proposal {proposal.id}")
     forget(target)
+    record = json.loads(proposal.path.read_text(encoding="utf-8"))
     record.update(status="applied", applied=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                   history_id=result.history_id)
-    _write_json(p, record)
+    _write_json(proposal.path, record)
     return result
+
+
+# -- listing and showing (``zonemark proposals``) ------------------------------------------------
+
+def _folders(where: Path) -> list[Path]:
+    """The folders whose ``.zonemark/proposals`` belong to ``where`` (a file's folder, or a layer's)."""
+    if where.is_file():
+        return [where.resolve().parent]
+    from ..layer.loader import LayerError, discover
+    try:
+        _root, found = discover(where)
+    except LayerError:
+        return [where.resolve()]
+    return sorted({where.resolve()} | {p.resolve().parent for _rel, p in found if p.exists()})
+
+
+def stored_proposals(where) -> list[Proposal]:
+    """Every readable proposal of a file or a layer folder (any status), oldest first."""
+    where = Path(where)
+    out = []
+    for folder in _folders(where):
+        box = folder / STATE_DIR_NAME / PROPOSALS_DIR
+        if not box.is_dir():
+            continue
+        for p in sorted(box.glob("*.json")):
+            try:
+                proposal = load(p)
+            except ValueError:
+                continue
+            if where.is_file() and proposal.target != where.resolve():
+                continue
+            out.append(proposal)
+    out.sort(key=lambda x: (x.created, x.id))
+    return out
+
+
+def list_proposals(where) -> list[PendingProposal]:
+    """The open proposals of a file or a layer folder, each with whether it is stale."""
+    out = []
+    indexes: dict[Path, tuple[bytes, ZoneIndex] | None] = {}
+    for proposal in stored_proposals(where):
+        if proposal.status != "open":
+            continue
+        if proposal.target not in indexes:
+            try:
+                data = proposal.target.read_bytes()
+                indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data))))
+            except OSError:
+                indexes[proposal.target] = None
+        got = indexes[proposal.target]
+        zone = None if got is None else locate_zone(proposal, got[0], got[1])
+        out.append(PendingProposal(proposal, zone is None, None if zone is None else zone.line))
+    return out
+
+
+def find_proposal(where, ident: str) -> Proposal:
+    """The proposal named ``ident`` (its id, a unique prefix of it, or the path of its file)."""
+    p = Path(ident)
+    if ident.endswith(".json") and p.is_file():
+        return load(p)
+    found = [x for x in stored_proposals(where) if x.id == ident]
+    if not found:
+        found = [x for x in stored_proposals(where) if x.id.startswith(ident)]
+    if not found:
+        raise ValueError(f"no proposal {quoted(ident)} in {where} (zonemark proposals {where} lists them)")
+    if len(found) > 1:
+        raise ValueError(f"{quoted(ident)} names {len(found)} proposals; give more of the id")
+    return found[0]
+
+
+def show_proposal(proposal: Proposal) -> str:
+    """A readable account of one proposal: what, where, why, and the change as a diff of the file now."""
+    head = [f"proposal {proposal.id} ({proposal.status})",
+            f"file:     {printable(str(proposal.target))}",
+            f"zone:     [P{proposal.zone_level}] at line {proposal.zone_line}",
+            f"reason:   {printable(proposal.reason)}",
+            f"by:       {proposal.proposed_by}, {proposal.created}"]
+    try:
+        data = proposal.target.read_bytes()
+    except OSError as exc:
+        return "\n".join(head + [f"the file cannot be read: {exc.strerror or exc}"]) + "\n"
+    zone = locate_zone(proposal, data) if proposal.status == "open" else None
+    if proposal.status != "open":
+        body = ["(already applied; the diff as it was proposed:)", proposal.diff]
+    elif zone is None:
+        body = ["STALE: the zone changed since the proposal was made; it cannot be applied. The diff as it was "
+                "proposed:", proposal.diff]
+    else:
+        new_data = _replaced(data, zone, _content_for(proposal.new_content, data, zone))
+        body = [f"the change to the file as it is now (zone at line {zone.line}):",
+                _diff(proposal.target.name, data, new_data)]
+        if proposal.would_add:
+            body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
+    return printable("\n".join(head + [""] + body)) + "\n"

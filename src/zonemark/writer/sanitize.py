@@ -1,38 +1,60 @@
 """First barrier of the safe writer: text from an AI never creates structure (§5.5).
 
-A title or body given to :func:`zonemark.writer.append_entry` (or to an AI edit of a
-``[P5]`` zone) is plain content.  Every line the parser would read as structure — and every
-line a CommonMark renderer would read as a block that hides or re-parents what follows — is
-either *neutralised* (a backslash escape in front of the first significant character, which
-both the parser and CommonMark then read as literal text) or *refused*.  The patterns are
-the parser's own (:mod:`zonemark.syntax`), so the two cannot drift.
+A title or body given to :func:`zonemark.writer.append_entry` (or the content of an AI edit
+of a ``[P5]`` zone) is plain content, and it must stay plain for its three readers:
 
-Per-construct decisions (body lines; a line's leading spaces and tabs are kept)::
+* **zonemark's parser** — the structure of the file (§5.5);
+* **a CommonMark renderer** — what the user sees (markdown-it-py in the tests);
+* **the next model, reading the raw text** — the context export pastes the file verbatim,
+  and there ``[/P4]``, ``[P1]`` or ``## MODULE 999: EVIL`` at the start of a line look
+  exactly like structure, inside a code fence or not.
 
-    construct (first non-blank characters)          decision     becomes
-    ----------------------------------------------  -----------  ------------------------------
-    header '#'..'######', with/without space,        neutralise   '\\# ...'
-      any indentation, '#hashtag'
-    zone tag '[Pn]' '[/Pn]' '[p1]' '[P 1]' ...,      neutralise   '\\[P1] ...'
-      '[NUCLEI: ..]', '[!NOTE]', any line starting
-      with '['
-    '[/LOG]' alone on its line (§N.19.3.4)           strip        (line removed)
-    attention anchor '> [!KW]' (sx.ANCHOR_START)     neutralise   '\\> [!NOTE] ...'
-    plain quote '> text'                             keep         (a quote is free text)
-    rule bullet '* X1: ...' (sx.RULE_BULLET)         neutralise   '\\* R1: ...'
-    CONNECTIONS edge '* MODULE x' (CONNECTION_LIKE)  neutralise   '\\* MODULE x'
-    registry line '* ACTIVE: ..' (REGISTRY_ENTRY)    neutralise   '\\* ACTIVE: ..'
-    '**STATE:** ..' field label (sx.FIELD_LABEL)     neutralise   '\\*\\*STATE:\\*\\* ..'
-    separator / thematic break '---' '***' '___'     neutralise   '\\---'
-      '- - -', setext underline '===' '-'
-    HTML: '<!--' '<div' '<script' ... (any '<')     neutralise   '\\<!-- ...'
-    code fence '```' '~~~' closed inside the body    keep         (inside: verbatim, opaque)
-    code fence never closed inside the body          neutralise   '\\```' (would swallow [/Pn])
-    CR, CRLF, U+2028, U+2029, U+0085                 normalise    '\\n'
-    NUL and other C0 controls, DEL (sx.CONTROL_CHARS) strip       (removed)
-    lone surrogates (not encodable as UTF-8)         refuse
-    zero-width, fullwidth '＃' '［', look-alikes       keep         literal text to both readers
-    leading/trailing blank lines of the body         strip
+The rule: *no line of AI content may, once its indentation and any quote (``>``) and list
+markers before it are set aside, read as a zone tag, a header, a rule bullet, an anchor, a
+registry line or a separator — inside a fence or not.*  Such a line gets a backslash in
+front of its first significant character: it shows in the raw text, the parser reads plain
+text, and CommonMark renders the literal original (an ASCII-punctuation escape).  Inside a
+code block the backslash is shown as written — the one place where the rendering is not the
+literal original.  The patterns are the parser's own spellings and the looser ones a reader
+would still take for structure (``*\\tR0: x``, ``* R0:x``, ``> > [!CAUTION]``).
+
+Code fences: the parser and CommonMark must agree on where every fence the writer lets
+through ends.  Only a fence opened at column 0 and closed at column 0 by a line of the same
+character (at least as long, nothing but spaces or tabs after it) is let through: there
+neither a list item nor a block quote can hold it, and both readers end it on the same
+line.  Every other fence-like line (indented, inside a list item or a block quote, never
+closed, or a near-closer inside a fence) is escaped.
+
+Per-construct decisions (body lines)::
+
+    construct (first significant characters, after        decision     becomes
+    indentation, '>' and list markers)
+    ----------------------------------------------------  -----------  -------------------------
+    header '#'..'######', with/without space, '#tag'     escape       '\\# ...'
+    '[' anything: zone tags '[P1]' '[/P4]' '[p1]'          escape       '\\[P1] ...'
+      '[P 1]', anchors '[!NOTE]' (also '> > [!CAUTION]'),
+      '[NUCLEI: ..]', link definitions
+    rule bullet '* R1: x', '*\\tR0: x', '* R0:x', '*R1:'    escape       '\\* R1: x'
+    CONNECTIONS edge '* MODULE x', '- NUCLEUS 1'          escape       '\\* MODULE x'
+    registry line '* ACTIVE: ..', '* INACTIVE:'           escape       '\\* ACTIVE: ..'
+    '**STATE:** ..' / '**STATO:**' field label            escape       '\\*\\*STATE:\\*\\* ..'
+    separator / thematic break '---' '***' '___' '- - -'  escape       '\\---'
+      '* * *', setext underline '===' '-'
+    fence '```' '~~~' not let through (see above)         escape       '\\```'
+    '<' opening HTML anywhere in a line ('<!--',          escape       '\\<!--'
+      '<div', '</x', '<?', '<!X'; inside a let-through
+      fence only '<!--')
+    a line that renders as '[/LOG]' ('[/LOG]',           strip        (line removed)
+      '\\[/LOG]', '> [/LOG]', '`[/LOG]`', '&#91;/LOG]')
+      (§N.19.3.4: never in a file, not even on screen)
+    plain quote '> text', bullet '* text', '1. text'      keep
+    CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
+    NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
+    lone surrogates (not encodable as UTF-8)             refuse
+    zero-width and other invisible characters, Unicode   set aside    (like indentation:
+      spaces before the first significant character                   '\\u200b\\[P1]')
+    fullwidth '＃' '［' and other look-alikes              keep         (other characters)
+    leading/trailing blank lines of the body             strip
 
 Title (the text after ``###### LOG: <date> — ``)::
 
@@ -40,22 +62,22 @@ Title (the text after ``###### LOG: <date> — ``)::
     control characters, lone surrogates                        refuse
     empty after stripping blanks, or only '[/LOG]'             refuse
     longer than MAX_TITLE_CHARS                                refuse
-    trailing '#' run (read as closing hashes, §4.1)            neutralise '\\#'
-    '<' opening inline HTML                                    neutralise '\\<'
+    trailing '#' run (read as closing hashes, §4.1)            escape '\\#'
+    '<' opening inline HTML                                    escape '\\<'
     anything else ('[P1]', '#', '* R1:' mid-line)               keep (inline text of a header)
 
-A line indented four columns or more is also escaped: the parser's list and header checks
-count characters, not columns, so indentation alone is not a safe harbour.  Inside a
-CommonMark indented code block such an escape shows its backslash — the one place where the
-rendering is not the literal original.
+An escape is never undone by a backslash the AI wrote itself: ``\\<!--`` stays one
+escaped ``<`` (not ``\\\\<!--``, which would render a real comment).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
 from ..core import syntax as sx
+from ..core.text import printable
 
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 4_000_000
@@ -63,17 +85,35 @@ MAX_BODY_CHARS = 4_000_000
 _LINE_BREAKS = re.compile(r"\r\n|[\r\u2028\u2029\x85]")
 _TITLE_BREAKS = re.compile(r"[\n\r\u2028\u2029\x85\x0b\x0c]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-# CommonMark thematic breaks and setext underlines (lines that turn the previous line into a header).
-_THEMATIC = re.compile(r"[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_SETEXT = re.compile(r"[ \t]*(?:=+|-+)[ \t]*")
 _LOG_MARKER = "[/LOG]"
-_TITLE_HTML = re.compile(r"<(?=[A-Za-z/!?])")
-#: First characters after which a line is examined (everything else is plain text).
-_STARTERS = frozenset("#[><*-_=+`~")
+#: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
+#: an odd run of backslashes already escapes it.
+_HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
+_COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
+#: What is set aside before the first significant character: whitespace (Unicode spaces too)
+#: and invisible format characters (zero-width, bidi controls, BOM, soft hyphen).
+_BLANK = r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+_LEAD = re.compile(_BLANK + "*")
+_QUOTE_MARK = re.compile(r">")
+_LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=" + _BLANK + "|$)")
+# Looser than the parser's own patterns: what a reader of the raw text takes for structure
+# (any blank or invisible character where the parser wants a space).
+_THEMATIC = re.compile(r"([-*_])(?:" + _BLANK + r"*\1){2,}" + _BLANK + "*")
+_SETEXT = re.compile(r"(?:=+|-+)" + _BLANK + "*")
+_RULE_LIKE = re.compile(r"[*+-]" + _BLANK + r"*[A-Z]+\d+" + _BLANK + "*:")
+_CONNECTION_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:MODULE|NUCLEUS)\b")
+_REGISTRY_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:ACTIVE|INACTIVE)" + _BLANK + "*:")
+_FENCE_LIKE = re.compile(r"`{3,}|~{3,}")
+#: A fence the writer lets through: at column 0 (a backtick fence's info string holds no backtick).
+_FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
+#: First significant characters after which a line is examined (everything else is plain text).
+_STARTERS = frozenset("#[>*+-_=`~0123456789\\")
+_MARKER_NOISE = re.compile(r"[\\*_`~]")
+_MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
 
 
 class RefusedWrite(Exception):
-    """A write the safe writer refuses; ``str(exc)`` is one line saying what and why.
+    """A write the safe writer refuses; ``str(exc)`` is one line saying what was refused and why.
 
     ``zone`` is the opening line of the zone concerned (or None), ``rule`` the spec
     section or check that refused it.
@@ -94,6 +134,19 @@ class Sanitized:
     changes: tuple[str, ...] = ()
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """``value`` quoted for a one-line message: line breaks and controls as escapes, invalid bytes as ``\\xNN``."""
+    text = printable(str(value))
+    text = _UNPRINTABLE.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m.group(),
+                                                                                 f"\\u{ord(m.group()):04x}"), text)
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return f"'{text}'"
+
+
 def _refuse(what: str, why: str, rule: str) -> RefusedWrite:
     return RefusedWrite(f"refused: {what}: {why} ({rule})", rule=rule)
 
@@ -104,13 +157,13 @@ def sanitize_title(title: str) -> Sanitized:
         raise TypeError(f"title must be str, not {type(title).__name__}")
     if _TITLE_BREAKS.search(title):
         raise _refuse("title", "a title is one line (it contains a line break)", "§7.5")
-    if sx.CONTROL_CHARS.search(title):
-        c = sx.CONTROL_CHARS.search(title).group()
-        raise _refuse("title", f"control character U+{ord(c):04X} is not allowed", "§7.5")
+    control = sx.CONTROL_CHARS.search(title)
+    if control:
+        raise _refuse("title", f"control character U+{ord(control.group()):04X} is not allowed", "§7.5")
     if _SURROGATE.search(title):
         raise _refuse("title", "it is not valid Unicode (lone surrogate)", "§7.5")
     text = title.strip()
-    if text == _LOG_MARKER:
+    if _renders_as_marker(text):
         text = ""
     if not text:
         raise _refuse("title", "it is empty", "§7.5")
@@ -121,80 +174,147 @@ def sanitize_title(title: str) -> Sanitized:
         run = len(text.rstrip("#"))
         text = text[:run] + "\\" + text[run:]
         changes.append("trailing '#' escaped")
-    if _TITLE_HTML.search(text):
-        text = _TITLE_HTML.sub(r"\\<", text)
+    escaped = _HTML_OPEN.sub(r"\1\\<", text)
+    if escaped != text:
+        text = escaped
         changes.append("'<' escaped")
     return Sanitized(text, tuple(changes))
 
 
-def closed_fences(lines: list[str]) -> set[int]:
-    """Indexes of the lines inside (and delimiting) fences that close within ``lines``."""
-    inside: set[int] = set()
-    i, n = 0, len(lines)
-    while i < n:
-        fence = sx.fence_opener(lines[i])
-        if fence is None:
-            i += 1
-            continue
-        j = i + 1
-        while j < n and not sx.closes_fence(lines[j], fence):
-            j += 1
-        if j < n:
-            inside.update(range(i, j + 1))
-            i = j + 1
-        else:
-            i += 1  # never closed: this opener is escaped, the scan goes on after it
-    return inside
+# -- body lines -----------------------------------------------------------------------------
+
+def _renders_as_marker(line: str) -> bool:
+    """Whether ``line`` reads as the §N.19 transport marker raw or rendered (escapes, quotes, code, entities)."""
+    if "LOG" not in line and "&" not in line:
+        return False
+    seen = html.unescape(line)
+    seen = _MARKER_NOISE.sub("", seen)
+    seen = seen[_MARKER_LEAD.match(seen).end():]  # type: ignore[union-attr]
+    return seen.strip() == _LOG_MARKER  # the marker is uppercase (§N.19.2); '[/log]' is escaped as a tag
 
 
-def _structural(line: str) -> str | None:
-    """What the line would declare, or None for plain text."""
-    t = line.lstrip(" \t")
-    if not t or t[0] not in _STARTERS:
-        return None
-    c = t[0]
+def _structure_at(rest: str) -> str | None:
+    """What ``rest`` (a line from its first significant character) reads as, or None for plain text."""
+    c = rest[0]
     if c == "#":
         return "header"
     if c == "[":
         return "bracket tag"
-    if c == "<":
-        return "HTML block"
-    if c == ">":
-        return "attention anchor" if sx.ANCHOR_START.match(t) else None
     if c in "`~":
-        return "code fence" if sx.fence_opener(t) else None
-    if _THEMATIC.fullmatch(line) or _SETEXT.fullmatch(line):
+        return "code fence" if _FENCE_LIKE.match(rest) else None
+    if _THEMATIC.fullmatch(rest) or _SETEXT.fullmatch(rest):
         return "separator"
-    if sx.RULE_BULLET.fullmatch(t):
-        return "rule bullet"
-    if sx.CONNECTION_LIKE.match(t):
-        return "CONNECTIONS edge"
-    if sx.REGISTRY_ENTRY.match(t):
-        return "registry entry"
-    if c == "*":
-        fm = sx.FIELD_LABEL.match(t)
-        if fm and fm.group(1).strip() in ("STATE", "STATO"):
-            return "STATE field"
+    if c in "*+-":
+        if _RULE_LIKE.match(rest):
+            return "rule bullet"
+        if _CONNECTION_LIKE.match(rest):
+            return "CONNECTIONS edge"
+        if _REGISTRY_LIKE.match(rest):
+            return "registry entry"
+        if c == "*":
+            fm = sx.FIELD_LABEL.match(rest)
+            if fm and fm.group(1).strip() in ("STATE", "STATO"):
+                return "STATE field"
     return None
 
 
-def _escape(line: str, what: str) -> str:
-    t = line.lstrip(" \t")
-    lead = line[:len(line) - len(t)]
+def _find_structure(line: str) -> tuple[int, str] | None:
+    """Where the first significant character of a structural line is, and what it reads as.
+
+    Indentation, quote markers and list markers are set aside one at a time; at each step the
+    rest of the line is examined, so ``* R1: x`` is a rule bullet, ``* ## x`` a header in a
+    list item and ``> > [!CAUTION]`` an anchor in a nested quote.
+    """
+    pos = _LEAD.match(line).end()  # type: ignore[union-attr]
+    while pos < len(line):
+        c = line[pos]
+        if c not in _STARTERS:
+            return None
+        what = _structure_at(line[pos:])
+        if what is not None:
+            return pos, what
+        m = _QUOTE_MARK.match(line, pos) or _LIST_MARK.match(line, pos)
+        if m is None:
+            return None
+        pos = _LEAD.match(line, m.end()).end()  # type: ignore[union-attr]
+    return None
+
+
+def _escape(line: str, pos: int, what: str) -> str:
+    rest = line[pos:]
     if what == "STATE field":
-        end = t.index(":**") + 3
-        return lead + t[:end].replace("*", "\\*") + t[end:]
-    return lead + "\\" + t
+        end = rest.index(":**") + 3
+        return line[:pos] + rest[:end].replace("*", "\\*") + rest[end:]
+    return line[:pos] + "\\" + rest
 
 
-def sanitize_body(body: str) -> Sanitized:
-    """Structure-free body lines (no trailing newline), or :class:`RefusedWrite`."""
+def _fences(lines: list[str]) -> dict[int, str]:
+    """The fences the writer lets through: index -> 'open' | 'inside' | 'close' (see the module docstring)."""
+    roles: dict[int, str] = {}
+    i, n = 0, len(lines)
+    while i < n:
+        m = _FENCE_OPEN.fullmatch(lines[i])
+        if m is None:
+            i += 1
+            continue
+        run = m.group(1) or m.group(2)
+        closer = re.compile(re.escape(run[0]) + "{" + str(len(run)) + r",}[ \t]*")
+        j = i + 1
+        while j < n and not closer.fullmatch(lines[j]):
+            j += 1
+        if j == n:  # never closed: the opener is escaped, the scan goes on after it
+            i += 1
+            continue
+        roles[i] = "open"
+        roles[j] = "close"
+        for k in range(i + 1, j):
+            roles[k] = "inside"
+        i = j + 1
+    return roles
+
+
+def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
+    changes: list[str] = []
+    lines = text.split("\n")
+    kept = [ln for ln in lines if not _renders_as_marker(ln)]
+    if len(kept) != len(lines):
+        changes.append("[/LOG] marker removed (§N.19.3.4)")
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    roles = _fences(kept)
+    out: list[str] = []
+    for i, line in enumerate(kept):
+        role = roles.get(i)
+        if role in ("open", "close"):
+            out.append(line)
+            continue
+        if entries and role is None and line.startswith("###### "):
+            title = sanitize_title(line[len("###### "):])
+            changes.extend(title.changes)
+            out.append("###### " + title.text)
+            continue
+        found = _find_structure(line)
+        if found is not None:
+            line = _escape(line, *found)
+            changes.append(f"{found[1]} escaped")
+        if "<" in line:
+            escaped = (_COMMENT_OPEN if role == "inside" else _HTML_OPEN).sub(r"\1\\<", line)
+            if escaped != line:
+                line = escaped
+                changes.append("HTML escaped")
+        out.append(line)
+    return out, changes
+
+
+def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
     if not isinstance(body, str):
-        raise TypeError(f"body must be str, not {type(body).__name__}")
+        raise TypeError(f"{what} must be str, not {type(body).__name__}")
     if _SURROGATE.search(body):
-        raise _refuse("body", "it is not valid Unicode (lone surrogate)", "§5.5")
+        raise _refuse(what, "it is not valid Unicode (lone surrogate)", "§5.5")
     if len(body) > MAX_BODY_CHARS:
-        raise _refuse("body", f"it has {len(body)} characters (at most {MAX_BODY_CHARS})", "§5.5")
+        raise _refuse(what, f"it has {len(body)} characters (at most {MAX_BODY_CHARS})", "§5.5")
     changes: list[str] = []
     text = _LINE_BREAKS.sub("\n", body)
     if text != body:
@@ -202,23 +322,16 @@ def sanitize_body(body: str) -> Sanitized:
     cleaned = sx.CONTROL_CHARS.sub("", text)
     if cleaned != text:
         changes.append("control characters removed")
-    lines = cleaned.split("\n")
-    kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]
-    if len(kept) != len(lines):
-        changes.append("[/LOG] marker removed (§N.19.3.4)")
-    while kept and not kept[0].strip():
-        kept.pop(0)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    fenced = closed_fences(kept)
-    out = []
-    for i, line in enumerate(kept):
-        if i in fenced:
-            out.append(line)
-            continue
-        what = _structural(line)
-        if what is not None:
-            line = _escape(line, what)
-            changes.append(f"{what} escaped")
-        out.append(line)
-    return Sanitized("\n".join(out), tuple(dict.fromkeys(changes)))
+    out, more = _clean_lines(cleaned, entries)
+    return Sanitized("\n".join(out), tuple(dict.fromkeys(changes + more)))
+
+
+def sanitize_body(body: str) -> Sanitized:
+    """Structure-free body lines (no trailing newline), or :class:`RefusedWrite`."""
+    return _sanitize(body, "body", entries=False)
+
+
+def sanitize_entries(content: str) -> Sanitized:
+    """AI content for a whole ``[P5]`` zone: as :func:`sanitize_body`, but a ``###### `` line at column 0
+    outside a fence stays an H6 entry header (its title sanitised as a title)."""
+    return _sanitize(content, "content", entries=True)

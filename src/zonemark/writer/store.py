@@ -124,6 +124,12 @@ def _signature(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _as_bytes(value: object) -> bytes:
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"transform must return bytes, not {type(value).__name__}")
+    return bytes(value)
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -230,6 +236,13 @@ class Store:
         write is prepared, so it must not have side effects.  Returning the same bytes writes nothing.
         """
         target = self._existing(path)
+        if not self.lock_path(target).exists():
+            # Nothing of zonemark's is beside this file yet: try the change once without the lock, so a
+            # refusal (or a change that changes nothing) leaves no .zonemark/ folder behind.  The
+            # transform runs again, on fresh bytes, under the lock.
+            first = self._snapshot(target)
+            if _as_bytes(transform(first.data)) == first.data:
+                return UpdateResult(Path(path), False, len(first.data), len(first.data), None)
         with self._locked(target):
             self._settle_leftovers(target)
             return self._write(path, target, transform, actor=actor, action=action, undoes=None)
@@ -253,6 +266,8 @@ class Store:
         edited since), and with :class:`NothingToUndo` when there is no saved version left.
         """
         target = self._existing(path)
+        if not self.history_dir(target).is_dir():  # refused before anything is created
+            raise NothingToUndo(f"{path}: zonemark has no saved version of this file; nothing to undo")
         with self._locked(target):
             self._settle_leftovers(target)
             folder = self.history_dir(target)
@@ -286,10 +301,7 @@ class Store:
                actor: str, action: str, undoes: str | None) -> UpdateResult:
         for _ in range(self.max_attempts):
             before = self._snapshot(target)
-            after = transform(before.data)
-            if not isinstance(after, (bytes, bytearray, memoryview)):
-                raise TypeError(f"transform must return bytes, not {type(after).__name__}")
-            after = bytes(after)
+            after = _as_bytes(transform(before.data))
             if after == before.data:
                 return UpdateResult(Path(path), False, len(before.data), len(after), None)
             history_id = self._replace(target, before, after, actor=actor, action=action, undoes=undoes)

@@ -42,18 +42,20 @@ from ..core.document import Document
 from ..core.nodes import Heading, Quote, Rule
 from ..core.parser import parse
 from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
+from .offsets import CharOffset
 
 @dataclass(frozen=True)
 class Edit:
     """Whole lines ``[start, start + old_len)`` of the old text become ``[start, start + new_len)``.
 
-    ``line`` is the 1-based line starting at ``start``; ``old_lines``/``new_lines`` count the
-    newlines of each region.
+    Positions and lengths are *characters* of the decoded text (:data:`.offsets.CharOffset`),
+    never bytes.  ``line`` is the 1-based line starting at ``start``; ``old_lines``/``new_lines``
+    count the newlines of each region.
     """
 
-    start: int
-    old_len: int
-    new_len: int
+    start: CharOffset
+    old_len: int  # characters
+    new_len: int  # characters
     line: int
     old_lines: int
     new_lines: int
@@ -124,6 +126,11 @@ def _diag_keys(before: Document, after: Document, edit: Edit):
     return new
 
 
+def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
+    """Every diagnostic (errors and warnings) that ``after`` has and ``before`` did not."""
+    return _diag_keys(before, after, edit)
+
+
 def _blocks(doc: Document, edit: Edit, old: bool):
     """(type, line, level, text) of every block outside the region, and the blocks inside it."""
     outside, inside = [], []
@@ -148,6 +155,7 @@ def _facts(doc: Document, edit: Edit | None, with_registry: bool = True):
     nuc = tuple((x.nucleus_id, x.name, m(x.line), x.permission_level,
                  tuple((c.kind, c.target, m(c.line)) for c in x.connections), x.ignored) for x in doc.nuclei)
     r = doc.registry
+    reg: tuple | None
     if r is None:
         reg = None
     elif with_registry:
@@ -241,7 +249,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     mini_zone_line = head.count("\n") + 1
     mini_before = parse(head + old_zone)
     mini_after = parse(head + new_zone)
-    mini_edit = replace(edit, start=edit.start + len(head), line=edit.line - zone.line + mini_zone_line)
+    mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
     zones_before = [(b.permission_level, mini_edit.map_line(b.line)) for b in mini_before.blocks
                     if b.type == "permission_block"]
     zones_after = [(b.permission_level, b.line) for b in mini_after.blocks if b.type == "permission_block"]

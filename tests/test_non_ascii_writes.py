@@ -1,0 +1,120 @@
+"""Every write after non-ASCII text, in every zone level, changes exactly the bytes it should (issue 8).
+
+Byte offsets (the zone index) and character offsets (the re-check) must never mix: each zone
+below is preceded by Italian, Japanese and '—', so a slice taken with the wrong kind of
+offset lands in the wrong place.  The expected file is built line by line, independently of
+the writer.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from zonemark import parse_file
+from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, propose
+from zonemark.writer import edit as edit_module
+
+FILE = """# Memoria — 記憶 [external_memory]
+
+[P1]
+## TOPIC: Città — 都市
+Perché sì: è così — これは一番目の文です。
+[/P1]
+
+[P2]
+###### LOG: 2026-01-01 — permanente
+Non si tocca — 触らないで。
+[/P2]
+
+[P3]
+###### LOG: 2026-01-02 — lungo termine
+東京の記憶 — la città più grande.
+[/P3]
+
+[P4]
+###### LOG: 2026-01-03 — breve
+Caffè alle 8 — 朝のコーヒー。
+[/P4]
+
+[P5]
+appunti — メモ: più tardi.
+[/P5]
+"""
+LINES = FILE.split("\n")
+ZONES = {level: LINES.index(f"[P{level}]") + 1 for level in range(1, 6)}  # 1-based opening lines
+
+
+def zone_span(level: int) -> tuple[int, int]:
+    """0-based indexes of the zone's first inner line and its closing tag."""
+    open_ = ZONES[level] - 1
+    return open_ + 1, LINES.index(f"[/P{level}]", open_)
+
+
+def replaced(level: int, inner: list[str]) -> str:
+    start, close = zone_span(level)
+    return "\n".join(LINES[:start] + inner + LINES[close:])
+
+
+def appended(level: int, entry: list[str]) -> str:
+    _start, close = zone_span(level)
+    return "\n".join(LINES[:close] + [""] + entry + LINES[close:])
+
+
+@pytest.fixture
+def path(tmp_path):
+    edit_module.forget()
+    p = tmp_path / "memoria.md"
+    p.write_text(FILE, encoding="utf-8")
+    assert not parse_file(p).diagnostics
+    return p
+
+
+STORE = Store(fsync=False)
+NEW = ["###### LOG: 2026-02-02 — nuovo — 新しい", "Testo più lungo — もっと長いテキスト。"]
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+def test_propose_and_apply_in_every_zone(path, level):
+    prop = propose(path, ZONES[level], "\n".join(NEW) + "\n", reason="perché — なぜ", store=STORE)
+    assert prop.zone_level == level
+    apply_proposal(prop.path, actor="user", store=STORE)
+    assert path.read_text(encoding="utf-8") == replaced(level, NEW)
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+def test_user_edit_in_every_zone(path, level):
+    edit_zone(path, ZONES[level], "\n".join(NEW), actor="user", store=STORE)
+    assert path.read_text(encoding="utf-8") == replaced(level, NEW)
+
+
+def test_ai_edit_of_the_p5_zone(path):
+    edit_zone(path, ZONES[5], "\n".join(NEW), actor="ai", store=STORE)
+    assert path.read_text(encoding="utf-8") == replaced(5, NEW)
+
+
+@pytest.mark.parametrize("level,actor", [(4, "ai"), (3, "user")])
+def test_append_after_non_ascii_text(path, level, actor):
+    if level == 3:  # the [P3] journal pairs with the topic only when no writable zone follows it
+        path.write_text("\n".join(LINES[:zone_span(3)[1] + 1]) + "\n", encoding="utf-8")
+    r = append_entry(path, "Città — 都市", "voce — 項目", "corpo: è così — 本文。", date="2026-03-03",
+                     actor=actor, store=STORE)
+    entry = ["###### LOG: 2026-03-03 — voce — 項目", "corpo: è così — 本文。"]
+    want = appended(level, entry)
+    if level == 3:
+        want = "\n".join(want.split("\n")[:zone_span(3)[1] + 4]) + "\n"
+    assert path.read_text(encoding="utf-8") == want
+    assert path.read_text(encoding="utf-8").split("\n")[r.line - 1] == entry[0]
+
+
+def test_container_names_compare_after_nfc(path):
+    """Issue 7 item 12: 'Città' typed as NFD (a + combining grave) names the NFC topic, and back."""
+    nfd = unicodedata.normalize("NFD", "Città — 都市")
+    assert nfd != "Città — 都市"
+    append_entry(path, nfd, "t", "b", date="2026-03-03", store=STORE)
+    assert "###### LOG: 2026-03-03 — t\nb\n[/P4]" in path.read_text(encoding="utf-8")
+    path.write_text(unicodedata.normalize("NFD", FILE), encoding="utf-8")
+    edit_module.forget()
+    append_entry(path, "Città — 都市", "t", "b", date="2026-03-04", store=STORE)
+    assert "###### LOG: 2026-03-04 — t\nb\n[/P4]" in path.read_text(encoding="utf-8")

@@ -1,0 +1,264 @@
+"""Proposals (§5.2 [P3], §7.3.1): made against the right bytes, applied from the declared zone only.
+
+Issue 7 items 1-3 and 10: a proposal replaces the inner lines of exactly one zone; ``apply``
+recomputes that change from the declared zone and the proposed content (the stored diff is for
+reading only) and refuses a proposal whose zone changed since it was made.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from zonemark import parse_file
+from zonemark.writer import RefusedWrite, Store, apply_proposal, propose
+from zonemark.writer import edit as edit_module
+from zonemark.writer.proposals import list_proposals
+
+ROOT = Path(__file__).resolve().parent.parent
+CARS = ROOT / "examples" / "layer" / "cars[ext_memory].md"
+
+
+@pytest.fixture
+def store():
+    edit_module.forget()
+    return Store(fsync=False)
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")
+
+
+def test_propose_after_an_em_dash_replaces_exactly_the_zone(tmp_path, store):
+    """Item 1: the cars example's log headers hold '—'; zone 16's inner lines are replaced, nothing else."""
+    cars = tmp_path / "cars[ext_memory].md"
+    shutil.copy(CARS, cars)
+    before = lines_of(cars)
+    assert before[15] == "[P4]" and before[18] == "[/P4]"
+    prop = propose(cars, 16, "fixed text\n", reason="typo", store=store)
+    assert prop.would_add == ()
+    assert "-###### LOG: 2026-09-06 — winter set mounted" in prop.diff and "+fixed text" in prop.diff
+    assert "+##" not in prop.diff and "\n+]" not in prop.diff
+    apply_proposal(prop.path, actor="user", store=store)
+    assert lines_of(cars) == before[:16] + ["fixed text"] + before[18:]
+    assert not parse_file(cars).errors
+
+
+JAPANESE = """# 記憶 [external_memory]
+
+[P1]
+## TOPIC: 日本語のメモ
+私は東京に住んでいます。これはアイデンティティの文です — 変えてはいけません。
+[/P1]
+
+[P3]
+###### LOG: 2026-01-02 — 古い記録
+長期記憶の内容。
+[/P3]
+
+[P1]
+## TOPIC: Italiano
+Perché sì: è così.
+[/P1]
+
+[P3]
+###### LOG: 2026-01-03 — città
+Un ricordo di lunga durata.
+[/P3]
+"""
+
+
+def test_propose_after_japanese_text_targets_the_p3_zone_not_the_p1_sentence(tmp_path, store):
+    """Item 1: with Japanese text before a [P3] zone the diff rewrote the middle of a [P1] sentence."""
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    before = lines_of(f)
+    new = "###### LOG: 2026-01-02 — 新しい記録\n内容を更新しました。\n"
+    prop = propose(f, 8, new, reason="更新", store=store)
+    assert prop.zone_level == 3 and prop.zone_line == 8
+    assert "-長期記憶の内容。" in prop.diff and "-私は東京" not in prop.diff
+    apply_proposal(prop.path, actor="user", store=store)
+    after = lines_of(f)
+    assert after[:8] == before[:8]  # the [P1] identity sentence untouched
+    assert after[8:10] == ["###### LOG: 2026-01-02 — 新しい記録", "内容を更新しました。"]
+    assert after[10:] == before[10:]
+
+
+def test_apply_ignores_a_forged_diff_and_applies_only_the_declared_zone(tmp_path, store):
+    """Item 2: a proposal whose declared zone is [P3] but whose diff changes a '## TOPIC:' line."""
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    prop = propose(f, 19, "###### LOG: 2026-01-03 — città\nNuovo testo, più lungo.\n", reason="r", store=store)
+    record = json.loads(prop.path.read_text(encoding="utf-8"))
+    record["diff"] += "\n@@ -14,1 +14,1 @@\n-## TOPIC: Italiano\n+## TOPIC: Hijacked\n"
+    prop.path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    apply_proposal(prop.path, actor="user", store=store)
+    text = f.read_text(encoding="utf-8")
+    assert "## TOPIC: Italiano" in text and "Hijacked" not in text
+    assert "###### LOG: 2026-01-03 — città\nNuovo testo, più lungo.\n[/P3]" in text
+
+
+def test_apply_refuses_a_stale_proposal_with_a_message_that_says_so(tmp_path, store):
+    """Item 2: the zone changed since the proposal was made."""
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    prop = propose(f, 8, "###### LOG: 2026-01-02 — x\ny\n", reason="r", store=store)
+    f.write_text(JAPANESE.replace("長期記憶の内容。", "ユーザーが書き換えた。"), encoding="utf-8")
+    old = f.read_bytes()
+    with pytest.raises(RefusedWrite, match=r"stale: the \[P3\] zone at line 8 changed since the proposal was made"):
+        apply_proposal(prop.path, actor="user", store=store)
+    assert f.read_bytes() == old
+    assert [p.stale for p in list_proposals(f)] == [True]
+
+
+def test_apply_finds_the_zone_when_lines_before_it_moved(tmp_path, store):
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    prop = propose(f, 19, "###### LOG: 2026-01-03 — città\nnuovo\n", reason="r", store=store)
+    f.write_text(JAPANESE.replace("Perché sì: è così.", "Perché sì: è così.\nUna riga in più — dell'utente."),
+                 encoding="utf-8")
+    assert [p.stale for p in list_proposals(f)] == [False]
+    apply_proposal(prop.path, actor="user", store=store)
+    assert "Una riga in più — dell'utente.\n[/P1]\n\n[P3]\n###### LOG: 2026-01-03 — città\nnuovo\n[/P3]" in \
+        f.read_text(encoding="utf-8")
+
+
+def test_a_tampered_declared_zone_or_content_is_refused(tmp_path, store):
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    prop = propose(f, 8, "###### LOG: 2026-01-02 — x\ny\n", reason="r", store=store)
+    record = json.loads(prop.path.read_text(encoding="utf-8"))
+    old = f.read_bytes()
+    for key, value in (("zone", {"line": 3, "level": 1}), ("new_content", "[/P3]\n[P1]\n## TOPIC: EVIL\n"),
+                       ("new_content", 7), ("zone", "8")):
+        forged = dict(record, **{key: value})
+        prop.path.write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+        with pytest.raises((RefusedWrite, ValueError)):
+            apply_proposal(prop.path, actor="user", store=store)
+        assert f.read_bytes() == old
+
+
+PLANS = """# Diario [external_memory]
+
+[P1]
+## TOPIC: Plans
+[/P1]
+
+[P3]
+###### LOG: 2026-02-01 — viaggio
+Andare a Kyōto — forse in primavera.
+[/P3]
+
+[P1]
+## TOPIC: Empty
+[/P1]
+
+[P4]
+[/P4]
+"""
+
+
+def test_propose_container_targets_its_paired_p3_zone(tmp_path, store):
+    """Item 3: '--container Plans' is the [P3] zone that pairs with Plans, never its declaration's [P1]."""
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    prop = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno.\n", reason="r", store=store)
+    assert prop.zone_line == 7 and prop.zone_level == 3
+    assert "-## TOPIC: Plans" not in prop.diff
+    apply_proposal(prop.path, actor="user", store=store)
+    text = f.read_text(encoding="utf-8")
+    assert text == PLANS.replace("Andare a Kyōto — forse in primavera.", "Kyōto in autunno.")
+
+
+def test_propose_container_without_a_p3_zone_is_refused(tmp_path, store):
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    with pytest.raises(RefusedWrite, match=r"no \[P3\] zone pairs with 'TOPIC: Empty'"):
+        propose(f, "Empty", "x\n", reason="r", store=store)
+    assert not (tmp_path / ".zonemark").exists()
+
+
+def test_propose_container_in_a_reminder_never_replaces_the_p1_zone(tmp_path, store):
+    f = tmp_path / "r.md"
+    f.write_text("# R [reminder]\n\n[P1]\n## RULES:\n* R1: be kind\n\n## NUCLEUS 1: CORE\n\n"
+                 "## MODULE 042: CURIOSITY [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n\n[P4]\n[/P4]\n",
+                 encoding="utf-8")
+    with pytest.raises(RefusedWrite, match=r"no \[P3\] zone pairs with"):
+        propose(f, "042", "nothing\n", reason="r", store=store)
+
+
+def test_a_proposal_may_not_open_or_close_zones(tmp_path, store):
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    with pytest.raises(RefusedWrite, match="zone tag"):
+        propose(f, 7, "x\n[/P3]\n[P1]\n## TOPIC: EVIL\n", reason="r", store=store)
+
+
+# -- item 10: the user never reads JSON ---------------------------------------------------------
+
+def run(capsys, argv):
+    from zonemark.cli.main import main
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_proposals_lists_and_shows_pending_proposals(tmp_path, store, capsys, monkeypatch):
+    layer = tmp_path / "layer"
+    (layer / "sub").mkdir(parents=True)
+    f = layer / "sub" / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    g = layer / "mem.md"
+    g.write_text(JAPANESE, encoding="utf-8")
+    p1 = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno.\n", reason="autunno — 秋",
+                 store=store)
+    p2 = propose(g, 8, "###### LOG: 2026-01-02 — x\ny\n", reason="riscrivere", store=store)
+    code, out, err = run(capsys, ["proposals", layer])
+    assert code == 0
+    lines = out.strip().split("\n")
+    assert lines[0].split() == ["ID", "FILE", "ZONE", "AGE", "STATE", "REASON"]
+    rows = {ln.split()[0]: ln for ln in lines[1:]}
+    assert set(rows) == {p1.id, p2.id}
+    assert "sub/d.md" in rows[p1.id] and "[P3] line 7" in rows[p1.id] and " ok " in rows[p1.id]
+    assert rows[p1.id].endswith("autunno — 秋")
+    assert "mem.md" in rows[p2.id] and rows[p2.id].endswith("riscrivere")
+    # one file only
+    code, out, _ = run(capsys, ["proposals", g])
+    assert [ln.split()[0] for ln in out.strip().split("\n")[1:]] == [p2.id]
+    # stale after the user changes the zone
+    g.write_text(JAPANESE.replace("長期記憶の内容。", "変わった。"), encoding="utf-8")
+    code, out, _ = run(capsys, ["proposals", layer])
+    assert "STALE" in next(ln for ln in out.split("\n") if ln.startswith(p2.id))
+    # --show: a readable diff of the file as it is now, by id or by a unique prefix
+    monkeypatch.chdir(layer)
+    code, out, _ = run(capsys, ["proposals", "--show", p1.id])
+    assert code == 0 and out.startswith(f"proposal {p1.id} (open)\n")
+    assert "reason:   autunno — 秋" in out and "-Andare a Kyōto — forse in primavera." in out
+    assert "+Kyōto in autunno." in out and "{" not in out
+    code, out, _ = run(capsys, ["proposals", "--show", p2.id])
+    assert "STALE" in out
+    code, _, err = run(capsys, ["proposals", "--show", "nope"])
+    assert code == 2 and "no proposal 'nope'" in err
+    # apply by id from the layer folder, then it is no longer pending
+    code, out, err = run(capsys, ["apply", p1.id, "--as", "user"])
+    assert code == 0, err
+    code, out, _ = run(capsys, ["proposals", layer])
+    assert p1.id not in out
+
+
+def test_proposals_of_a_folder_without_any(tmp_path, capsys):
+    (tmp_path / "a.md").write_text(PLANS, encoding="utf-8")
+    code, out, _ = run(capsys, ["proposals", tmp_path])
+    assert code == 0 and out.strip() == f"{tmp_path}: no pending proposals"
+
+
+def test_a_proposal_keeps_a_crlf_file_crlf(tmp_path, store):
+    f = tmp_path / "crlf.md"
+    f.write_bytes(PLANS.replace("\n", "\r\n").encode("utf-8"))
+    prop = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno.\n", reason="r", store=store)
+    apply_proposal(prop.path, actor="user", store=store)
+    assert f.read_bytes() == PLANS.replace("Andare a Kyōto — forse in primavera.", "Kyōto in autunno.") \
+        .replace("\n", "\r\n").encode("utf-8")
