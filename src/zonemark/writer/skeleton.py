@@ -113,14 +113,14 @@ def _frontmatter_lines(data: bytes) -> int:
     first = decode(data if eol < 0 else data[:eol])
     if first.lstrip("\ufeff").rstrip("\r").rstrip() != "---":
         return 0
-    for m in _DASHES_LINE.finditer(data):
-        start = m.start() + 1
+    for dashes in _DASHES_LINE.finditer(data):
+        start = dashes.start() + 1
         end = data.find(b"\n", start)
         if decode(data[start:end if end >= 0 else len(data)]).rstrip("\r").rstrip() == "---":
             return data.count(b"\n", 0, start) + 1  # the closing line is skipped too
-    m = _HASH_SPACE_LINE.search(data)
-    if m:  # never closed: it ends before the first '# ' line
-        return data.count(b"\n", 0, m.start() + 1)
+    title = _HASH_SPACE_LINE.search(data)
+    if title:  # never closed: it ends before the first '# ' line
+        return data.count(b"\n", 0, title.start() + 1)
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
