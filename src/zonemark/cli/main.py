@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, write
+from . import core, layer, mcp, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     core.register(sub)
     layer.register(sub)
     write.register(sub)
+    mcp.register(sub)
     return p
 
 
