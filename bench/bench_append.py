@@ -3,7 +3,8 @@
     python bench/bench_append.py [--sizes 1MB,10MB] [--appends 30] [--oneshot 20] [--only inprocess|oneshot]
                                  [--cache DIR]
 
-The memory files come from :func:`generate` (``memory`` kind, seed 1: the same bytes every run).
+The memory files come from the repository's generator (``bench/corpus.py``, kind ``memory``, seed 1:
+the same bytes every run), cached under ``--cache``.
 
 **In one process.**  For each size, each mode starts from a fresh copy of the file and appends
 ``--appends`` entries (after 2 unmeasured warm-up appends), one call per entry, timing each call
@@ -53,8 +54,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
-GEN = HERE.parent.parent / "shared" / "bench" / "gen_corpus.py"
 sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(HERE))
+
+from corpus import generate, parse_size  # noqa: E402
 
 from zonemark.writer import append_entry  # noqa: E402
 from zonemark.writer.store import Store  # noqa: E402
@@ -81,21 +84,12 @@ with open(path, "wb") as f:
 """
 
 
-def generate(kind: str, size: str) -> str:
-    """The text of a generated file (``kind`` memory, reminder or mixed; ``size`` such as 1MB; seed 1)."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "corpus.md"
-        subprocess.run([sys.executable, str(GEN), "--kind", kind, "--size", size, "--seed", "1", "-o", str(out)],
-                       check=True, capture_output=True)
-        return out.read_text(encoding="utf-8")
-
-
 def corpus(size: str, cache: Path) -> Path:
-    path = cache / f"memory-{size}.md"
+    path = cache / f"corpus-memory-{size}.md"
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
         temp = path.with_suffix(".tmp")
-        temp.write_bytes(generate("memory", size).encode("utf-8"))
+        temp.write_bytes(generate("memory", parse_size(size), seed=1).encode("utf-8"))
         temp.replace(path)
     return path
 

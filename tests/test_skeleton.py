@@ -15,6 +15,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import corpus
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -202,6 +203,13 @@ def test_append_writes_the_same_bytes_with_either_index(monkeypatch, data, pick,
 ])
 def test_pinned_files(text):
     assert_same_index(text.encode("utf-8"))
+
+
+@pytest.mark.parametrize("kind", ["memory", "reminder", "mixed", "module"])
+def test_generated_corpus_files(kind):
+    """Realistic files of every kind (the mixed reminder hides headers and tags in code fences)."""
+    for seed in (1, 2):
+        assert_same_index(corpus.generate(kind, 300_000, seed=seed).encode("utf-8"))
 
 
 def test_a_cold_cache_parses_only_the_skeleton(monkeypatch, tmp_path):
