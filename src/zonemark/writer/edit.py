@@ -56,6 +56,7 @@ from ..core.text import decode, encode
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, unclosed_zones
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from .sanitize import RefusedWrite, quoted, sanitize_body, sanitize_entries, sanitize_title
+from .skeleton import skeleton_index
 from .store import Store
 from .verify import Edit, Expect, Verdict, compare, full_check, incremental_check
 
@@ -93,13 +94,13 @@ def _key(path) -> str:
 
 
 def cached_index(path, data: bytes) -> ZoneIndex:
-    """The index of ``data``: from the cache when the bytes are identical, else by a full parse."""
+    """The index of ``data``: from the cache when the bytes are identical, else from its skeleton (:mod:`.skeleton`)."""
     key = _key(path)
     with _cache_lock:
         hit = _cache.get(key)
     if hit is not None and (hit[0] is data or hit[0] == data):
         return hit[1]
-    index = ZoneIndex.build(parse(decode(data), path=str(path)))
+    index = skeleton_index(data, path=str(path))
     remember(path, data, index)
     return index
 

@@ -138,35 +138,36 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
 
 
-class _Digests:
-    """sha256 of the old and the new bytes; for large files computed in a helper thread while the
-    new file is written (hashlib and os.write both release the GIL)."""
+class _Digest:
+    """The sha256 of some bytes; for large ones computed in a helper thread while the caller goes on
+    (hashlib releases the GIL): the old bytes' while the transform runs, the new bytes' while the
+    temporary file is written."""
 
-    IN_THREAD_FROM = 1 << 20
+    IN_THREAD_FROM = 1 << 19
 
-    def __init__(self, before: bytes, after: bytes):
-        self._values: tuple[str, str] | None = None
+    def __init__(self, data: bytes):
+        self._value: str | None = None
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
-        if len(before) + len(after) < self.IN_THREAD_FROM:
-            self._values = (_sha256(before), _sha256(after))
+        if len(data) < self.IN_THREAD_FROM:
+            self._value = _sha256(data)
         else:
-            self._thread = threading.Thread(target=self._run, args=(before, after), daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(data,), daemon=True)
             self._thread.start()
 
-    def _run(self, before: bytes, after: bytes) -> None:
+    def _run(self, data: bytes) -> None:
         try:
-            self._values = (_sha256(before), _sha256(after))
+            self._value = _sha256(data)
         except BaseException as exc:  # handed to the caller by result()
             self._error = exc
 
-    def result(self) -> tuple[str, str]:
+    def result(self) -> str:
         if self._thread is not None:
             self._thread.join()
         if self._error is not None:
             raise self._error
-        assert self._values is not None
-        return self._values
+        assert self._value is not None
+        return self._value
 
 
 class Store:
@@ -301,17 +302,19 @@ class Store:
                actor: str, action: str, undoes: str | None) -> UpdateResult:
         for _ in range(self.max_attempts):
             before = self._snapshot(target)
+            old_digest = _Digest(before.data)
             after = _as_bytes(transform(before.data))
             if after == before.data:
                 return UpdateResult(Path(path), False, len(before.data), len(after), None)
-            history_id = self._replace(target, before, after, actor=actor, action=action, undoes=undoes)
+            history_id = self._replace(target, before, old_digest, after, actor=actor, action=action,
+                                       undoes=undoes)
             if history_id is not None:
                 return UpdateResult(Path(path), True, len(before.data), len(after), history_id)
         raise WriteConflict(f"{path}: the file kept changing on disk while zonemark was writing it "
                             f"({self.max_attempts} attempts); nothing was written")
 
-    def _replace(self, target: Path, before: _Snapshot, after: bytes, *, actor: str, action: str,
-                 undoes: str | None) -> str | None:
+    def _replace(self, target: Path, before: _Snapshot, old_digest: _Digest, after: bytes, *, actor: str,
+                 action: str, undoes: str | None) -> str | None:
         """Stage the old version, write ``after`` durably and rename it over ``target``.
 
         Returns the history id, or None (having undone every step) when ``target`` no longer holds
@@ -320,7 +323,7 @@ class Store:
         folder = self.history_dir(target)
         folder.mkdir(parents=True, exist_ok=True)
         history_id = self._next_id(folder)
-        digests = _Digests(before.data, after)
+        new_digest = _Digest(after)
         meta = {"id": history_id, "timestamp": _now(), "actor": actor, "action": action,
                 "size": len(before.data), "written_size": len(after), "undoes": undoes, "file": target.name}
         temp: Path | None = None
@@ -328,7 +331,7 @@ class Store:
         try:
             self._save_version(folder, history_id, target, before)
             temp = self._write_temp(target.parent, "." + target.name + TEMP_MARK, after, before)
-            meta["sha256"], meta["written_sha256"] = digests.result()
+            meta["sha256"], meta["written_sha256"] = old_digest.result(), new_digest.result()
             self._save_pending(folder, history_id, before, meta)
             if not self._still(target, before):
                 return None

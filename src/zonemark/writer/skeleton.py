@@ -1,0 +1,223 @@
+"""The writer's index of a file without parsing all of it: a structural skeleton (§2.4, §5.1, §7.1.3).
+
+A one-shot ``zonemark append`` needs the containers and the writable zones of a file (a
+:class:`~.locate.ZoneIndex`), not its block tree, and parsing 10 MB of journal prose to find
+them was most of the command's time.  Which zone a line sits in, what a header declares and
+whether a code fence or a comment hides a line are decided by a few kinds of lines only, so
+:func:`skeleton_index` keeps
+
+* the head of the file verbatim, up to and including the first line the parser reads as the
+  title or as the place where the title is missing (§3): the frontmatter (§10.2, which always
+  ends before the title), blank lines and comments before it;
+* after the head, every line that after at most three spaces or tabs starts with ``#`` to
+  ``#####`` (H1-H5), ``[P`` or ``[/P`` and a digit (permission tags, §5.1, §5.4), a backtick
+  or a tilde (code fences) or ``<`` (comments), and every line holding ``-->`` (a comment's
+  end);
+
+parses that compact text with the one parser (:func:`zonemark.core.parser.parse`) — so header
+classification, refused headers (§5.5), zone recovery from nested, mismatched or unclosed
+tags, fences and comments are decided exactly as in a full parse — and maps the compact
+lines back to the file's line numbers and UTF-8 byte offsets.
+
+Why the dropped lines cannot matter: the parser tries every line for a permission tag, a
+header, a fence and a comment *before* anything that depends on the lines before it (an open
+paragraph, list, quote, STATE value or log entry never swallows such a line), and every line
+that opens or closes an opaque region (a fence, a comment; the frontmatter is in the head) is
+kept.  A dropped line — prose, a list item, a quote, an H6 entry (entries stand outside the
+logical stack of §2.3, so they open nothing the index holds), a blank line — only changes the
+state of text blocks, which the index does not hold.  The exception is the first significant
+line, which is the title whatever it says: hence the verbatim head.  The once-per-file
+diagnostics the index remembers (control characters, CR) are looked for in the whole file.
+
+``tests/test_skeleton.py`` checks on generated valid and broken files that the result equals
+``ZoneIndex.build(parse(text))`` field for field, and that an append writes the same bytes
+either way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core import syntax as sx
+from ..core.parser import parse
+from ..core.text import decode
+from .locate import ZoneIndex
+
+#: The newline before a line the skeleton keeps: an H1-H5 header, a permission tag, a fence or a
+#: comment opener, after at most three spaces or tabs.
+_KEPT_LINE = re.compile(rb"\n[ \t]{0,3}(?:#{1,5}(?!#)|\[/?P\d|[`~<])")
+_COMMENT_END = re.compile(rb"-->")
+_DASHES_LINE = re.compile(rb"\n---")
+_HASH_SPACE_LINE = re.compile(rb"\n# ")
+#: The parser's control characters (``syntax.CONTROL_CHARS``, all ASCII: in UTF-8 no other
+#: character uses these bytes, and an undecodable byte never decodes to one) become byte 1, every
+#: other byte 0: one ``translate`` and one ``find`` instead of a much slower regex scan.
+_CONTROL_MARKS = bytes(1 if sx.CONTROL_CHARS.match(chr(b)) else 0 for b in range(256))
+_CR_ENDING = re.compile(rb"\r(?=\n|\Z)")
+_CR_INSIDE = re.compile(rb"\r(?!\n|\Z)")
+
+
+def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
+    """The :class:`ZoneIndex` of the file bytes ``data``: ``ZoneIndex.build(parse(decode(data)))``, faster."""
+    skip, head_end = _head(data)
+    starts, ends = _line_spans(data, 0, head_end)
+    numbers = list(range(1, len(starts) + 1))
+    body_starts, body_ends = _kept_lines(data, head_end)
+    numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
+    starts += body_starts
+    ends += body_ends
+    compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
+    index = ZoneIndex.build(parse(decode(compact), path=path))
+    return _on_file_lines(index, starts, ends, numbers, _global_first(data, skip))
+
+
+# -- the head: frontmatter, comments and the title line -------------------------------------
+
+def _head(data: bytes) -> tuple[int, int]:
+    """The lines the parser skips as frontmatter, and the byte offset after its title line.
+
+    The title line is the first non-blank line after the frontmatter that is neither inside a
+    comment nor a comment's opening line (the parser's rule, §3, §10.2); the whole file when
+    there is none.
+    """
+    skip = _frontmatter_lines(data)
+    pos = _line_start(data, skip + 1)
+    n = len(data)
+    lineno = skip
+    in_comment = False
+    while pos < n:
+        eol = data.find(b"\n", pos)
+        end = n if eol < 0 else eol + 1
+        lineno += 1
+        s = decode(data[pos:end if eol < 0 else eol])
+        pos = end
+        if s.endswith("\r"):
+            s = s[:-1]
+        if lineno == 1 and s.startswith("\ufeff"):
+            s = s[1:]
+        if in_comment:
+            in_comment = "-->" not in s
+            continue
+        if not s or s.isspace():
+            continue
+        if sx.COMMENT_OPEN.match(s):
+            in_comment = "-->" not in s[s.index("<!--") + 4:]
+            continue
+        return skip, end
+    return skip, n
+
+
+def _frontmatter_lines(data: bytes) -> int:
+    """How many lines YAML frontmatter spans from line 1 (§10.2; the parser's rule), 0 without one."""
+    eol = data.find(b"\n")
+    first = decode(data if eol < 0 else data[:eol])
+    if first.lstrip("\ufeff").rstrip("\r").rstrip() != "---":
+        return 0
+    for dashes in _DASHES_LINE.finditer(data):
+        start = dashes.start() + 1
+        end = data.find(b"\n", start)
+        if decode(data[start:end if end >= 0 else len(data)]).rstrip("\r").rstrip() == "---":
+            return data.count(b"\n", 0, start) + 1  # the closing line is skipped too
+    title = _HASH_SPACE_LINE.search(data)
+    if title:  # never closed: it ends before the first '# ' line
+        return data.count(b"\n", 0, title.start() + 1)
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def _line_start(data: bytes, line: int) -> int:
+    """Byte offset of the start of 1-based ``line`` (the end of ``data`` past its last line)."""
+    pos = 0
+    for _ in range(line - 1):
+        eol = data.find(b"\n", pos)
+        if eol < 0:
+            return len(data)
+        pos = eol + 1
+    return pos
+
+
+# -- the kept lines -------------------------------------------------------------------------
+
+def _line_spans(data: bytes, start: int, stop: int) -> tuple[list[int], list[int]]:
+    """Start and end offsets of every line in ``data[start:stop]`` (``start`` at a line start)."""
+    starts, ends = [], []
+    pos = start
+    while pos < stop:
+        eol = data.find(b"\n", pos, stop)
+        end = stop if eol < 0 else eol + 1
+        starts.append(pos)
+        ends.append(end)
+        pos = end
+    return starts, ends
+
+
+def _kept_lines(data: bytes, head_end: int) -> tuple[list[int], list[int]]:
+    """Start and end offsets of the lines after the head that the skeleton keeps, in order."""
+    n = len(data)
+    if head_end >= n:
+        return [], []
+    # head_end - 1 is the newline that ends the head, so the first line after it can match.
+    starts = [m.start() + 1 for m in _KEPT_LINE.finditer(data, head_end - 1)]
+    comment_end = _COMMENT_END.search(data, head_end)
+    if comment_end is not None:  # rare: a comment may end on any line
+        more = set(starts)
+        for m in _COMMENT_END.finditer(data, comment_end.start()):
+            more.add(data.rfind(b"\n", 0, m.start()) + 1)
+        starts = sorted(more)
+    find = data.find
+    ends = [find(b"\n", s) + 1 or n for s in starts]
+    return starts, ends
+
+
+def _line_numbers(data: bytes, starts: list[int], first: int, first_start: int) -> list[int]:
+    """The 1-based line number of each offset in ``starts`` (``first`` is the line at ``first_start``)."""
+    numbers = []
+    line, prev = first, first_start
+    count = data.count
+    for s in starts:
+        line += count(b"\n", prev, s)
+        prev = s
+        numbers.append(line)
+    return numbers
+
+
+# -- back to the file -------------------------------------------------------------------------
+
+def _global_first(data: bytes, skip: int) -> dict[str, int]:
+    """The line of the first control character, CRLF ending and bare CR of the file, as the parser reports them.
+
+    Control characters count in the whole file, line endings only after the frontmatter.
+    """
+    first = {}
+    at = data.translate(_CONTROL_MARKS).find(1)
+    if at >= 0:
+        first["CONTROL_CHARACTER"] = data.count(b"\n", 0, at) + 1
+    if b"\r" in data:
+        base = _line_start(data, skip + 1)
+        for code, pattern in (("CRLF_LINE_ENDING", _CR_ENDING), ("CARRIAGE_RETURN", _CR_INSIDE)):
+            m = pattern.search(data, base)
+            if m:
+                first[code] = data.count(b"\n", 0, m.start()) + 1
+    return first
+
+
+def _on_file_lines(index: ZoneIndex, starts: list[int], ends: list[int], numbers: list[int],
+                   global_first: dict[str, int]) -> ZoneIndex:
+    """``index`` of the compact text, moved to the file: compact line ``k`` is file line ``numbers[k - 1]``.
+
+    Every position the index holds is the start or the end of a line: a header's and a tag's
+    start, and the end of an opening and of a closing tag line.
+    """
+    def line(k):
+        return None if k is None else numbers[k - 1]
+
+    def start(k):
+        return None if k is None else starts[k - 1]
+
+    def end(k):
+        return None if k is None else ends[k - 1]
+
+    z_pos = ([line(k) for k in index.z_line], [start(k) for k in index.z_line], [end(k) for k in index.z_line],
+             [line(k) for k in index.z_close_line], [start(k) for k in index.z_close_line],
+             [end(k) for k in index.z_close_line])
+    return ZoneIndex(index.file_type, index.title, index.headers, [line(k) for k in index.h_line],
+                     [start(k) for k in index.h_line], index.zones_static, z_pos, global_first)
