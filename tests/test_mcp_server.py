@@ -413,9 +413,6 @@ def test_propose_change_writes_a_proposal_and_not_the_file(agent, layer):
     assert snapshot(layer) == before  # the .md files are untouched
 
 
-@pytest.mark.xfail(strict=True, reason="writer bug, reported: propose() slices the decoded text with the zone "
-                                       "index's UTF-8 byte offsets, so non-ASCII text before the zone shifts the "
-                                       "change (remove this mark when the writer is fixed)")
 def test_a_proposal_after_non_ascii_text_changes_exactly_its_zone(agent, layer):
     p3 = line_of(MEMORY, "[P3]")
     data = agent.call("propose_change", file=MEMORY_NAME, zone_line=p3, reason="data corretta — 訂正",
@@ -426,9 +423,9 @@ def test_a_proposal_after_non_ascii_text_changes_exactly_its_zone(agent, layer):
 
 
 def test_propose_change_by_container(agent, layer):
-    data = agent.call("propose_change", file=REMINDER_NAME, container="002", reason="attivarlo — 有効",
-                      content="## MODULE 002: PLANNER [NUCLEI: 1]\n### STATE\nactive\n")
-    assert data["zone"] == "P2" and data["zone_line"] == line_of(REMINDER, "[P2]")
+    data = agent.call("propose_change", file=MEMORY_NAME, container="Ricordi", reason="data corretta — 訂正",
+                      content="###### LOG: 2026-01-01 — capodanno a Roma\nFuochi — 花火.\n")
+    assert data["zone"] == "P3" and data["zone_line"] == line_of(MEMORY, "[P3]")
     assert (layer / data["proposal"]).is_file()
 
 
@@ -565,6 +562,6 @@ def test_every_writer_refusal_has_a_code(rule, zone, level, message, code):
 
 def test_a_proposal_names_what_it_would_break_with_the_layer_path(agent, layer):
     data = agent.call("propose_change", file=REMINDER_NAME, zone_line=3, reason="annidare — 入れ子",
-                      content="[P1]\n## RULES:\n[/P1]\n")
+                      content="## RULES:\n* R1: Never invent memories.\n* R1: Never forget them — 忘れない.\n")
     assert data["would_add"] and all(w.startswith(REMINDER_NAME + ":") for w in data["would_add"])
     assert str(layer) not in json.dumps(data, ensure_ascii=False)

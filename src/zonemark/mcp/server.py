@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -38,7 +39,6 @@ from ..layer.loader import Layer, LayerError
 from ..layer.status import status_data
 from .. import writer
 from ..writer import RefusedWrite
-from ..writer.edit import layer_reminder
 from ..writer.locate import ZoneIndex, journal_zones, resolve_container
 from ..writer.sanitize import MAX_BODY_CHARS, MAX_TITLE_CHARS
 from ..writer.store import StoreError, WriteConflict
@@ -360,9 +360,8 @@ def build_server(root) -> MCPServer:
         if not activate and not deactivate:
             raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
         with _agent_errors():
-            reminder = folder.file(layer_reminder(folder.root).relative_to(folder.root).as_posix())
-        with _agent_errors(reminder):
             r = writer.set_states(folder.root, activate, deactivate, actor="ai")
+            reminder = folder.file(Path(os.path.relpath(r.path, folder.root)).as_posix())
             registry = parse(decode(reminder.path.read_bytes())).registry
             return _plain({"file": reminder.rel, "changed": r.changed, "history_id": r.history_id,
                            "active": list(registry.active) if registry else [],
