@@ -392,3 +392,13 @@ async def test_files_outside_a_layer_and_unknown_documents(client: LanguageClien
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=doc_id(uri(client, "nowhere.md")), position=at(0, 0)))
     assert hover is None
+
+
+async def test_e2_a_finding_of_the_whole_layer_shows_on_the_title_of_every_open_file(client: LanguageClient):
+    (client.root / "aria[reminder].md").unlink()  # a layer without its reminder
+    m = open_file(client, "curiosity[ext_module].md")
+    c = open_file(client, "cars[ext_memory].md")
+    for u, title in ((m, "# CURIOSITY [external_module]"), (c, "# Cars [external_memory]")):
+        ds = await diagnostics(client, u, lambda ds: "LAYER_NO_REMINDER" in codes(ds))
+        found = next(d for d in ds if d.code == "LAYER_NO_REMINDER")
+        assert found.range == types.Range(start=at(0, 0), end=at(0, len(title)))

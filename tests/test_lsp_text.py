@@ -36,9 +36,12 @@ def test_position_units_follow_the_agreed_encoding(encoding, column):
     assert t.offset(pos(99, 0)) == len(text)
 
 
-def test_incremental_edits_match_applying_them_to_the_string():
+@pytest.mark.parametrize("words", [
+    ["MODULE", " ", "\n", "\r\n", "—", "😀", "[P1]", "日本", "x"],
+    ["MODULE", " ", "\n", "\n\n", "—", "😀", "[P1]", "日本", "x"],  # \n only: line starts kept up to date
+])
+def test_incremental_edits_match_applying_them_to_the_string(words):
     rng = random.Random(7)
-    words = ["MODULE", " ", "\n", "\r\n", "—", "😀", "[P1]", "日本", "x"]
     text = "".join(rng.choice(words) for _ in range(200))
     buf = TextBuffer(text, 1)
     for version in range(2, 200):
@@ -51,6 +54,7 @@ def test_incremental_edits_match_applying_them_to_the_string():
         buf.version = version
         text = text[:a] + new + text[b:]
         assert buf.text == text
+        assert buf.starts == LspText(text).starts
     full = types.TextDocumentContentChangeWholeDocument(text="whole")
     buf.apply(full)
     assert buf.text == "whole" and buf.line_text(0) == "whole"

@@ -77,8 +77,12 @@ class SourceLines:
 
     __slots__ = ("text", "starts", "__weakref__")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, starts: list[int] | None = None):
+        """``starts``: the offsets after every ``\n`` of ``text`` with 0 first, when already known."""
         self.text = text
+        if starts is not None:
+            self.starts = starts
+            return
         starts = [0]
         find = text.find
         pos = find("\n")
@@ -122,9 +126,10 @@ class SourceLines:
 _lines_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def source_lines(doc) -> SourceLines:
-    """The :class:`SourceLines` of a parsed document, computed once per document."""
+def source_lines(doc, starts: list[int] | None = None) -> SourceLines:
+    """The :class:`SourceLines` of a parsed document, computed once per document (or from
+    ``starts``, the line starts of the same text split on ``\n``, when the caller has them)."""
     lines = _lines_cache.get(doc)
     if lines is None:
-        lines = _lines_cache[doc] = SourceLines(doc.source)
+        lines = _lines_cache[doc] = SourceLines(doc.source, starts)
     return lines

@@ -121,6 +121,8 @@ class Session:
                 rel = live.rel(path)
                 layer = live.layer()
                 doc = layer.file(rel).doc
+                if buf is not None:
+                    _share_lines(doc, buf)
                 return Context(uri, path, rel, doc, layer, live, buf or self.text_of(doc))
             if buf is None and not path.is_file():
                 return None
@@ -161,6 +163,12 @@ class Session:
         if live_root is None:
             return fallback
         return uris.from_fs_path(str(live_root / rel)) or fallback
+
+
+def _share_lines(doc: Document, buf: TextBuffer) -> None:
+    """Without a ``\r`` LSP lines are the parser's lines: index them once, not twice."""
+    if doc.source is buf.text and "\r" not in buf.text:
+        source_lines(doc, buf.starts)
 
 
 def lsp_range(lines: SourceLines, text: LspText, line: int, start: int, end: int):

@@ -104,9 +104,25 @@ class TextBuffer(LspText):
         rng = getattr(change, "range", None)
         if rng is None:
             self.text = change.text
-        else:
-            a, b = self.offset(rng.start), self.offset(rng.end)
-            if b < a:
-                a, b = b, a
-            self.text = self.text[:a] + change.text + self.text[b:]
-        self._starts = None
+            self._starts = None
+            return
+        a, b = self.offset(rng.start), self.offset(rng.end)
+        if b < a:
+            a, b = b, a
+        new = change.text
+        old_starts = self._starts
+        self.text = self.text[:a] + new + self.text[b:]
+        if old_starts is None or "\r" in new or "\r" in self.text[max(a - 1, 0):a + len(new) + 1]:
+            self._starts = None  # a \r near the edit may join or split a \r\n: count again
+            return
+        # Only \n breaks around the edit: keep the line starts before it, add those of the new
+        # text, shift those after it (a 1 MB file is not scanned again on every keystroke).
+        head = old_starts[:bisect.bisect_right(old_starts, a)]
+        tail = old_starts[bisect.bisect_right(old_starts, b):]
+        delta = len(new) - (b - a)
+        pos = new.find("\n")
+        while pos != -1:
+            head.append(a + pos + 1)
+            pos = new.find("\n", pos + 1)
+        head.extend([s + delta for s in tail] if delta else tail)
+        self._starts = head

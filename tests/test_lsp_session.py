@@ -1,0 +1,45 @@
+"""Which layer an open file belongs to (docs/conformance.md, E1), and the ``zonemark lsp`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from zonemark.cli.main import main
+from zonemark.lsp.session import Session
+
+SOURCE = "# HUB [external_module]\n\n[P1]\n## MODULE HUB: Hub\n### STATE\nactive\n[/P1]\n"
+
+
+def test_e1_the_deepest_workspace_folder_else_the_files_own_folder(tmp_path):
+    outer, inner, elsewhere = tmp_path / "ws", tmp_path / "ws" / "layers" / "aria", tmp_path / "other"
+    for d in (inner, elsewhere):
+        d.mkdir(parents=True)
+    s = Session()
+    s.set_folders([inner, outer])
+    assert s.root_for(inner / "a[reminder].md") == inner
+    assert s.root_for(inner / "sub" / "b.md") == inner
+    assert s.root_for(outer / "notes.md") == outer
+    assert s.root_for(elsewhere / "x.md") == elsewhere  # outside every workspace folder
+
+
+def test_e1_a_file_the_layer_does_not_list_is_checked_alone(tmp_path):
+    (tmp_path / "hub[ext_module].md").write_text(SOURCE, encoding="utf-8")
+    other = tmp_path / "notes.txt"
+    other.write_text("# T [reminder]\n", encoding="utf-8")
+    s = Session()
+    s.set_folders([tmp_path])
+    uri = other.as_uri()
+    s.open(uri, other.read_text(encoding="utf-8"), 1)
+    ctx = s.context(uri)
+    assert ctx.live is None and [f.rel for f in ctx.layer.files] == ["notes.txt"]
+    md = (tmp_path / "hub[ext_module].md").as_uri()
+    s.open(md, SOURCE, 1)
+    ctx = s.context(md)
+    assert ctx.live is not None and ctx.rel == "hub[ext_module].md"
+
+
+def test_lsp_command_without_the_extra_is_one_line_and_exit_2(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pygls", None)  # import pygls now raises ImportError
+    assert main(["lsp"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'zonemark[lsp]'" in err
