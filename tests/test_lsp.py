@@ -283,7 +283,11 @@ async def test_document_and_workspace_symbols(client: LanguageClient):
     assert any(s.name == "Curiosity drive" and s.location.uri == uri(client, "curiosity[ext_module].md")
                for s in found)
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="tyres"))
-    assert {s.name for s in found} >= {"tyres", "Tyres"}
+    assert {s.name for s in found} == {"tyres", "Tyres"}
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="cdrive"))  # letters in order
+    assert [s.name for s in found] == ["Curiosity drive"]
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="sempre"))  # inside a long rule
+    assert [s.name for s in found] == ["R1: Keep every memory — sempre."]
 
 
 # -- folding, code lens, completion ----------------------------------------------------------------

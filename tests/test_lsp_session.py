@@ -43,3 +43,19 @@ def test_lsp_command_without_the_extra_is_one_line_and_exit_2(monkeypatch, capsy
     assert main(["lsp"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'zonemark[lsp]'" in err
+
+
+def test_layers_of_removed_workspace_folders_are_dropped(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        (d / "hub[ext_module].md").write_text(SOURCE, encoding="utf-8")
+    s = Session()
+    s.set_folders([a, b])
+    assert sorted(live.root for live in s.workspace_layers()) == [a, b]
+    s.open((b / "hub[ext_module].md").as_uri(), SOURCE, 1)
+    s.set_folders([a])
+    assert sorted(live.root for live in s.workspace_layers()) == [a, b]  # b still has an open file
+    s.close((b / "hub[ext_module].md").as_uri())
+    s.set_folders([a])
+    assert [live.root for live in s.workspace_layers()] == [a]

@@ -320,8 +320,7 @@ def build_server() -> ZonemarkServer:
                 buf = ls.session.buffers.get(uri)
                 text = buf if buf is not None and buf.text == f.doc.source else ls.session.text_of(f.doc)
                 for s, parent in flatten(document_symbols(f.doc)):
-                    haystack = f"{s.name} {s.ident or ''} {s.detail}".casefold()
-                    if query and not _fuzzy(query, haystack):
+                    if query and not _matches(query, s):
                         continue
                     out.append(types.WorkspaceSymbol(
                         name=s.name, kind=_SYMBOL_KIND.get(s.kind, types.SymbolKind.Key),
@@ -422,11 +421,14 @@ def _completions(ctx: Context, cc, rng: types.Range) -> list[types.CompletionIte
     return items
 
 
-def _fuzzy(query: str, haystack: str) -> bool:
-    """Every character of the query in order (the usual workspace-symbol match)."""
-    if query in haystack:
+def _matches(query: str, symbol) -> bool:
+    """The query (case-folded) inside the symbol's name, id or keyword, or its letters in order
+    in a short name (``curen`` finds ``CURIOSITY_ENGINE``); long names (rules) need a substring."""
+    if query in f"{symbol.name} {symbol.ident or ''} {symbol.detail}".casefold():
         return True
-    it = iter(haystack)
+    if len(symbol.name) > 40:
+        return False
+    it = iter(symbol.name.casefold())
     return all(ch in it for ch in query if not ch.isspace())
 
 

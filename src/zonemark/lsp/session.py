@@ -47,7 +47,11 @@ class Session:
 
     # -- folders and layers ----------------------------------------------------------------
     def set_folders(self, paths) -> None:
+        """The workspace folders; layers of folders that are gone are dropped (unless a file is open there)."""
         self.folders = sorted({Path(os.path.abspath(p)) for p in paths if p}, key=lambda p: len(p.parts))
+        needed = {self.root_for(p) for p in map(self.path_of, self.buffers) if p is not None}
+        for root in [r for r in self.layers if r not in self.folders and r not in needed]:
+            del self.layers[root]
 
     def root_for(self, path: Path) -> Path:
         """The deepest workspace folder holding ``path``, else its own folder."""
