@@ -19,7 +19,6 @@ exactly where LSP says they do (``\\n``, ``\\r\\n``, ``\\r``); see :mod:`.text`.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 
 from lsprotocol import types
@@ -93,16 +92,12 @@ class ZonemarkServer(LanguageServer):
     def refresh(self) -> None:
         """Publish the dirty files, then the other open files of their layers if their findings moved.
 
-        The cyclic GC waits meanwhile (a parse makes ~10^5 acyclic objects, core/gcpause.py); the
-        young generations are collected right after publishing, while the editor shows the result.
+        The cyclic GC waits meanwhile, as during a parse (core/gcpause.py): the work makes
+        ~10^5 acyclic objects that a collection would only rescan.
         """
         self._scheduled = False
         with gcpause.paused():
             self._refresh()
-        try:
-            asyncio.get_running_loop().call_soon(gc.collect, 1)
-        except RuntimeError:
-            pass
 
     def _refresh(self) -> None:
         dirty, self._dirty = list(self._dirty), {}
