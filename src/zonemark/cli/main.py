@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, lsp, write
+from . import core, layer, lsp, mcp, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     core.register(sub)
     layer.register(sub)
     write.register(sub)
+    mcp.register(sub)
     lsp.register(sub)
     return p
 

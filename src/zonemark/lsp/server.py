@@ -434,8 +434,3 @@ def _unique(parts):
             seen.add(p)
             out.append(p)
     return out
-
-
-def main() -> None:
-    """Serve over stdin/stdout until the client says exit."""
-    build_server().start_io()
