@@ -406,3 +406,26 @@ async def test_e2_a_finding_of_the_whole_layer_shows_on_the_title_of_every_open_
         ds = await diagnostics(client, u, lambda ds: "LAYER_NO_REMINDER" in codes(ds))
         found = next(d for d in ds if d.code == "LAYER_NO_REMINDER")
         assert found.range == types.Range(start=at(0, 0), end=at(0, len(title)))
+
+
+async def test_an_id_collision_appears_in_the_file_that_is_kept_out(client: LanguageClient):
+    r = open_file(client, "aria[reminder].md")
+    m = open_file(client, "curiosity[ext_module].md")
+    await diagnostics(client, m)
+    change(client, m, 2, (3, 10, 3, 19, "001"))  # the module file now declares the reminder's id
+    ds = await diagnostics(client, m, lambda ds: "LAYER_ID_CONFLICT" in codes(ds))
+    conflict = next(d for d in ds if d.code == "LAYER_ID_CONFLICT")
+    assert conflict.range.start.line == 3 and "aria[reminder].md:11" in conflict.message
+    # The reminder's CURIOSITY references now point at nothing: a second file's edit, seen in the first.
+    await diagnostics(client, r, lambda ds: "LAYER_UNRESOLVED_CONNECTION" in codes(ds))
+
+
+async def test_a_zone_tag_written_inside_a_writable_zone_is_text_to_the_hover(client: LanguageClient):
+    text = "# NOTES [external_memory]\n\n[P1]\n## TOPIC: Note\n[/P1]\n\n[P5]\n[P1]\nsono l'AI\n[/P5]\n"
+    u = open_file(client, "notes[ext_memory].md", text)
+    await diagnostics(client, u, lambda ds: "NESTED_PERMISSION_BLOCK" in codes(ds))
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u), position=at(7, 1)))
+    assert "NESTED_PERMISSION_BLOCK" in hover.contents.value
+    assert "Genetic Memory" not in hover.contents.value  # no zone rights: it opens no zone
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u), position=at(6, 1)))
+    assert "Volatile Memory" in hover.contents.value
