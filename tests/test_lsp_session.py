@@ -59,3 +59,16 @@ def test_layers_of_removed_workspace_folders_are_dropped(tmp_path):
     s.close((b / "hub[ext_module].md").as_uri())
     s.set_folders([a])
     assert [live.root for live in s.workspace_layers()] == [a]
+
+
+def test_server_log_records_are_one_line_without_tracebacks():
+    import logging
+
+    from zonemark.lsp.serve import OneLineFormatter
+    try:
+        raise ValueError("bad message — messaggio\nsecond line")
+    except ValueError:
+        record = logging.LogRecord("pygls", logging.ERROR, __file__, 1, "Unable to handle message", None,
+                                   sys.exc_info())
+    text = OneLineFormatter("%(levelname)s %(message)s").format(record)
+    assert text == "ERROR Unable to handle message (ValueError: bad message — messaggio second line)"
