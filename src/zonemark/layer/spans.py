@@ -96,11 +96,12 @@ class SourceLines:
 
     def line(self, number: int) -> str:
         """Line ``number`` (1-based) without its ``\\n``; '' past the end."""
-        if not 1 <= number <= len(self.starts):
+        starts = self.starts
+        if not 1 <= number <= len(starts):
             return ""
-        start = self.starts[number - 1]
-        end = self.text.find("\n", start)
-        return self.text[start:] if end == -1 else self.text[start:end]
+        if number < len(starts):
+            return self.text[starts[number - 1]:starts[number] - 1]
+        return self.text[starts[number - 1]:]
 
     def offset(self, line: int, column: int) -> int:
         """The offset of (1-based ``line``, 1-based ``column``), clamped to the line."""

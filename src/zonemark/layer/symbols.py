@@ -70,8 +70,9 @@ def document_symbols(doc: Document) -> tuple[Symbol, ...]:
         return cached
     lines = source_lines(doc)
     root = doc.outline()
-    heads = [h.line for h in headings(doc) if not h.refused and h.level < 6]
-    levels = {h.line: h.level for h in headings(doc) if not h.refused and h.level < 6}
+    kept = [h for h in headings(doc) if not h.refused and h.level < 6]
+    heads = [h.line for h in kept]
+    levels = {h.line: h.level for h in kept}
     last_line = len(lines)
     rules = _rules_by_owner(doc, root)
     result = tuple(_node(c, lines, heads, levels, last_line, rules) for c in root.children)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -76,6 +77,16 @@ class ZonemarkServer(LanguageServer):
         self._dirty: dict[str, None] = {}
         self._scheduled = False
         self._published: dict[str, tuple] = {}
+        self._answers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+    def answer(self, ctx: Context, what: str, compute):
+        """A whole-document answer (symbols, folds, lenses), computed once per parsed document:
+        editors ask for them again and again between two edits."""
+        per_doc = self._answers.setdefault(ctx.doc, {})
+        key = (what, self.session.encoding)
+        if key not in per_doc:
+            per_doc[key] = compute()
+        return per_doc[key]
 
     # -- diagnostics -------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
@@ -301,7 +312,7 @@ def build_server() -> ZonemarkServer:
                                   end=ctx.text.position(lines.offset(s.end_line, len(last) + 1))),
                 selection_range=lsp_range(lines, ctx.text, s.line, s.start, s.end),
                 children=[convert(c) for c in s.children])
-        return [convert(s) for s in document_symbols(ctx.doc)]
+        return ls.answer(ctx, "symbols", lambda: [convert(s) for s in document_symbols(ctx.doc)])
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbols(ls: ZonemarkServer, params: types.WorkspaceSymbolParams):
@@ -331,12 +342,15 @@ def build_server() -> ZonemarkServer:
         if ctx is None:
             return []
         lines = source_lines(ctx.doc)
-        out = []
-        for first, last, kind in folding_ranges(ctx.doc):
-            a, b = lsp_line_range(lines, ctx.text, first, last)
-            if b > a:
-                out.append(types.FoldingRange(start_line=a, end_line=b, kind=types.FoldingRangeKind.Region))
-        return out
+
+        def compute():
+            out = []
+            for first, last, _kind in folding_ranges(ctx.doc):
+                a, b = lsp_line_range(lines, ctx.text, first, last)
+                if b > a:
+                    out.append(types.FoldingRange(start_line=a, end_line=b, kind=types.FoldingRangeKind.Region))
+            return out
+        return ls.answer(ctx, "folds", compute)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: ZonemarkServer, params: types.CodeLensParams):

@@ -64,10 +64,23 @@ class LspText:
     def position(self, offset: int) -> types.Position:
         """The LSP position of an offset (clamped to the text)."""
         offset = min(max(offset, 0), len(self.text))
-        line = bisect.bisect_right(self.starts, offset) - 1
-        start = self.starts[line]
-        head = self.line_text(line)[:offset - start]
-        return types.Position(line=line, character=self.units(head))
+        starts = self.starts
+        line = bisect.bisect_right(starts, offset) - 1
+        start = starts[line]
+        if self.encoding == types.PositionEncodingKind.Utf32:
+            head_length = offset - start
+            head = None
+        else:
+            head = self.text[start:offset]
+            if head.isascii():
+                head_length, head = len(head), None
+        if head is None:
+            text = self.text
+            # An offset on the line break itself (or between \r and \n) is the end of the line.
+            while head_length and text[start + head_length - 1] in "\r\n":
+                head_length -= 1
+            return types.Position(line=line, character=head_length)
+        return types.Position(line=line, character=self.units(head.rstrip("\r\n")))
 
     def offset(self, position: types.Position) -> int:
         """The offset of an LSP position; a character past the line's end means its end (LSP 3.17)."""
