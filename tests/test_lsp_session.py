@@ -72,3 +72,18 @@ def test_server_log_records_are_one_line_without_tracebacks():
                                    sys.exc_info())
     text = OneLineFormatter("%(levelname)s %(message)s").format(record)
     assert text == "ERROR Unable to handle message (ValueError: bad message — messaggio second line)"
+
+
+def test_e1_the_home_folder_and_a_filesystem_root_are_never_read_whole(tmp_path, monkeypatch):
+    from pathlib import Path
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
+    s = Session()
+    assert s.root_for(tmp_path / "notes.md") is None and s.live_for(tmp_path / "notes.md") is None
+    assert s.root_for(Path("/x.md")) is None
+    assert s.root_for(tmp_path / "layer" / "a.md") == tmp_path / "layer"
+    f = tmp_path / "hub[ext_module].md"
+    f.write_text(SOURCE, encoding="utf-8")
+    s.open(f.as_uri(), SOURCE.replace("active", "attivo"), 1)  # the open text, not the disk
+    ctx = s.context(f.as_uri())
+    assert ctx.live is None and [d.code for d in ctx.doc.diagnostics] == ["UNGOVERNED_MODULE",
+                                                                         "DEPRECATED_ITALIAN_KEYWORD"]

@@ -141,8 +141,7 @@ class ZonemarkServer(LanguageServer):
                 log.exception("zonemark: diagnostics failed for %s", uri)
 
     def closed(self, uri: str) -> None:
-        path = self.session.path_of(uri)
-        live = self.session.live_for(path) if path is not None else None
+        live = self.session.live_for(self.session.path_of(uri))
         self.session.close(uri)
         self._published.pop(uri, None)
         self._dirty.pop(uri, None)
@@ -238,10 +237,9 @@ def build_server() -> ZonemarkServer:
     def watched(ls: ZonemarkServer, params: types.DidChangeWatchedFilesParams):
         touched = []
         for change in params.changes:
-            path = ls.session.path_of(change.uri)
-            if path is None:
+            live = ls.session.live_for(ls.session.path_of(change.uri))
+            if live is None:
                 continue
-            live = ls.session.live_for(path)
             if change.type != types.FileChangeType.Changed:
                 live.rescan()
             if live not in touched:

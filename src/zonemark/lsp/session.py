@@ -1,9 +1,11 @@
 """What the language server knows between two messages: open texts and the layers they belong to.
 
 An open file belongs to the layer of the deepest workspace folder holding it, else to the
-layer of its own folder (the folder ``zonemark check`` would be given); a file that the
-folder's layer does not list (not ``.md``, or left out by the folder rules) is checked
-alone.  Open texts override the disk (:class:`zonemark.layer.live.LiveLayer`).
+layer of its own folder (the folder ``zonemark check`` would be given) — but the home folder
+and a filesystem root are never read whole as a layer; a file that the folder's layer does
+not list (not ``.md``, or left out by the folder rules), a file in such a folder and an
+``untitled:`` buffer are checked alone.  Open texts override the disk
+(:class:`zonemark.layer.live.LiveLayer`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from pygls import uris
 
 from ..core.document import Document
-from ..core.parser import parse
+from ..core.parser import parse, parse_bytes
 from ..layer.live import LiveLayer
 from ..layer.loader import Layer
 from ..layer.spans import SourceLines, source_lines
@@ -53,16 +55,24 @@ class Session:
         for root in [r for r in self.layers if r not in self.folders and r not in needed]:
             del self.layers[root]
 
-    def root_for(self, path: Path) -> Path:
-        """The deepest workspace folder holding ``path``, else its own folder."""
+    def root_for(self, path: Path) -> Path | None:
+        """The deepest workspace folder holding ``path``, else its own folder — unless that is the
+        home folder or a filesystem root, never read whole as a layer (None: checked alone)."""
         best = None
         for folder in self.folders:
             if path == folder or folder in path.parents:
                 best = folder
-        return best or path.parent
+        if best is not None:
+            return best
+        parent = path.parent
+        if parent == parent.parent or parent == Path.home():
+            return None
+        return parent
 
-    def live_for(self, path: Path) -> LiveLayer:
-        root = self.root_for(path)
+    def live_for(self, path: Path | None) -> LiveLayer | None:
+        root = self.root_for(path) if path is not None else None
+        if root is None:
+            return None
         live = self.layers.get(root)
         if live is None:
             live = self.layers[root] = LiveLayer(root)
@@ -84,8 +94,9 @@ class Session:
     def open(self, uri: str, text: str, version: int | None) -> None:
         self.buffers[uri] = TextBuffer(text, version, self.encoding)
         path = self.path_of(uri)
-        if path is not None:
-            self.live_for(path).set_text(path, text)
+        live = self.live_for(path)
+        if live is not None:
+            live.set_text(path, text)
 
     def change(self, uri: str, changes, version: int | None) -> None:
         buf = self.buffers.get(uri)
@@ -95,15 +106,17 @@ class Session:
             buf.apply(change)
         buf.version = version
         path = self.path_of(uri)
-        if path is not None:
-            self.live_for(path).set_text(path, buf.text)
+        live = self.live_for(path)
+        if live is not None:
+            live.set_text(path, buf.text)
 
     def close(self, uri: str) -> None:
         self.buffers.pop(uri, None)
         self._alone.pop(uri, None)
         path = self.path_of(uri)
-        if path is not None:
-            self.live_for(path).drop_text(path)
+        live = self.live_for(path)
+        if live is not None:
+            live.drop_text(path)
 
     def open_uris_in(self, live: LiveLayer) -> list[str]:
         out = []
@@ -117,8 +130,8 @@ class Session:
         """The file at ``uri`` parsed from its open text (or the disk), with its layer."""
         buf = self.buffers.get(uri)
         path = self.path_of(uri)
-        if path is not None:
-            live = self.live_for(path)
+        live = self.live_for(path)
+        if live is not None:
             if buf is not None:
                 live.set_text(path, buf.text)
             if live.contains(path):
@@ -128,33 +141,26 @@ class Session:
                 if buf is not None:
                     _share_lines(doc, buf)
                 return Context(uri, path, rel, doc, layer, live, buf or self.text_of(doc))
-            if buf is None and not path.is_file():
+        # Checked alone: not in a layer (see the module docstring).
+        name = path.name if path is not None else (uri.rsplit("/", 1)[-1] or "untitled")
+        folder = path.parent if path is not None else Path(".")
+        if buf is None:
+            if path is None:
                 return None
             try:
-                doc = live.document(path)
+                doc = parse_bytes(path.read_bytes(), path=name)
             except OSError:
                 return None
-            return Context(uri, path, path.name, doc, self._alone_layer(uri, path.name, path, doc), None,
-                           buf or self.text_of(doc))
-        if buf is None:
-            return None
-        name = uri.rsplit("/", 1)[-1] or "untitled"
+            layer = Layer.from_documents(folder, [(name, path, doc)])
+            return Context(uri, path, name, doc, layer, None, self.text_of(doc))
         cached = self._alone.get(uri)
-        if cached is not None and cached[0] == buf.text:
+        if cached is not None and cached[0] is buf.text:
             doc, layer = cached[1], cached[2]
         else:
             doc = parse(buf.text, path=name)
-            layer = Layer.from_documents(Path("."), [(name, Path(name), doc)])
+            layer = Layer.from_documents(folder, [(name, path or Path(name), doc)])
             self._alone[uri] = (buf.text, doc, layer)
-        return Context(uri, None, name, doc, layer, None, buf)
-
-    def _alone_layer(self, uri, rel, path, doc) -> Layer:
-        cached = self._alone.get(uri)
-        if cached is not None and cached[1] is doc:
-            return cached[2]
-        layer = Layer.from_documents(path.parent, [(rel, path, doc)])
-        self._alone[uri] = (doc.source, doc, layer)
-        return layer
+        return Context(uri, path, name, doc, layer, None, buf)
 
     def text_of(self, doc: Document) -> LspText:
         """LSP positions for a document that is not open (a file of the layer on disk)."""
