@@ -203,3 +203,11 @@ def test_structure_written_into_a_writable_zone_is_neither_declared_nor_referenc
     names = [s.name for s, _ in flatten(document_symbols(doc))]
     assert "Takeover" not in names and "CONNECTIONS" not in names
     assert navigate.completion_context(doc, 15, "* MODULE ") is None  # no CONNECTIONS section there
+
+
+def test_completion_context_reads_only_the_last_nuclei_tag_of_a_long_line():
+    """A line of 20,000 open tags (pasted by anyone): the last one counts, and the scan is linear
+    (matching from every '[NUCLEI:' would not finish)."""
+    doc = parse(DRAFT)
+    cc = navigate.completion_context(doc, 4, "x [NUCLEI: 1, " * 20_000 + "[NUCLEI: 1, 2")
+    assert (cc.kind, cc.prefix, cc.start) == ("nucleus", "2", 14 * 20_000 + 13)

@@ -274,7 +274,7 @@ class CompletionContext:
 _CONN_TYPED = re.compile(r"[ \t]*[*+-][ \t]+(MODULE|NUCLEUS)[ \t]+(\S*)")
 _CONN_BARE = re.compile(r"[ \t]*[*+-][ \t]+([A-Z]*)")
 _REGISTRY_TYPED = re.compile(r"[ \t]*\*[ \t]+(?:ACTIVE|INACTIVE):(?:[^,]*,)*[ \t]*([^\s,]*)")
-_NUCLEI_TYPED = re.compile(r".*\[NUCLEI:(?:[^\],]*,)*[ \t]*(\d*)")
+_NUCLEI_TYPED = re.compile(r"(?:[^,]*,)*[ \t]*(\d*)")  # after the last "[NUCLEI:" of the line
 _TAG_TYPED = re.compile(r"[ \t]*(\[/?(?:P\d*)?)")
 
 
@@ -284,9 +284,11 @@ def completion_context(doc: Document, line: int, before: str) -> CompletionConte
     ``before`` is the current text of the line up to the cursor (the editor's, which may be
     newer than ``doc`` by a keystroke); ``doc`` tells which section and zone the line is in.
     """
-    m = _NUCLEI_TYPED.fullmatch(before)
-    if m and "]" not in before[before.rfind(_NUCLEI_OPEN):]:
-        return CompletionContext("nucleus", m.start(1) + 1, m.group(1))
+    at = before.rfind(_NUCLEI_OPEN)
+    if at != -1 and "]" not in before[at:]:
+        m = _NUCLEI_TYPED.fullmatch(before, at + len(_NUCLEI_OPEN))
+        if m:
+            return CompletionContext("nucleus", m.start(1) + 1, m.group(1))
     section = _section_at(doc, line)
     if section == "CONNECTIONS":
         m = _CONN_TYPED.fullmatch(before)
