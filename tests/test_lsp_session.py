@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from zonemark.cli.main import main
 from zonemark.lsp.session import Session
@@ -87,3 +88,49 @@ def test_e1_the_home_folder_and_a_filesystem_root_are_never_read_whole(tmp_path,
     ctx = s.context(f.as_uri())
     assert ctx.live is None and [d.code for d in ctx.doc.diagnostics] == ["UNGOVERNED_MODULE",
                                                                          "DEPRECATED_ITALIAN_KEYWORD"]
+
+
+def test_published_diagnostics_follow_random_edits_exactly(tmp_path):
+    """Random edits through the server's text sync (in-process): after each one the published
+    diagnostics are those of the whole text parsed afresh as a layer, at the same places."""
+    import random
+
+    from lsprotocol import types
+
+    from zonemark.core.parser import parse
+    from zonemark.layer import Layer
+    from zonemark.layer.live import findings_for, layer_wide
+    from zonemark.lsp.server import build_server
+    from zonemark.lsp.text import LspText
+
+    text = (Path(__file__).resolve().parent.parent / "examples" / "layer" / "aria[reminder].md").read_text(
+        encoding="utf-8")
+    path = tmp_path / "aria[reminder].md"
+    path.write_text(text, encoding="utf-8")
+    published = {}
+    server = build_server()
+    server.text_document_publish_diagnostics = lambda p: published.__setitem__(p.uri, p)
+    server.session.set_folders([tmp_path])
+    uri = path.as_uri()
+    server.session.open(uri, text, 1)
+    server.schedule(uri)
+    rng = random.Random(11)
+    pieces = ["[P4]\n", "[/P1]\n", "## MODULE 009: X\n", "* MODULE 009\n", "###### LOG: 2026-02-30 — x\n",
+              "—", "日本", "\n", "# T [reminder]\n", "  ", "[NUCLEI: a]", "* R1: r\n"]
+    for version in range(2, 120):
+        a, b = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+        b = min(b, a + rng.randrange(40))
+        new = "".join(rng.choice(pieces) for _ in range(rng.randrange(3)))
+        lsp = LspText(text)
+        start, end = lsp.position(a), lsp.position(b)
+        server.session.change(uri, [types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=end), text=new)], version)
+        server.schedule(uri)
+        text = text[:a] + new + text[b:]
+        doc = parse(text)
+        layer = Layer.from_documents(tmp_path, [(path.name, path, doc)])
+        expected = [(d.code, d.line - 1) for d in findings_for(layer, path.name)]
+        expected += [(d.code, (doc.title_line or 1) - 1) for d in layer_wide(layer)]  # E2
+        got = published[uri]
+        assert got.version == version
+        assert [(d.code, d.range.start.line) for d in got.diagnostics] == expected
