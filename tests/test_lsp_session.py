@@ -134,3 +134,26 @@ def test_published_diagnostics_follow_random_edits_exactly(tmp_path):
         got = published[uri]
         assert got.version == version
         assert [(d.code, d.range.start.line) for d in got.diagnostics] == expected
+
+
+def test_e6_code_lenses_count_own_entries_and_those_of_sub_topics(tmp_path):
+    import shutil
+
+    from lsprotocol import types
+
+    from zonemark.lsp.server import build_server
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "layer", tmp_path / "layer")
+    path = tmp_path / "layer" / "journal[ext_memory].md"
+    server = build_server()
+    server.text_document_publish_diagnostics = lambda p: None
+    server.session.set_folders([tmp_path / "layer"])
+    server.session.open(path.as_uri(), path.read_text(encoding="utf-8"), 1)
+    lenses = server.protocol.fm.features[types.TEXT_DOCUMENT_CODE_LENS](
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+    assert [(lens.range.start.line + 1, lens.command.title) for lens in lenses] == [
+        (4, "2 entries (3 with its sub-topics) · last 2026-05-05"), (16, "1 entry · no dated entry"),
+        (25, "0 entries · no dated entry")]
+    reminder = (tmp_path / "layer" / "aria[reminder].md")
+    server.session.open(reminder.as_uri(), reminder.read_text(encoding="utf-8"), 1)
+    assert server.protocol.fm.features[types.TEXT_DOCUMENT_CODE_LENS](
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=reminder.as_uri()))) == []

@@ -1,5 +1,5 @@
 """What is at a place, where ids are declared and named (layer/navigate.py), and the symbol
-tree, folds and journals of a file (layer/symbols.py)."""
+tree and folds of a file (layer/symbols.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from zonemark.core.parser import parse
 from zonemark.layer import Layer, navigate
-from zonemark.layer.symbols import document_symbols, flatten, folding_ranges, journals
+from zonemark.layer.symbols import document_symbols, flatten, folding_ranges
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "layer"
 ARIA = "aria[reminder].md"
@@ -151,21 +151,6 @@ def test_folding_ranges_cover_zones_and_containers(layer):
     assert (3, 57, "zone") in folds
     assert (42, 62, "module") in folds  # MODULE 001 with its journal zone (§2.3), not the next [P1] tag
     assert (59, 62, "zone") in folds and (60, 61, "entry") in folds
-
-
-def test_journals_of_a_memory(layer):
-    found = journals(layer.file("journal[ext_memory].md").doc)
-    assert [(j.name, j.keyword, j.entries, j.nested, j.last_date) for j in found] == [
-        ("Development", "TOPIC", 2, 3, "2026-05-05"), ("Open questions", "SUBTOPIC1", 1, 1, None),
-        ("Reading", "TOPIC", 0, 0, None)]
-    assert journals(layer.file(ARIA).doc) == []
-
-
-def test_journal_dates_skip_invalid_ones():
-    doc = parse("# M [external_memory]\n\n[P1]\n## TOPIC: T\n[/P1]\n\n[P4]\n###### LOG: 2026-02-30 — no\n"
-                "###### LOG: 2025-01-02 — yes\n[/P4]\n")
-    (j,) = journals(doc)
-    assert (j.entries, j.last_date) == (2, "2025-01-02")
 
 
 HOSTILE = """# M [reminder]

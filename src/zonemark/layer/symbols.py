@@ -1,4 +1,4 @@
-"""The named parts of a file as a tree with line extents: symbols, folds and memory journals.
+"""The named parts of a file as a tree with line extents: symbols and folds.
 
 Built from the outline (§7.1.3: headers nest by level, a zone boundary closes nothing) plus
 the rule bullets of ``## RULES:`` (§9).  A container runs from its header to the line before
@@ -13,7 +13,6 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from ..core import syntax as sx
 from ..core.document import Document
 from ..core.nodes import Rule
 from ..core.outline import OutlineNode, headings
@@ -44,19 +43,6 @@ class Symbol:
         yield self
         for c in self.children:
             yield from c.walk()
-
-
-@dataclass(frozen=True, slots=True)
-class Journal:
-    """A memory container (TOPIC, SUBTOPIC, legacy MODULE of an ``[external_memory]``, §7.1.2-§7.1.3)
-    with its own entries: how many and the latest date; ``nested`` counts those of its sub-topics too."""
-
-    line: int
-    name: str
-    keyword: str
-    entries: int
-    nested: int
-    last_date: str | None
 
 
 _OPENING_TAG = re.compile(r"[ \t]*\[P\d+\][ \t]*\r?")
@@ -191,21 +177,4 @@ def folding_ranges(doc: Document) -> list[tuple[int, int, str]]:
         if s.end_line > s.line:
             out.append((s.line, s.end_line, s.kind))
     out.sort()
-    return out
-
-
-def journals(doc: Document) -> list[Journal]:
-    """The memory containers of an ``[external_memory]`` file and their entries (§7.1.2, §7.1.3)."""
-    if doc.file_type != "external_memory":
-        return []
-    out = []
-    for node in doc.outline().walk():
-        if node.kind != "module" or node.ignored:
-            continue
-        dates = [e.date for e in node.entries if e.date and sx.valid_date_text(e.date)]
-        nested = sum(len(n.entries) for n in node.walk())
-        keyword = node.keyword or "MODULE"
-        if keyword == "SUBTOPIC":
-            keyword = f"SUBTOPIC{node.level - 2}"
-        out.append(Journal(node.line, node.name, keyword, len(node.entries), nested, max(dates) if dates else None))
     return out

@@ -33,7 +33,8 @@ from ..core.diagnostics import Diagnostic, Severity
 from ..layer import navigate
 from ..layer.live import findings_for, layer_wide
 from ..layer.spans import source_lines
-from ..layer.symbols import document_symbols, flatten, folding_ranges, journals
+from ..layer.containers import list_containers
+from ..layer.symbols import document_symbols, flatten, folding_ranges
 from ..render import hover as hover_text
 from .session import Context, Session, lsp_line_range, lsp_range
 
@@ -355,17 +356,7 @@ def build_server() -> ZonemarkServer:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return []
-        lines = source_lines(ctx.doc)
-        out = []
-        for j in journals(ctx.doc):
-            title = f"{j.entries} entr{'y' if j.entries == 1 else 'ies'}"
-            if j.nested != j.entries:
-                title += f" ({j.nested} with its sub-topics)"
-            title += f" · last {j.last_date}" if j.last_date else " · no dated entry"
-            text = lines.line(j.line)
-            out.append(types.CodeLens(range=lsp_range(lines, ctx.text, j.line, 1, len(text.rstrip()) + 1),
-                                      command=types.Command(title=title, command="")))
-        return out
+        return ls.answer(ctx, "lenses", lambda: _memory_lenses(ctx))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=[" ", ",", ":", "[", "/", "*"]))
@@ -386,6 +377,26 @@ def build_server() -> ZonemarkServer:
         return types.CompletionList(is_incomplete=False, items=_completions(ctx, cc, rng))
 
     return server
+
+
+def _memory_lenses(ctx: Context) -> list[types.CodeLens]:
+    """A lens on each container of an external memory (§7.1.2, §7.1.3): its own entries, those
+    with its sub-topics when more, and the latest entry date (layer/containers.py)."""
+    if ctx.doc.file_type != "external_memory":
+        return []
+    found = [c for c in list_containers(ctx.doc) if c.kind in ("topic", "subtopic", "module")]
+    lines = source_lines(ctx.doc)
+    out = []
+    for c in found:
+        nested = c.entries + sum(d.entries for d in found if d.address.startswith(c.address + "/"))
+        title = f"{c.entries} entr{'y' if c.entries == 1 else 'ies'}"
+        if nested != c.entries:
+            title += f" ({nested} with its sub-topics)"
+        title += f" · last {c.last_entry_date}" if c.last_entry_date else " · no dated entry"
+        end = len(lines.line(c.line).rstrip()) + 1
+        out.append(types.CodeLens(range=lsp_range(lines, ctx.text, c.line, 1, end),
+                                  command=types.Command(title=title, command="")))
+    return out
 
 
 def _describe(ctx: Context, kind: str, ident: str) -> str:
