@@ -20,7 +20,7 @@ RANK = {"core": 0, "layer": 1, "writer": 2, "render": 3, "interchange": 3, "sear
         "cli": 4, "mcp": 4, "lsp": 4, "review": 4}
 FACES = {name for name, rank in RANK.items() if rank == 4}
 ENTRY_POINTS = {"__main__": "cli"}  # ``python -m zonemark`` runs the CLI
-#: The CLI starts another face's server (``zonemark mcp LAYER``) through that face's ``serve``
+#: The CLI starts another face's server (``zonemark mcp LAYER``, ``zonemark lsp``) through that face's ``serve``
 #: module, and imports nothing else of it.
 LAUNCHER = "cli"
 

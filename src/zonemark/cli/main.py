@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, mcp, write
+from . import core, layer, lsp, mcp, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     layer.register(sub)
     write.register(sub)
     mcp.register(sub)
+    lsp.register(sub)
     return p
 
 

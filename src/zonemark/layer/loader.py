@@ -156,6 +156,19 @@ class Layer:
         with gcpause.paused():
             return _Loader(root, found).run()
 
+    @classmethod
+    def from_documents(cls, root, documents) -> "Layer":
+        """A layer of already-parsed files: ``documents`` is ``[(rel, path, doc), ...]``.
+
+        The same resolution as :meth:`load` (ids, states, edges, findings), nothing read
+        from disk: a long-running face (an editor's open buffers, a cache of parsed files)
+        builds the layer from the texts it holds.  Files are taken in relative-path order,
+        as :func:`discover` lists them.
+        """
+        docs = sorted(((rel, Path(path), doc) for rel, path, doc in documents), key=lambda x: x[0])
+        with gcpause.paused():
+            return _Loader(Path(root), []).build(docs)
+
     # -- queries ------------------------------------------------------------------------
     def file(self, rel: str) -> LayerFile:
         for f in self.files:
@@ -327,6 +340,10 @@ class _Loader:
                               f"a dangling symbolic link (to {os.readlink(path)}): there is no file to read")
                 else:
                     self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
+        return self.build(docs)
+
+    def build(self, docs) -> Layer:
+        """Resolve the layer from parsed files ``[(rel, path, doc), ...]`` in path order."""
         reminders = [x for x in docs if x[2].file_type == "reminder"]
         others = [x for x in docs if x[2].file_type != "reminder"]
         ordered = reminders + others
