@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, write
+from . import context, core, interchange, layer, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     core.register(sub)
     layer.register(sub)
     write.register(sub)
+    context.register(sub)
+    interchange.register(sub)
     return p
 
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
-            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, …);"
+            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context, ingest, trace, …);"
                            " see 'zonemark --help'")
         return args.func(args)
     except CliError as exc:
