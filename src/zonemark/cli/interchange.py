@@ -57,7 +57,7 @@ def register(subparsers) -> None:
         "ingest", help="file the ###### LOG: entries of copied chat text (§N.19)",
         description="zonemark ingest --extract [--json] [FILE|-]  |  zonemark ingest MEMORY_FILE --container PATH"
                     " [--date D] [--as user] [--dry-run] [--json] [FILE|-]")
-    i.add_argument("paths", nargs="*", metavar="[MEMORY_FILE] [FILE|-]",
+    i.add_argument("operands", nargs="*", metavar="[MEMORY_FILE] [FILE|-]",
                    help="the memory file to file into (not with --extract), then the chat text (default: stdin)")
     i.add_argument("--extract", action="store_true", help="only show the entries found; write nothing")
     i.add_argument("--json", action="store_true", help="machine-readable output")
@@ -68,8 +68,8 @@ def register(subparsers) -> None:
     i.set_defaults(func=lambda args: cmd_ingest(args))
 
     t = subparsers.add_parser("trace", help="read a Deferred Neural Trace against a layer (§N.18)")
-    t.add_argument("layer", metavar="LAYER", help="the layer folder (or its reminder)")
-    t.add_argument("input", nargs="?", metavar="FILE|-", help="the chat text (default: stdin)")
+    t.add_argument("operands", nargs="+", metavar="LAYER [FILE|-]",
+                   help="the layer folder (or its reminder), then the chat text (default: stdin)")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.add_argument("--no-record", action="store_true", help="do not record the trace in LAYER/.zonemark/traces")
     t.add_argument("--only", action="append", metavar="GLOB", help="keep only matching files of the layer")
@@ -86,11 +86,11 @@ def cmd_ingest(args) -> int:
         if extra:
             raise CliError(f"zonemark ingest: --extract writes nothing; {', '.join(extra)} does not apply",
                            EXIT_USAGE)
-        if len(args.paths) > 1:
+        if len(args.operands) > 1:
             raise CliError("zonemark ingest --extract: give one chat text (FILE or -), not a memory file",
                            EXIT_USAGE)
         from ..interchange.logs import extract_logs
-        text, _ = read_chat_text(args.paths[0] if args.paths else None, "ingest")
+        text, _ = read_chat_text(args.operands[0] if args.operands else None, "ingest")
         extraction = extract_logs(text)
         if args.json:
             _out(json.dumps(extraction.to_dict(), ensure_ascii=False, indent=2) + "\n")
@@ -105,19 +105,19 @@ def cmd_ingest(args) -> int:
             _warn(extraction.warnings)
         return EXIT_OK
 
-    if not args.paths:
+    if not args.operands:
         raise CliError("zonemark ingest: give the MEMORY_FILE to file into (or --extract to only look)", EXIT_USAGE)
-    if len(args.paths) > 2:
+    if len(args.operands) > 2:
         raise CliError("zonemark ingest: give MEMORY_FILE and at most one chat text (FILE or -)", EXIT_USAGE)
     if not args.container:
         raise CliError("zonemark ingest: give --container PATH (a topic path such as 'Maintenance/Tyres' or a"
                        " module id)", EXIT_USAGE)
-    memory = Path(args.paths[0])
+    memory = Path(args.operands[0])
     if not memory.exists():
-        raise CliError(f"zonemark ingest: no such file: {args.paths[0]}", EXIT_USAGE)
+        raise CliError(f"zonemark ingest: no such file: {args.operands[0]}", EXIT_USAGE)
     if memory.is_dir():
-        raise CliError(f"zonemark ingest: {args.paths[0]} is a folder; give the memory file", EXIT_USAGE)
-    text, _ = read_chat_text(args.paths[1] if len(args.paths) > 1 else None, "ingest")
+        raise CliError(f"zonemark ingest: {args.operands[0]} is a folder; give the memory file", EXIT_USAGE)
+    text, _ = read_chat_text(args.operands[1] if len(args.operands) > 1 else None, "ingest")
     from ..interchange.ingest import DUPLICATE, FILED, REFUSED, WOULD_FILE, ingest
     from ..writer import RefusedWrite
     from ..writer.store import StoreError
@@ -167,8 +167,10 @@ def load_layer(path: str, command: str, only=None, exclude=None):
 
 
 def cmd_trace(args) -> int:
-    layer = load_layer(args.layer, "trace", args.only, args.exclude)
-    text, _ = read_chat_text(args.input, "trace")
+    if len(args.operands) > 2:
+        raise CliError("zonemark trace: give LAYER and at most one chat text (FILE or -)", EXIT_USAGE)
+    layer = load_layer(args.operands[0], "trace", args.only, args.exclude)
+    text, _ = read_chat_text(args.operands[1] if len(args.operands) > 1 else None, "trace")
     from ..interchange.trace import read_trace
     result = read_trace(text, layer)
     recorded = ()

@@ -42,7 +42,15 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # A command that takes FILE operands after its options (``trace LAYER --json FILE``)
+            # collects what argparse leaves over in ``operands``; for any other command, and for
+            # anything that looks like an option, it is the usual error.
+            operands = getattr(args, "operands", None)
+            if operands is None or any(x.startswith("-") and x != "-" for x in extra):
+                parser.error("unrecognized arguments: " + " ".join(extra))
+            operands.extend(extra)
         if not getattr(args, "func", None):
             raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context, ingest, trace, …);"
                            " see 'zonemark --help'")

@@ -135,8 +135,9 @@ def read_header(line: str) -> _Header | None:
     if (h is None or h.type != "log" or h.date is None or not h.title
             or any(d.code == "INVALID_LOG_DATE" for d in doc.diagnostics)):
         return None
-    if not re.match(r"LOG:[ \t]*\S+[ \t]*[—–-]", m.group(1)):
-        return None  # the dash between date and title is part of the canonical shape
+    after = m.group(1)[4:].lstrip(" \t")
+    if not after.startswith(h.date) or not after[len(h.date):].lstrip(" \t").startswith(("—", "–", "-")):
+        return None  # 'LOG:', the date, a dash, the title: the canonical shape only
     return _Header(h.date, h.title, True, False)
 
 
