@@ -128,7 +128,7 @@ def header(text: str) -> str:
     return text.split("-->\n", 2)[1] if text.startswith("<!-- IllAIra") else ""
 
 
-def test_what_goes_in_follows_the_effective_states(casa):
+def test_cl21_what_goes_in_follows_the_effective_states(casa):
     r = context(casa)
     assert r.text.startswith("<!-- IllAIra-Standard: v1.13 -->\n<!--\nzonemark context of layer 'casa'")
     files = re.findall(r"<!-- file: (.*) -->", r.text)
@@ -162,7 +162,7 @@ def test_zone_tags_stay_and_temporary_ids_never_appear(casa):
     assert not re.search(r"~T\d", r.text)
 
 
-def test_same_layer_same_bytes_wherever_it_lives(casa, tmp_path):
+def test_cl24_same_layer_same_bytes_wherever_it_lives(casa, tmp_path):
     a = context(casa).text
     assert context(casa).text == a
     other = tmp_path / "elsewhere" / "casa"
@@ -170,14 +170,14 @@ def test_same_layer_same_bytes_wherever_it_lives(casa, tmp_path):
     assert context(other).text == a
 
 
-def test_crlf_and_bom_are_normalised_not_the_text(casa):
+def test_cl24_crlf_and_bom_are_normalised_not_the_text(casa):
     (casa / "diario[ext_memory].md").write_bytes(b"\xef\xbb\xbf" + DIARIO.replace("\n", "\r\n").encode("utf-8"))
     r = context(casa)
     assert "\r" not in r.text and "\ufeff" not in r.text
     assert DIARIO in r.text
 
 
-def test_files_that_are_not_merged_or_untyped_are_left_out_and_named(casa):
+def test_cl21_files_that_are_not_merged_or_untyped_are_left_out_and_named(casa):
     (casa / "zz-copia[ext_module].md").write_text(ORTO.replace("ORTO [ext", "COPIA [ext"), encoding="utf-8")
     (casa / "note.md").write_text("# Appunti senza tipo\n\nTesto.\n", encoding="utf-8")
     h = header(context(casa).text)
@@ -194,7 +194,7 @@ def entry_titles(text: str) -> list[str]:
 ORDER = ["Gennaio", "Febbraio", "Aprile", "Nota senza data", "Latte", "Pane"]  # the order entries go
 
 
-def test_budget_leaves_out_memory_entries_first_oldest_first_whole(casa):
+def test_cl22_budget_leaves_out_memory_entries_first_oldest_first_whole(casa):
     full = context(casa, budget=10_000)
     assert "budget 10000 tokens: nothing left out" in header(full.text)
     assert entry_titles(full.text) == ["Latte", "Pane", "Voce in P2", "Febbraio", "Nota senza data", "Gennaio", "Aprile"]
@@ -210,7 +210,7 @@ def test_budget_leaves_out_memory_entries_first_oldest_first_whole(casa):
     assert r.entries_left_out == n
 
 
-def test_budget_order_memory_dated_then_undated_then_module_journals(casa):
+def test_cl22_budget_order_memory_dated_then_undated_then_module_journals(casa):
     full = context(casa, budget=10_000)
     budget, last, seen = full.tokens, None, set()
     while True:
@@ -227,7 +227,7 @@ def test_budget_order_memory_dated_then_undated_then_module_journals(casa):
     assert entry_titles(last.text) == ["Voce in P2"]  # an entry in [P2] is never left out
 
 
-def test_budget_never_drops_p1_p2_and_refuses_with_the_numbers(casa):
+def test_cl22_budget_never_drops_p1_p2_and_refuses_with_the_numbers(casa):
     with pytest.raises(ContextRefused, match=r"the \[P1\]/\[P2\] content of the layer alone is ~\d+ tokens, over the"
                                              r" budget of 50"):
         context(casa, budget=50)
@@ -250,7 +250,7 @@ def test_budget_must_be_a_positive_integer(casa, budget):
         context(casa, budget=budget)
 
 
-def test_token_estimate_is_documented_and_conservative():
+def test_cl23_token_estimate_is_documented_and_conservative():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
     assert estimate_tokens("città") == 2          # 4 ASCII (1) + 1 accented letter (1/2) -> 1.5 -> 2
@@ -261,7 +261,7 @@ def test_token_estimate_is_documented_and_conservative():
 
 # -- the library entry point and the command ------------------------------------------------
 
-def test_zonemark_context_is_the_function_whatever_was_imported_first():
+def test_cl25_zonemark_context_is_the_function_whatever_was_imported_first():
     code = ("import zonemark, zonemark.context.export; r = zonemark.context({p!r}); print(r.tokens)\n"
             "import zonemark as z2; print(callable(z2.context))")
     for snippet in (code, "import zonemark; print(zonemark.context({p!r}).tokens)"):
@@ -300,7 +300,7 @@ def test_cli_markdown_json_and_output_file(casa, tmp_path, capsys):
     (["context", "{casa}", "-o", "{tmp}"], 2, "is a folder"),
     (["context", "{casa}", "--format", "html"], 2, "invalid choice"),
 ])
-def test_cli_errors_are_one_line(casa, tmp_path, capsys, args, code, message):
+def test_cl24_cli_errors_are_one_line(casa, tmp_path, capsys, args, code, message):
     before = {p: p.read_bytes() for p in casa.iterdir()}
     got, out, err = run(capsys, *[a.format(casa=casa, tmp=tmp_path) for a in args])
     assert got == code and message in err and err.count("\n") == 1 and out == ""

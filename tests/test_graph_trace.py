@@ -54,7 +54,7 @@ def lit_graph(layer_dir: Path, text: str, *, record: list[str] = ()) -> dict:
     return graph
 
 
-def test_trace_marks_nuclei_in_order_modules_memory_and_resolved_entries(layer_dir):
+def test_cl20_trace_marks_nuclei_in_order_modules_memory_and_resolved_entries(layer_dir):
     g = lit_graph(layer_dir, (SPEC / "n7a.txt").read_text(encoding="utf-8"))
     t = g["trace"]
     assert (t["file"], t["enabled"], t["warnings"]) == ("answer.txt", True, [])
@@ -69,7 +69,7 @@ def test_trace_marks_nuclei_in_order_modules_memory_and_resolved_entries(layer_d
     assert {k: v for k, v in g.items() if k != "trace"} == build_graph(Layer.load(layer_dir))
 
 
-def test_a_topic_ref_lights_the_topic_and_a_reminder_section_has_no_node(layer_dir):
+def test_cl20_a_topic_ref_lights_the_topic_and_a_reminder_section_has_no_node(layer_dir):
     text = "[NTRACE: v1]\nMEMORY DAILY_LOG_2026_04 @ Viaggi: queried\nMEMORY Center of Gravity: queried\n[/NTRACE]\n"
     lit = lit_graph(layer_dir, text)["trace"]["lit"]
     assert [(x["kind"], x["node"]) for x in lit] == [("memory", "file:daily[ext_memory].md"),
@@ -85,7 +85,7 @@ def test_a_disabled_layer_lights_nothing_and_says_why(layer_dir):
     assert t["enabled"] is False and t["lit"] == [] and [w["code"] for w in t["warnings"]] == ["TRACE_DISABLED"]
 
 
-def test_heat_counts_each_node_once_per_recorded_trace(layer_dir):
+def test_cl19_heat_counts_each_node_once_per_recorded_trace(layer_dir):
     a = (SPEC / "n7a.txt").read_text(encoding="utf-8")
     b = (SPEC / "n5.txt").read_text(encoding="utf-8")
     g = lit_graph(layer_dir, a, record=[a, b, b, "[NTRACE: v1]\nMODULE 999: GHOST queried\n[/NTRACE]\n"])
@@ -97,7 +97,7 @@ def test_heat_counts_each_node_once_per_recorded_trace(layer_dir):
     assert "nucleus:2" not in heat["counts"]
 
 
-def test_a_record_whose_identifiers_are_gone_still_counts_what_remains(layer_dir):
+def test_cl19_a_record_whose_identifiers_are_gone_still_counts_what_remains(layer_dir):
     a = (SPEC / "n7a.txt").read_text(encoding="utf-8")
     layer = Layer.load(layer_dir)
     record_trace(layer, a, read_trace(a, layer))
@@ -112,7 +112,7 @@ def test_a_record_whose_identifiers_are_gone_still_counts_what_remains(layer_dir
     assert (g["trace"]["file"], g["trace"]["enabled"], g["trace"]["lit"]) == (None, None, [])
 
 
-def test_cli_graph_json_with_and_without_trace(layer_dir, capsys):
+def test_cl20_cli_graph_json_with_and_without_trace(layer_dir, capsys):
     assert main(["graph", str(layer_dir), "--format", "json"]) == 0
     plain = json.loads(capsys.readouterr().out)
     assert "trace" not in plain  # nothing recorded, no --trace: the graph as before

@@ -88,7 +88,7 @@ def test_files_the_entry_with_its_own_date_and_title(memory):
     assert parse(text).errors == []
 
 
-def test_pasting_the_same_chat_twice_files_nothing_twice(memory):
+def test_cl7_pasting_the_same_chat_twice_files_nothing_twice(memory):
     first = ingest(memory, "Macchina", CHAT, store=store())
     after_first = memory.read_bytes()
     second = ingest(memory, "Macchina", CHAT, store=store())
@@ -97,7 +97,7 @@ def test_pasting_the_same_chat_twice_files_nothing_twice(memory):
     assert memory.read_bytes() == after_first
 
 
-def test_an_entry_already_in_the_file_is_a_duplicate_even_with_crlf_and_blank_lines(memory):
+def test_cl7_an_entry_already_in_the_file_is_a_duplicate_even_with_crlf_and_blank_lines(memory):
     chat = "###### LOG: 2026-09-06 — Tagliando generale\r\n\r\nOlio e filtri cambiati a 84 300 km.\r\n\r\n[/LOG]\r\n"
     r = ingest(memory, "Macchina", chat, store=store())
     assert [(i.status, i.line) for i in r.items] == [(DUPLICATE, 8)]
@@ -106,20 +106,20 @@ def test_an_entry_already_in_the_file_is_a_duplicate_even_with_crlf_and_blank_li
     assert [i.status for i in r.items] == [FILED]
 
 
-def test_a_duplicate_is_looked_for_in_that_container_only(memory):
+def test_cl7_a_duplicate_is_looked_for_in_that_container_only(memory):
     chat = "###### LOG: 2026-09-06 — Tagliando generale\nOlio e filtri cambiati a 84 300 km.\n[/LOG]\n"
     r = ingest(memory, "Macchina/Gomme", chat, store=store())
     assert [i.status for i in r.items] == [FILED]
 
 
-def test_the_same_entry_twice_in_one_text_is_filed_once(memory):
+def test_cl7_the_same_entry_twice_in_one_text_is_filed_once(memory):
     text = (CHATS / "28-two-answers-regenerated.txt").read_text(encoding="utf-8")
     r = ingest(memory, "Macchina", text, store=store())
     assert [i.status for i in r.items] == [FILED, DUPLICATE]
     assert entries_of(memory).count(("2026-08-23", "Concert tickets")) == 1
 
 
-def test_entries_without_a_date_get_the_given_date_or_today(memory):
+def test_cl7_entries_without_a_date_get_the_given_date_or_today(memory):
     chat = "###### LOG titolo senza data\ncorpo\n[/LOG]\n"
     r = ingest(memory, "Macchina", chat, date="2026-10-01", store=store())
     assert [(i.status, i.date) for i in r.items] == [(FILED, "2026-10-01")]
@@ -128,7 +128,7 @@ def test_entries_without_a_date_get_the_given_date_or_today(memory):
     assert ("2026-10-01", "titolo senza data") in entries_of(memory)
 
 
-def test_refused_entries_are_reported_and_the_others_still_filed(memory):
+def test_cl6_refused_entries_are_reported_and_the_others_still_filed(memory):
     text = ("###### LOG: 2026-02-30 — data impossibile\nx\n[/LOG]\n"
             "###### LOG: 2026-08-16\nsenza titolo\n[/LOG]\n"
             "###### LOG: 2026-08-17 — 東京出張\n新幹線は午前7時発。\n[/LOG]\n")
@@ -165,7 +165,7 @@ def test_an_unknown_container_refuses_everything(memory):
     assert memory.read_bytes() == before
 
 
-def test_dry_run_reports_what_would_happen_and_writes_nothing(memory):
+def test_cl8_dry_run_reports_what_would_happen_and_writes_nothing(memory):
     before = memory.read_bytes()
     r = ingest(memory, "Macchina", CHAT + CHAT, dry_run=True)
     assert [(i.status, i.line) for i in r.items] == [(WOULD_FILE, 11), (DUPLICATE, 11)]
@@ -184,7 +184,7 @@ def run(capsys, *args, stdin: str | None = None, monkeypatch=None):
     return code, out, err
 
 
-def test_cli_ingest_reports_one_line_per_entry_and_the_count(memory, tmp_path, capsys):
+def test_cl8_cli_ingest_reports_one_line_per_entry_and_the_count(memory, tmp_path, capsys):
     chat = tmp_path / "chat.txt"
     chat.write_text(CHAT + "###### LOG: 2026-02-30 — no\nx\n[/LOG]\n", encoding="utf-8")
     code, out, err = run(capsys, "ingest", memory, "--container", "Macchina", chat)
@@ -208,13 +208,21 @@ def test_cli_ingest_from_stdin_json_and_dry_run(memory, capsys, monkeypatch):
     assert "Tagliando prenotato" not in memory.read_text(encoding="utf-8")
 
 
-def test_cli_extract_writes_nothing_and_exits_0_even_when_nothing_is_found(tmp_path, capsys, monkeypatch):
+def test_cl8_cli_extract_writes_nothing_and_exits_0_even_when_nothing_is_found(tmp_path, capsys, monkeypatch):
     code, out, err = run(capsys, "ingest", "--extract", "--json", stdin="no logs here\n", monkeypatch=monkeypatch)
     assert code == 0 and json.loads(out) == {"count": 0, "entries": [], "warnings": []}
     code, out, err = run(capsys, "ingest", "--extract", stdin=CHAT, monkeypatch=monkeypatch)
     assert code == 0
     assert out.splitlines() == ["line 3: LOG 2026-09-15 — Tagliando prenotato (ends at [/LOG] at line 5; 1 body line)",
                                 "found 1 log entry"]
+
+
+def test_cl8_cli_ingest_with_nothing_found_exits_0_and_says_so(memory, capsys, monkeypatch):
+    before = memory.read_bytes()
+    code, out, err = run(capsys, "ingest", memory, "--container", "Macchina", "-", stdin="Nessun log oggi.\n",
+                         monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, "found 0 log entries: 0 filed\n", "")
+    assert memory.read_bytes() == before
 
 
 @pytest.mark.parametrize("args, message", [

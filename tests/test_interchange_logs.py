@@ -77,7 +77,7 @@ def test_spec_example_n19_2():
 
 @pytest.mark.parametrize("line", ["[/LOG]", "  [/LOG]", "[/LOG]   ", "\t[/LOG]\t", "\u00a0[/LOG]\u00a0",
                                   "\u202f[/LOG]", "[/LOG]\r", "\u200b[/LOG]\ufeff", " \u2060[/LOG] "])
-def test_marker_tolerates_whitespace_around_it(line):
+def test_cl1_marker_tolerates_whitespace_around_it(line):
     assert is_marker(line)
     out = extract(f"###### LOG: 2026-01-02 — città\nCorpo — sì.\n{line}\nCopy\n")
     assert out["entries"][0]["end"] == "marker" and out["entries"][0]["endLine"] == 3
@@ -86,7 +86,7 @@ def test_marker_tolerates_whitespace_around_it(line):
 
 @pytest.mark.parametrize("line", ["[/log]", "[/Log]", "[/LOG] done", "**[/LOG]**", "`[/LOG]`", "> [/LOG]",
                                   "[ /LOG]", "[/LOG]]", "x [/LOG]"])
-def test_anything_else_on_the_line_is_not_the_marker(line):
+def test_cl1_anything_else_on_the_line_is_not_the_marker(line):
     assert not is_marker(line)
     out = extract(f"###### LOG: 2026-01-02 — Titolo\nriga\n{line}\n")
     assert out["entries"][0]["end"] == "end_of_text"
@@ -142,7 +142,7 @@ def test_lone_cr_inside_a_line_is_left_to_the_writer():
     ("###### Diario LOG 2026-09-15 — voce", "2026-09-15", "voce"),
     ("   ###### LOG: 2026-09-15 — rientrato", "2026-09-15", "rientrato"),
 ])
-def test_h6_forms_that_start_an_entry(header, date, title):
+def test_cl3_h6_forms_that_start_an_entry(header, date, title):
     e = extract(header + "\ncorpo\n")["entries"][0]
     assert (e["date"], e["title"], e["body"]) == (date, title, "corpo")
 
@@ -151,7 +151,7 @@ def test_h6_forms_that_start_an_entry(header, date, title):
                                     "## LOG: 2026-01-01 — h2", "####### LOG: 2026-01-01 — seven",
                                     "> ###### LOG: 2026-01-01 — quoted", "Log: 2026-01-01 without dash",
                                     "LOG titolo", "The LOG: 2026-01-01 — inside a sentence"])
-def test_lines_that_do_not_start_an_entry(header):
+def test_cl3_lines_that_do_not_start_an_entry(header):
     assert extract(header + "\ncorpo\n")["count"] == 0
 
 
@@ -162,7 +162,7 @@ def test_h3_log_header_gets_a_warning():
 
 # -- rulings --------------------------------------------------------------------------------
 
-def test_cl1_a_hashless_canonical_header_from_the_screen_starts_an_entry_with_a_warning():
+def test_cl2_a_hashless_canonical_header_from_the_screen_starts_an_entry_with_a_warning():
     out = extract("Copy\nLOG: 2026-09-15 — Tagliando\nvenerdì\n[/LOG]\nRetry\n")
     assert [(e["headerLine"], e["date"], e["title"], e["body"]) for e in out["entries"]] == [
         (2, "2026-09-15", "Tagliando", "venerdì")]
@@ -174,7 +174,7 @@ def test_cl1_a_hashless_canonical_header_from_the_screen_starts_an_entry_with_a_
     assert extract("**LOG: 2026-09-15 — grassetto**\nx\n")["entries"][0]["title"] == "grassetto"
 
 
-def test_cl2_an_entry_inside_a_code_fence_ends_at_the_fence():
+def test_cl4_an_entry_inside_a_code_fence_ends_at_the_fence():
     text = "Sure:\n```markdown\n###### LOG: 2026-06-01 — Trasloco\nChiavi ritirate.\n```\nAnything else?\n"
     out = extract(text)
     assert [(e["end"], e["endLine"], e["body"]) for e in out["entries"]] == [("end_of_text", None, "Chiavi ritirate.")]
@@ -187,12 +187,12 @@ def test_cl2_an_entry_inside_a_code_fence_ends_at_the_fence():
     assert extract(text)["entries"][0]["body"] == "```\ncode\n```\nafter"
 
 
-def test_cl3_body_is_what_is_handed_to_the_writer_not_yet_escaped():
+def test_cl5_body_is_what_is_handed_to_the_writer_not_yet_escaped():
     out = extract("###### LOG: 2026-01-01 — a\n## MODULE 9: X\n[P1]\n")
     assert out["entries"][0]["body"] == "## MODULE 9: X\n[P1]"
 
 
-def test_cl4_header_without_title_or_with_an_invalid_date_is_extracted_with_a_warning():
+def test_cl6_header_without_title_or_with_an_invalid_date_is_extracted_with_a_warning():
     out = extract("###### LOG: 2026-01-01\nx\n###### LOG: 2026-13-01 — bad\ny\n")
     assert [(e["date"], e["title"]) for e in out["entries"]] == [("2026-01-01", ""), ("2026-13-01", "bad")]
     assert [w["code"] for w in out["warnings"]] == ["LOG_WITHOUT_TITLE", "LOG_INVALID_DATE"]

@@ -177,7 +177,7 @@ def test_spec_n7d_unknown_identifier(layer):
                                 "line": 5}]
 
 
-def test_unknown_identifiers_summary_counts_distinct_ids(layer):
+def test_cl15_unknown_identifiers_summary_counts_distinct_ids(layer):
     text = ("[NTRACE: v1]\nNUCLEI: 1, 7, 9\nMODULE 999: GHOST queried\nLOG 999: 2026-01-01 — generated — x\n"
             "MEMORY NOWHERE: queried\n[/NTRACE]\n")
     out = trace(text, layer)
@@ -195,12 +195,12 @@ def test_legacy_trace_marker_is_accepted(layer):
     assert out["blocks"][0]["marker"] == "TRACE" and out["result"]["nuclei"] == [2] and out["warnings"] == []
 
 
-def test_mixed_marker_families_are_accepted_with_a_warning(layer):
+def test_cl9_mixed_marker_families_are_accepted_with_a_warning(layer):
     out = trace("[NTRACE: v1]\nNUCLEI: 2\n[/TRACE]\n", layer)
     assert out["result"]["nuclei"] == [2] and codes(out) == ["TRACE_MARKER_MISMATCH"]
 
 
-def test_markers_after_trimming_and_stripping_emphasis(layer):
+def test_cl9_markers_after_trimming_and_stripping_emphasis(layer):
     text = "  **[NTRACE: v1]**  \n*NUCLEI:* `1`, _3_\n**MODULE** `CORE_001`: LOGICAL_OPERATIVE *active*\n`[/NTRACE]`\n"
     out = trace(text, layer)
     assert out["result"]["nuclei"] == [1, 3]
@@ -208,7 +208,7 @@ def test_markers_after_trimming_and_stripping_emphasis(layer):
     assert out["warnings"] == []
 
 
-def test_emphasis_is_never_stripped_inside_identifiers_or_free_text(layer):
+def test_cl10_emphasis_is_never_stripped_inside_identifiers_or_free_text(layer):
     text = "[NTRACE: v1]\nMODULE _CORE_001_: x active\nLOG 042: 2026-01-01 — *queried* — a *very* _odd_ term\n[/NTRACE]\n"
     out = trace(text, layer)
     assert out["result"]["modules"][0]["id"] == "CORE_001"
@@ -216,7 +216,7 @@ def test_emphasis_is_never_stripped_inside_identifiers_or_free_text(layer):
                                       "text": "a *very* _odd_ term"}]
 
 
-def test_a_marker_inside_a_sentence_is_not_a_marker(layer):
+def test_cl9_a_marker_inside_a_sentence_is_not_a_marker(layer):
     text = "When you type /ntrace I end with [NTRACE: v1] NUCLEI: 1 [/NTRACE] like this.\n"
     out = trace(text, layer)
     assert out["blocks"] == [] and codes(out) == ["TRACE_MARKER_IN_TEXT", "TRACE_NOT_FOUND"]
@@ -233,14 +233,14 @@ def test_soft_wrapped_lines_join_the_previous_entry_and_blank_lines_are_ignored(
     assert out["result"]["logs"][0]["text"] == "the user wrote città and perché in one line"
 
 
-def test_a_soft_wrapped_compact_trace(layer):
+def test_cl10_a_soft_wrapped_compact_trace(layer):
     text = "[NTRACE: v1] NUCLEI: 2 | MODULE EMPATHY_LAYER:\nqueried | MEMORY USER_PROFILE: queried [/NTRACE]\n"
     out = trace(text, layer)
     assert out["blocks"][0]["form"] == "compact" and (out["blocks"][0]["openLine"], out["blocks"][0]["closeLine"]) == (1, 2)
     assert out["result"]["modules"] == [{"id": "EMPATHY_LAYER", "name": None, "state": "queried"}]
 
 
-def test_a_pipe_in_free_text_is_not_a_section_separator(layer):
+def test_cl10_a_pipe_in_free_text_is_not_a_section_separator(layer):
     text = "[NTRACE: v1] LOG 042: 2026-01-01 — generated — compared A | B options | MEMORY USER_PROFILE: queried [/NTRACE]"
     out = trace(text, layer)
     assert out["result"]["logs"][0]["text"] == "compared A | B options"
@@ -252,14 +252,14 @@ def test_a_pipe_in_free_text_is_not_a_section_separator(layer):
     ("[NTRACE: V1]", "V1", "unknown grammar version 'V1'"),
     ("[NTRACE]", None, "the marker names no grammar version"),
 ])
-def test_an_unknown_version_is_rejected_and_never_parsed(layer, opening, version, reason):
+def test_cl9_an_unknown_version_is_rejected_and_never_parsed(layer, opening, version, reason):
     out = trace(f"{opening}\nNUCLEI: 1\n[/NTRACE]\n", layer)
     assert out["blocks"] == [{"openLine": 1, "closeLine": 3, "form": "block", "marker": "NTRACE", "version": version,
                               "rejected": True, "reason": reason, "parsed": None}]
     assert codes(out) == ["TRACE_UNKNOWN_VERSION"] and out["result"]["nuclei"] == []
 
 
-def test_an_unclosed_block_is_rejected(layer):
+def test_cl9_an_unclosed_block_is_rejected(layer):
     out = trace("[NTRACE: v1]\nNUCLEI: 1\nCopy\nRetry\n", layer)
     assert out["blocks"][0]["rejected"] and out["blocks"][0]["reason"] == "never closed"
     assert out["blocks"][0]["closeLine"] is None and codes(out) == ["TRACE_UNCLOSED"]
@@ -274,12 +274,12 @@ def test_ids_compare_as_strings_nuclei_as_integers_in_activation_order(layer):
     assert out["unknownIdentifiers"] == [{"kind": "module", "id": "42"}]  # 42 is not 042
 
 
-def test_temporary_ids_are_not_referenceable(layer):
+def test_cl13_temporary_ids_are_not_referenceable(layer):
     out = trace("[NTRACE: v1]\nMODULE ~T1: Development queried\n[/NTRACE]\n", layer)
     assert out["unknownIdentifiers"] == [{"kind": "module", "id": "~T1"}]
 
 
-def test_cl5_values_outside_the_vocabularies_keep_the_entry_with_null(layer):
+def test_cl11_values_outside_the_vocabularies_keep_the_entry_with_null(layer):
     text = ("[NTRACE: v1]\nMODULE 042: CURIOSITY working\nMODULE CORE_001: [Queried]\n"
             "LOG 042: yesterday — wrote — a note\nMEMORY USER_PROFILE: read\nMEMORY DAILY_LOG_2026_04\n[/NTRACE]\n")
     out = trace(text, layer)
@@ -292,14 +292,14 @@ def test_cl5_values_outside_the_vocabularies_keep_the_entry_with_null(layer):
                           "TRACE_UNKNOWN_ACTION"]
 
 
-def test_cl6_sections_out_of_order_are_kept_with_a_warning(layer):
+def test_cl12_sections_out_of_order_are_kept_with_a_warning(layer):
     out = trace("[NTRACE: v1]\nMEMORY USER_PROFILE: queried\nNUCLEI: 2\nMODULE EMPATHY_LAYER: queried\n[/NTRACE]\n",
                 layer)
     assert out["result"]["nuclei"] == [2] and len(out["result"]["modules"]) == 1
     assert codes(out) == ["TRACE_SECTION_ORDER", "TRACE_SECTION_ORDER"]
 
 
-def test_malformed_entries_are_dropped_with_a_warning(layer):
+def test_cl11_malformed_entries_are_dropped_with_a_warning(layer):
     out = trace("[NTRACE: v1]\nNUCLEI: 1, two\nMODULE\nLOG 042: no separators here\nMEMORY @ x: queried\n"
                 "stray before? no, joins MEMORY\n[/NTRACE]\n", layer)
     assert out["result"]["nuclei"] == [1]
@@ -325,20 +325,20 @@ def test_text_before_the_first_entry_is_ignored(layer):
     ("SUBTOPIC1: Open questions", [("topic", 16)]),
     ("2026-04-12T18:30", [("entry", 20)]),
 ])
-def test_cl7_a_ref_resolves_to_an_entry_or_a_topic(layer, ref, lit):
+def test_cl14_a_ref_resolves_to_an_entry_or_a_topic(layer, ref, lit):
     result = read_trace(f"[NTRACE: v1]\nMEMORY DAILY_LOG_2026_04 @ {ref}: touched\n[/NTRACE]\n", layer)
     assert [(t.kind, t.line) for t in result.targets if t.kind != "memory"] == lit
     assert not [w for w in result.warnings if w.code == "TRACE_UNRESOLVED_REF"]
 
 
-def test_cl7_an_unresolved_ref_keeps_the_memory(layer):
+def test_cl14_an_unresolved_ref_keeps_the_memory(layer):
     out = read_trace("[NTRACE: v1]\nMEMORY DAILY_LOG_2026_04 @ 1999-01-01: touched\n[/NTRACE]\n", layer)
     assert out.to_dict()["result"]["memories"] == [{"id": "DAILY_LOG_2026_04", "ref": "1999-01-01", "action": "touched"}]
     assert [t.kind for t in out.targets] == ["memory"]
     assert [w.code for w in out.warnings] == ["TRACE_UNRESOLVED_REF"]
 
 
-def test_cl8_a_memory_is_named_by_its_title_its_file_name_or_a_reminder_section(layer):
+def test_cl13_a_memory_is_named_by_its_title_its_file_name_or_a_reminder_section(layer):
     out = read_trace("[NTRACE: v1]\nMEMORY daily: queried\nMEMORY Center of Gravity: queried\n[/NTRACE]\n", layer)
     assert [(t.kind, t.file, t.line) for t in out.targets] == [("memory", "daily[ext_memory].md", None),
                                                               ("memory", "mind[reminder].md", 5)]
@@ -348,7 +348,7 @@ def test_cl8_a_memory_is_named_by_its_title_its_file_name_or_a_reminder_section(
 
 # -- gating (§N.2) -------------------------------------------------------------------------
 
-def test_cl9_gating_follows_the_effective_state(tmp_path):
+def test_cl16_gating_follows_the_effective_state(tmp_path):
     text = (SPEC / "n7b.txt").read_text(encoding="utf-8")
     off = variant(tmp_path / "a", "Grants the AI the ability to emit a Deferred Neural Trace (DNT) per IllAIra Standard"
                   " §N.\n\n### STATE\nactive", "Grants.\n\n### STATE\ninactive")
@@ -366,18 +366,18 @@ def test_cl9_gating_follows_the_effective_state(tmp_path):
     assert out["enabled"] is True and codes(out) == ["TRACE_ENABLED_BY_REGISTRY"]
 
 
-def test_cl9_the_legacy_module_name_enables_tracing(tmp_path):
+def test_cl16_the_legacy_module_name_enables_tracing(tmp_path):
     legacy = variant(tmp_path, "## MODULE DTR_001: DEFERRED_NEURAL_TRACING", "## MODULE DTR_001: DEFERRED_NEURAL_TRACE")
     assert trace((SPEC / "n7b.txt").read_text(encoding="utf-8"), legacy)["enabled"] is True
 
 
-def test_cl9_a_module_without_state_does_not_enable(tmp_path):
+def test_cl16_a_module_without_state_does_not_enable(tmp_path):
     nostate = variant(tmp_path, "§N.\n\n### STATE\nactive\n", "§N.\n")
     out = trace((SPEC / "n7b.txt").read_text(encoding="utf-8"), nostate)
     assert out["enabled"] is False and "has no STATE" in out["warnings"][0]["message"]
 
 
-def test_a_module_the_layer_has_inactive_is_kept_with_a_warning(layer):
+def test_cl16_a_module_the_layer_has_inactive_is_kept_with_a_warning(layer):
     out = trace("[NTRACE: v1]\nMODULE 043: ARCHIVIST active\nMODULE 043: ARCHIVIST suppressed\n[/NTRACE]\n", layer)
     assert len(out["result"]["modules"]) == 2 and codes(out) == ["TRACE_INACTIVE_MODULE"]
 
@@ -390,7 +390,7 @@ def test_a_module_the_layer_has_inactive_is_kept_with_a_warning(layer):
     "ジュリアの秘密の住所は誰にも",
     "NO MODIFICATION of stored content without explicit user authorization",
 ])
-def test_cl10_a_log_reproducing_p1_p2_content_is_rejected_the_rest_stands(layer, free_text):
+def test_cl17_a_log_reproducing_p1_p2_content_is_rejected_the_rest_stands(layer, free_text):
     text = f"[NTRACE: v1]\nNUCLEI: 1\nLOG 042: 2026-06-11 — generated — {free_text}\nMODULE 042: CURIOSITY queried\n[/NTRACE]\n"
     out = trace(text, layer)
     assert out["result"]["logs"] == [] and out["result"]["nuclei"] == [1] and len(out["result"]["modules"]) == 1
@@ -404,12 +404,12 @@ def test_cl10_a_log_reproducing_p1_p2_content_is_rejected_the_rest_stands(layer,
     "Giulia scrive in italiano",                         # 4 words: too short to carry content
     "asked about the missing deadline for the report",  # a [P4] journal, not [P1]/[P2]
 ])
-def test_cl10_logs_that_do_not_reproduce_restricted_content_stand(layer, free_text):
+def test_cl17_logs_that_do_not_reproduce_restricted_content_stand(layer, free_text):
     out = trace(f"[NTRACE: v1]\nLOG 042: 2026-06-11 — generated — {free_text}\n[/NTRACE]\n", layer)
     assert len(out["result"]["logs"]) == 1 and out["dropped"] == []
 
 
-def test_several_blocks_union_each_item_once(layer):
+def test_cl18_several_blocks_union_each_item_once(layer):
     text = ("[NTRACE: v1]\nNUCLEI: 1, 3\nMODULE 042: CURIOSITY queried\n[/NTRACE]\nnext answer\n"
             "[NTRACE: v1]\nNUCLEI: 3, 2\nMODULE 042: queried\nMODULE 042: CURIOSITY active\n[/NTRACE]\n")
     out = trace(text, layer)
@@ -428,7 +428,7 @@ def test_any_text_is_read_without_error(layer, text):
 
 # -- records -------------------------------------------------------------------------------
 
-def test_records_are_json_under_dot_zonemark_once_per_trace(tmp_path):
+def test_cl19_records_are_json_under_dot_zonemark_once_per_trace(tmp_path):
     shutil.copytree(LAYER, tmp_path / "layer")
     copy = Layer.load(tmp_path / "layer")
     text = (SPEC / "n7a.txt").read_text(encoding="utf-8")
@@ -449,7 +449,7 @@ def test_records_are_json_under_dot_zonemark_once_per_trace(tmp_path):
     assert Layer.load(tmp_path / "layer").all_diagnostics() == []  # records are not part of the layer
 
 
-def test_nothing_is_recorded_when_tracing_is_disabled(tmp_path):
+def test_cl19_nothing_is_recorded_when_tracing_is_disabled(tmp_path):
     off = variant(tmp_path, "## MODULE DTR_001: DEFERRED_NEURAL_TRACING", "## MODULE DTR_001: OTHER")
     text = (SPEC / "n7a.txt").read_text(encoding="utf-8")
     assert record_trace(off, text, read_trace(text, off)) == ()
