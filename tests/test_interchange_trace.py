@@ -399,6 +399,33 @@ def test_cl17_a_log_reproducing_p1_p2_content_is_rejected_the_rest_stands(layer,
     assert codes(out) == ["TRACE_RESTRICTED_CONTENT"]
 
 
+def test_cl17_a_module_name_or_a_memory_ref_quoting_restricted_content_is_rejected_too(layer):
+    text = ("[NTRACE: v1]\nMODULE 042: Never reveal the private family address queried\n"
+            "MEMORY USER_PROFILE @ rispondi sempre in italiano quando Giulia scrive: queried\n"
+            "MEMORY USER_PROFILE @ Preferences: queried\n[/NTRACE]\n")
+    out = trace(text, layer)
+    assert out["result"]["modules"] == [] and out["result"]["memories"] == [
+        {"id": "USER_PROFILE", "ref": "Preferences", "action": "queried"}]
+    assert [(d["kind"], d["id"], d["reason"].split(" (")[0]) for d in out["dropped"]] == [
+        ("module", "042", "its name reproduces [P1] content of mind[reminder].md"),
+        ("memory", "USER_PROFILE", "its ref reproduces [P1] content of mind[reminder].md")]
+    assert "(line 6)" in out["dropped"][0]["reason"] and "(line 7)" in out["dropped"][1]["reason"]
+
+
+def test_cl17_an_echoed_module_name_or_a_ref_that_names_a_topic_is_an_identifier(tmp_path):
+    long_names = variant(tmp_path, "## MODULE 042: CURIOSITY [NUCLEI: 1, 3]",
+                         "## MODULE 042: Ask one question about what is missing [NUCLEI: 1, 3]")
+    text = "[NTRACE: v1]\nMODULE 042: Ask one question about what is missing queried\n[/NTRACE]\n"
+    out = trace(text, long_names)
+    assert out["dropped"] == [] and out["result"]["modules"][0]["name"] == "Ask one question about what is missing"
+    trip = Path(long_names.root) / "trip[ext_memory].md"
+    trip.write_text("# TRIP [external_memory]\n\n[P1]\n## TOPIC: Things to remember about the family trip to Rome\n"
+                    "[/P1]\n\n[P4]\n[/P4]\n", encoding="utf-8")
+    text = "[NTRACE: v1]\nMEMORY TRIP @ things to remember about the family trip to Rome: queried\n[/NTRACE]\n"
+    result = read_trace(text, Layer.load(long_names.root))
+    assert result.dropped == () and [t.kind for t in result.targets] == ["memory", "topic"]
+
+
 @pytest.mark.parametrize("free_text", [
     "the user asked about the family address",         # shares words, not a verbatim run
     "Giulia scrive in italiano",                         # 4 words: too short to carry content

@@ -59,8 +59,9 @@ CODES: dict[str, tuple[str, str]] = {
                                      " no entry lit"),
     "TRACE_UNKNOWN_IDENTIFIERS": ("§N.4.4, §N.7 (d)", "summary of the unknown identifiers dropped"
                                                       " (\"1 unknown identifier skipped\")"),
-    "TRACE_RESTRICTED_CONTENT": ("§N.4 CAUTION", "a LOG line's free text reproduces content of a [P1]/[P2] zone:"
-                                                 " that line is rejected"),
+    "TRACE_RESTRICTED_CONTENT": ("§N.4 CAUTION", "a trace line (a LOG's free text, a MODULE's name, a MEMORY's"
+                                                 " ref) reproduces content of a [P1]/[P2] zone: that line is"
+                                                 " rejected"),
     "TRACE_INACTIVE_MODULE": ("§N.1", "the trace says a module was active or queried while the layer has it"
                                       " inactive: kept"),
     "TRACE_RECORDS_SKIPPED": ("§N.1", "a recorded trace in .zonemark/traces could not be read: left out of the"

@@ -53,9 +53,10 @@ Validation (§N.2, §N.4):
   timestamp), title or ``date — title`` equals the ref, or a topic/sub-topic whose name,
   ``TOPIC: name`` or ``Topic/Sub`` path equals it — exactly, else ignoring case.  No match:
   ``TRACE_UNRESOLVED_REF``, the MEMORY item is kept (the memory lights up, no entry does).
-* **§N.4 caution.** A LOG whose free text shares a verbatim run of words with the text of a
-  ``[P1]``/``[P2]`` zone of any file of the layer is rejected (``dropped``, reason and
-  ``TRACE_RESTRICTED_CONTENT``); the rest of the trace stands.  Words are runs of letters and
+* **§N.4 caution.** A line whose free-form text — a LOG's free text, a MODULE's name, a
+  MEMORY's ref — shares a verbatim run of words with the text of a ``[P1]``/``[P2]`` zone of
+  any file of the layer is rejected (``dropped``, reason and ``TRACE_RESTRICTED_CONTENT``); the
+  rest of the trace stands.  Words are runs of letters and
   digits, compared case-folded; every Han, kana or Hangul character is a word of its own.
   The run is :data:`VERBATIM_RUN` words, or the whole free text when it is shorter but has at
   least :data:`VERBATIM_MIN` words; shorter texts are too short to carry content.
@@ -66,6 +67,7 @@ Validation (§N.2, §N.4):
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
@@ -662,12 +664,28 @@ class _Resolver:
                 lines.append(ln)
             else:
                 miss("nucleus", str(n), ln, f"NUCLEI: … {n} …", "nucleus")
+        def quotes_restricted(kind, ident, line, entry, free_text, what) -> bool:
+            """§N.4 caution: the line's free-form text reproduces [P1]/[P2] content -> dropped."""
+            hit = self.restricted(free_text) if caution and free_text else None
+            if hit is None:
+                return False
+            rel, ln, level = hit
+            reason = (f"its {what} reproduces [P{level}] content of {rel} (line {ln}): a trace names restricted"
+                      f" material by identifier only (§N.4)")
+            dropped.append(Dropped(line, entry, kind, ident, reason))
+            warnings.append(notice("TRACE_RESTRICTED_CONTENT", f"line {line}: {kind.upper()} {ident} rejected:"
+                                   f" {reason}", line))
+            return True
+
         modules = []
         for m in content.modules:
             lm = self.modules.get(m.id)
             if lm is None:
                 miss("module", m.id, m.line, _entry_text("module", m), "module")
                 continue
+            echo = m.name is not None and m.name.casefold().split() == lm.info.name.casefold().split()
+            if not echo and quotes_restricted("module", m.id, m.line, _entry_text("module", m), m.name, "name"):
+                continue  # the declared name echoed back is an identifier, not content
             if m.state in ("active", "queried") and lm.effective_state == "inactive":
                 warnings.append(notice("TRACE_INACTIVE_MODULE", f"line {m.line}: MODULE {m.id} is inactive in the"
                                        f" layer, but the trace says {m.state}: kept", m.line))
@@ -677,58 +695,54 @@ class _Resolver:
             if g.module not in self.modules:
                 miss("log", g.module, g.line, _entry_text("log", g), "module")
                 continue
-            if caution:
-                hit = self.restricted(g.text)
-                if hit is not None:
-                    rel, ln, level = hit
-                    reason = (f"its free text reproduces [P{level}] content of {rel} (line {ln}): a trace names"
-                              f" restricted material by identifier only (§N.4)")
-                    dropped.append(Dropped(g.line, _entry_text("log", g), "log", g.module, reason))
-                    warnings.append(notice("TRACE_RESTRICTED_CONTENT", f"line {g.line}: LOG {g.module} rejected:"
-                                           f" {reason}", g.line))
-                    continue
+            if quotes_restricted("log", g.module, g.line, _entry_text("log", g), g.text, "free text"):
+                continue
             logs.append(g)
         memories = []
         for y in content.memories:
             if y.id not in self.memories:
                 miss("memory", y.id, y.line, _entry_text("memory", y), "memory")
                 continue
+            resolves = y.ref is not None and bool(_resolve_ref(self.memories[y.id][1], y.ref))
+            if not resolves and quotes_restricted("memory", y.id, y.line, _entry_text("memory", y), y.ref, "ref"):
+                continue  # a ref naming an entry or a topic is an address, not content
             memories.append(y)
         return TraceContent(tuple(nuclei), tuple(modules), tuple(logs), tuple(memories), tuple(lines))
 
     # §N.4 caution
     def restricted(self, text: str) -> tuple[str, int, int] | None:
+        """(file, line, level) of [P1]/[P2] text that ``text`` reproduces (module docstring), or None."""
         words = _WORD.findall(text.casefold())
         if len(words) < VERBATIM_MIN:
             return None
-        index = self._restricted_index()
         n = min(VERBATIM_RUN, len(words))
         for k in range(len(words) - n + 1):
-            hit = index[n].get(tuple(words[k:k + n]))
-            if hit is not None:
-                return hit
+            needle = " " + " ".join(words[k:k + n]) + " "
+            for rel, level, joined, starts, lines in self._restricted_text():
+                pos = joined.find(needle)
+                if pos >= 0:
+                    return rel, lines[bisect.bisect_right(starts, pos) - 1], level
         return None
 
-    def _restricted_index(self) -> dict[int, dict[tuple, tuple[str, int, int]]]:
+    def _restricted_text(self) -> list[tuple[str, int, str, list[int], list[int]]]:
+        """Each [P1]/[P2] zone of the layer as one string of case-folded words, with word offsets and lines."""
         if self._verbatim is not None:
             return self._verbatim
-        index: dict[int, dict[tuple, tuple[str, int, int]]] = {n: {} for n in range(VERBATIM_MIN, VERBATIM_RUN + 1)}
+        zones = []
         for f in self.layer.files:
             for block in f.doc.blocks:
                 if block.type != "permission_block" or block.permission_level not in (1, 2):
                     continue
-                words: list[str] = []
-                where: list[int] = []
+                parts, starts, lines, size = [" "], [], [], 1
                 for offset, line in enumerate(block.raw_markdown.split("\n")):
                     for w in _WORD.findall(line.casefold()):
-                        words.append(w)
-                        where.append(block.line + offset)
-                for n in index:
-                    table = index[n]
-                    for k in range(len(words) - n + 1):
-                        table.setdefault(tuple(words[k:k + n]), (f.rel, where[k], block.permission_level))
-        self._verbatim = index
-        return index
+                        starts.append(size - 1)
+                        lines.append(block.line + offset)
+                        parts.append(w + " ")
+                        size += len(w) + 1
+                zones.append((f.rel, block.permission_level, "".join(parts), starts, lines))
+        self._verbatim = zones
+        return zones
 
     # where things are
     def targets(self, content: TraceContent, warnings) -> list[Target]:
