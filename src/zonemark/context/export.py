@@ -243,7 +243,8 @@ def _render(layer, parts, left_out, dropped: list[_Entry], budget) -> tuple[str,
     return text, per_file
 
 
-def context(layer, budget: int | None = None, *, only=None, exclude=None) -> ContextResult:
+def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only=None, exclude=None
+            ) -> ContextResult:
     """The export of ``layer`` (a :class:`Layer`, or a folder or file path) as text for a chat.
 
     Raises :class:`ContextRefused` when ``budget`` cannot be met, ``ValueError`` for a budget

@@ -112,9 +112,12 @@ def _key(entry: LogEntry, date: str) -> tuple[tuple[str | None, str, str], tuple
     return (date, title.text, _normal_body(body.text)), title.changes + body.changes
 
 
-def ingest(path, container: str, text: str, *, actor: str = "ai", date: str | None = None,
+def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "ai", date: str | None = None,
            dry_run: bool = False, store: Store | None = None, today: str | None = None) -> IngestResult:
     """Extract the log entries of ``text`` and file each one into ``container`` of ``path``.
+
+    ``actor`` is 'ai' or 'user' (§5.2); ``date`` is used for entries whose header has none
+    (default ``today``, else today's local date); ``store`` is the writer's store.
 
     Raises ``RefusedWrite`` when the container cannot be resolved (nothing is filed then),
     ``ValueError`` for a bad ``date``/``actor``, ``OSError`` when the file cannot be read.
