@@ -54,7 +54,6 @@ _MARKER_LINE = re.compile(rf"[\s{INVISIBLE}]*\[/LOG\][\s{INVISIBLE}]*")
 _MARKER_LIKE = re.compile(r"[\s>*_`\u200b\u2060\ufeff]*\[\s*/\s*log\s*\][\s*_`.:\u200b\u2060\ufeff]*", re.IGNORECASE)
 _LEAD = re.compile(rf"[\s{INVISIBLE}]*")
 _WRONG_LEVEL = re.compile(r"#{1,5}[ \t]+LOG:")
-_HASHLESS = re.compile(r"[*_]*(LOG:.*?)[*_]*")
 _FENCE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 
 END_MARKER, END_NEXT_HEADER, END_OF_TEXT = "marker", "next_header", "end_of_text"
@@ -127,15 +126,15 @@ def read_header(line: str) -> _Header | None:
             return None
         bad = any(d.code == "INVALID_LOG_DATE" for d in doc.diagnostics)
         return _Header(h.date, h.title or "", False, bad)
-    m = _HASHLESS.fullmatch(text)
-    if m is None or not m.group(1).startswith("LOG:"):
+    canonical = text.strip("*_")  # emphasis around a rendered header copied as text
+    if not canonical.startswith("LOG:"):
         return None
-    doc = parse("###### " + m.group(1) + "\n")
+    doc = parse("###### " + canonical + "\n")
     h = _first_h6(doc)
     if (h is None or h.type != "log" or h.date is None or not h.title
             or any(d.code == "INVALID_LOG_DATE" for d in doc.diagnostics)):
         return None
-    after = m.group(1)[4:].lstrip(" \t")
+    after = canonical[4:].lstrip(" \t")
     if not after.startswith(h.date) or not after[len(h.date):].lstrip(" \t").startswith(("—", "–", "-")):
         return None  # 'LOG:', the date, a dash, the title: the canonical shape only
     return _Header(h.date, h.title, True, False)

@@ -85,21 +85,20 @@ VERBATIM_RUN = 8
 VERBATIM_MIN = 5
 
 _EMPH = "*_`"
-_WS_EMPH = re.compile(r"^[\s*_`]+|[\s*_`]+$")
 _BOUND = r"\s:,;|@\[\]()"
-_TOKEN_EMPH = re.compile(rf"(?<![^{_BOUND}])[*_`]+|[*_`]+(?![^{_BOUND}])")
+_EMPH_RUN = re.compile(r"[*_`]+")
+_BOUNDARY = re.compile(rf"[{_BOUND}]")
 _OPEN = re.compile(r"\[(NTRACE|TRACE)(?:[ \t]*:[ \t]*([^\]\s]*)[ \t]*)?\]")
 _CLOSE = re.compile(r"\[/(NTRACE|TRACE)\]")
-_CLOSE_AT_END = re.compile(r"(.*?)[\s*_`]*\[/(NTRACE|TRACE)\]$", re.DOTALL)
-_MENTION = re.compile(r"\[/?(?:NTRACE|TRACE)\b[^\]]*\]")
+_CLOSERS = ("[/NTRACE]", "[/TRACE]")
+_MENTION = re.compile(r"\[/?(?:NTRACE|TRACE)\b[^\]\n]{0,80}\]")
 _FIRST_TOKEN = re.compile(r"[*_`]*(NUCLEI|MODULE|LOG|MEMORY)[*_`]*(?=[\s:]|$)")
-_COMPACT_SPLIT = re.compile(r"\s*\|\s*(?=[*_`]*(?:NUCLEI|MODULE|LOG|MEMORY)[*_`]*(?:[\s:]|$))")
+_COMPACT_SPLIT = re.compile(r"\|(?=\s*[*_`]*(?:NUCLEI|MODULE|LOG|MEMORY)[*_`]*(?:[\s:]|$))")
 _NUCLEI = re.compile(r"NUCLEI\s*:?\s*(.*)", re.DOTALL)
 _MODULE = re.compile(r"MODULE\s+([^\s:]+)\s*(?::\s*(.*))?", re.DOTALL)
 _LOG = re.compile(r"LOG\s+([^\s:]+)\s*:\s*(.*)", re.DOTALL)
 _MEMORY = re.compile(r"MEMORY\s+(.+)", re.DOTALL)
-_MEMORY_ACTION = re.compile(r"(.*?)\s*:\s*([A-Za-z]+)\s*", re.DOTALL)
-_LOG_SEP = re.compile(r"\s*[—–]\s*|\s+-{1,2}\s+")
+_LOG_SEP = re.compile(r"[—–]|(?<=\s)-{1,2}(?=\s)")
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+")
 _SECTION = {"NUCLEI": 0, "MODULE": 1, "LOG": 1, "MEMORY": 2}
 
@@ -263,18 +262,31 @@ class TraceResult:
 # -- parsing -------------------------------------------------------------------------------
 
 def _bare(text: str) -> str:
-    """Text trimmed, with emphasis stripped around it."""
-    return _WS_EMPH.sub("", text)
+    """Text trimmed, with emphasis stripped around it (a plain scan: linear on any input)."""
+    i, j = 0, len(text)
+    while i < j and (text[i] in _EMPH or text[i].isspace()):
+        i += 1
+    while j > i and (text[j - 1] in _EMPH or text[j - 1].isspace()):
+        j -= 1
+    return text[i:j]
 
 
 def _untoken(text: str) -> str:
-    """Emphasis stripped around every token, never inside an identifier."""
-    return _TOKEN_EMPH.sub("", text)
+    """Emphasis stripped around every token — a run touching a boundary — never inside an identifier."""
+    def keep(m: re.Match) -> str:
+        start, end = m.start(), m.end()
+        before = start == 0 or _BOUNDARY.match(text, start - 1) is not None
+        after = end == len(text) or _BOUNDARY.match(text, end) is not None
+        return "" if before or after else m.group()
+    return _EMPH_RUN.sub(keep, text)
 
 
-def _opening(bare: str):
-    m = _OPEN.match(bare)
-    return m if m is not None else None
+def _closing(bare: str) -> tuple[str, str] | None:
+    """(content before it, family) when ``bare`` ends with a closing marker, else None."""
+    for closer in _CLOSERS:
+        if bare.endswith(closer):
+            return _bare(bare[:-len(closer)]), closer[2:-1]
+    return None
 
 
 def parse_trace(text: str) -> ParsedTraces:
@@ -330,12 +342,11 @@ def parse_trace(text: str) -> ParsedTraces:
                        "content": []}
             if not rest:
                 continue
-            closing = _CLOSE_AT_END.fullmatch(rest)
+            closing = _closing(rest)
             if closing is not None:
-                current["content"].append((i, closing.group(1)))
-                finish(i, closing.group(2), None)
-            elif _CLOSE.fullmatch(rest):
-                finish(i, _CLOSE.fullmatch(rest).group(1), None)
+                if closing[0]:
+                    current["content"].append((i, closing[0]))
+                finish(i, closing[1], None)
             else:
                 current["content"].append((i, rest))
             continue
@@ -351,21 +362,19 @@ def parse_trace(text: str) -> ParsedTraces:
             current = {"open": i, "marker": m.group(1), "version": m.group(2), "form": "compact" if rest else "block",
                        "content": []}
             if rest:
-                closing = _CLOSE_AT_END.fullmatch(rest)
+                closing = _closing(rest)
                 if closing is not None:
-                    current["content"].append((i, closing.group(1)))
-                    finish(i, closing.group(2), None)
+                    if closing[0]:
+                        current["content"].append((i, closing[0]))
+                    finish(i, closing[1], None)
                 else:
                     current["content"].append((i, rest))
             continue
-        full = _CLOSE.fullmatch(bare)
-        if full is not None:
-            finish(i, full.group(1), None)
-            continue
-        closing = _CLOSE_AT_END.fullmatch(bare)
+        closing = _closing(bare)
         if closing is not None:
-            current["content"].append((i, closing.group(1)))
-            finish(i, closing.group(2), None)
+            if closing[0]:
+                current["content"].append((i, closing[0]))
+            finish(i, closing[1], None)
             continue
         current["content"].append((i, line))
     if current is not None:
@@ -384,19 +393,19 @@ def _segments(content: list[tuple[int, str]], form: str, warnings: list[Notice])
         raw = [(line, piece) for line, text in content for piece in _COMPACT_SPLIT.split(text)]
     else:
         raw = content
-    entries: list[list] = []
+    entries: list[tuple[int, list[str]]] = []
     for line, text in raw:
         bare = _bare(text)
         if not bare:
             continue
         if _FIRST_TOKEN.match(bare):
-            entries.append([line, bare])
+            entries.append((line, [bare]))
         elif entries:
-            entries[-1][1] = entries[-1][1] + " " + bare
+            entries[-1][1].append(bare)
         else:
             warnings.append(notice("TRACE_STRAY_TEXT", f"line {line}: text before the first entry of the block:"
                                    f" ignored", line))
-    return [(line, _bare(text)) for line, text in entries]
+    return [(line, _bare(" ".join(parts))) for line, parts in entries]
 
 
 def _iso(date: str) -> bool:
@@ -475,7 +484,7 @@ def _module(module_id: str, rest: str, line: int, warnings: list[Notice]) -> Tra
 
 def _log(entry: str, line: int, warnings: list[Notice]) -> TraceLog | None:
     m = _LOG.fullmatch(entry)
-    parts = _LOG_SEP.split(m.group(2), maxsplit=2) if m else []
+    parts = [p.strip() for p in _LOG_SEP.split(m.group(2), maxsplit=2)] if m else []
     if m is None or len(parts) < 2:
         warnings.append(notice("TRACE_MALFORMED_ENTRY", f"line {line}: '{entry[:60]}' is not 'LOG <module-id>:"
                                f" <ISO-8601> — <action> — <free text>': dropped", line))
@@ -501,9 +510,9 @@ def _memory(entry: str, line: int, warnings: list[Notice]) -> TraceMemory | None
                                f" <action>': dropped", line))
         return None
     body = m.group(1)
-    am = _MEMORY_ACTION.fullmatch(body)
-    if am is not None:
-        left, word = am.group(1), am.group(2).lower()
+    left, colon, last = body.rpartition(":")
+    if colon and last.strip().isascii() and last.strip().isalpha():
+        left, word = left.strip(), last.strip().lower()
     else:
         left, word = body.rstrip(" :"), ""
     memory_id, _, ref = left.partition("@")
@@ -648,6 +657,7 @@ class _Resolver:
                     if name and name not in self.memories:
                         self.memories[name] = (rf.rel, node)
         self._verbatim = None
+        self._runs: set[int] | None = None
 
     # identifiers
     def filter(self, content: TraceContent, dropped, unknown, warnings, *, caution: bool) -> TraceContent:
@@ -716,13 +726,27 @@ class _Resolver:
         if len(words) < VERBATIM_MIN:
             return None
         n = min(VERBATIM_RUN, len(words))
+        runs = self._restricted_runs() if n == VERBATIM_RUN else None
         for k in range(len(words) - n + 1):
-            needle = " " + " ".join(words[k:k + n]) + " "
+            run = tuple(words[k:k + n])
+            if runs is not None and hash(run) not in runs:
+                continue  # the common case of a long text: one set lookup per word
+            needle = " " + " ".join(run) + " "
             for rel, level, joined, starts, lines in self._restricted_text():
                 pos = joined.find(needle)
                 if pos >= 0:
                     return rel, lines[bisect.bisect_right(starts, pos) - 1], level
         return None
+
+    def _restricted_runs(self) -> set[int]:
+        """Hashes of every run of VERBATIM_RUN words of the [P1]/[P2] zones (a hit is then confirmed)."""
+        if self._runs is None:
+            self._runs = set()
+            for _rel, _level, joined, _starts, _lines in self._restricted_text():
+                words = joined.split()
+                self._runs.update(hash(tuple(words[k:k + VERBATIM_RUN]))
+                                  for k in range(len(words) - VERBATIM_RUN + 1))
+        return self._runs
 
     def _restricted_text(self) -> list[tuple[str, int, str, list[int], list[int]]]:
         """Each [P1]/[P2] zone of the layer as one string of case-folded words, with word offsets and lines."""
