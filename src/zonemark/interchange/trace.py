@@ -321,54 +321,45 @@ def parse_trace(text: str) -> ParsedTraces:
         blocks.append(TraceBlock(c["open"], close_line, c["form"], c["marker"], c["version"] or None, rejected,
                                  reason, parsed))
 
+    def open_block(i: int, m: re.Match, bare: str) -> None:
+        """Open a block at line ``i`` (``m``: its opening marker); a compact one may close on the same line."""
+        nonlocal current
+        rest = _bare(bare[m.end():])
+        current = {"open": i, "marker": m.group(1), "version": m.group(2), "form": "compact" if rest else "block",
+                   "content": []}
+        closing = _closing(rest) if rest else None
+        if closing is not None:
+            if closing[0]:
+                current["content"].append((i, closing[0]))
+            finish(i, closing[1], None)
+        elif rest:
+            current["content"].append((i, rest))
+
     for i, line in enumerate(lines, start=1):
         bare = _bare(line)
-        if current is None:
-            m = _OPEN.match(bare)
-            if m is None:
-                if _CLOSE.fullmatch(bare):
-                    warnings.append(notice("TRACE_STRAY_CLOSE", f"line {i}: a closing trace marker with no open"
-                                           f" block: ignored", i))
-                elif _MENTION.search(line):
-                    warnings.append(notice("TRACE_MARKER_IN_TEXT", f"line {i}: a trace marker inside a sentence is"
-                                           f" not a trace (a trace marker stands at the start of its line)", i))
-                continue
+        m = _OPEN.match(bare)
+        if m is not None:
             rest = _bare(bare[m.end():])
             if rest and not _FIRST_TOKEN.match(rest) and not _CLOSE.fullmatch(rest):
                 warnings.append(notice("TRACE_MARKER_IN_TEXT", f"line {i}: '[{m.group(1)}: …]' is followed by"
                                        f" prose, not by an entry: not a trace", i))
-                continue
-            current = {"open": i, "marker": m.group(1), "version": m.group(2), "form": "compact" if rest else "block",
-                       "content": []}
-            if not rest:
-                continue
-            closing = _closing(rest)
-            if closing is not None:
-                if closing[0]:
-                    current["content"].append((i, closing[0]))
-                finish(i, closing[1], None)
-            else:
-                current["content"].append((i, rest))
+                m = None
+        if current is None:
+            if m is not None:
+                open_block(i, m, bare)
+            elif _CLOSE.fullmatch(bare):
+                warnings.append(notice("TRACE_STRAY_CLOSE", f"line {i}: a closing trace marker with no open"
+                                       f" block: ignored", i))
+            elif _MENTION.search(line):
+                warnings.append(notice("TRACE_MARKER_IN_TEXT", f"line {i}: a trace marker inside a sentence is"
+                                       f" not a trace (a trace marker stands at the start of its line)", i))
             continue
-        # inside an open block
-        if _OPEN.match(bare):
+        if m is not None:  # a new opening marker inside an open block
             c_open = current["open"]
             warnings.append(notice("TRACE_UNCLOSED", f"line {c_open}: the trace block is not closed before the next"
                                    f" opening marker (line {i}): rejected", c_open))
             finish(None, None, f"not closed before the next opening marker (line {i})")
-            # re-read this line as an opening marker
-            m = _OPEN.match(bare)
-            rest = _bare(bare[m.end():])
-            current = {"open": i, "marker": m.group(1), "version": m.group(2), "form": "compact" if rest else "block",
-                       "content": []}
-            if rest:
-                closing = _closing(rest)
-                if closing is not None:
-                    if closing[0]:
-                        current["content"].append((i, closing[0]))
-                    finish(i, closing[1], None)
-                else:
-                    current["content"].append((i, rest))
+            open_block(i, m, bare)
             continue
         closing = _closing(bare)
         if closing is not None:
