@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error("unrecognized arguments: " + " ".join(extra))
             operands.extend(extra)
         if not getattr(args, "func", None):
-            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context, ingest, trace, …);"
-                           " see 'zonemark --help'")
+            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context,"
+                           " ingest, trace, …); see 'zonemark --help'")
         return args.func(args)
     except CliError as exc:
         print(str(exc), file=sys.stderr)
