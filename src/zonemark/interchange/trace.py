@@ -783,53 +783,43 @@ class _Resolver:
         return out
 
 
+_DASHES = re.compile(r"\s*[—–-]+\s*")
+
+
+def _ref_key(text: str, fold: bool) -> str:
+    """A ref or a name for comparison: dashes written alike, case folded when ``fold``."""
+    text = _DASHES.sub(" — ", text.strip())
+    return text.casefold() if fold else text
+
+
 def _resolve_ref(node, ref: str) -> list[tuple[str, int, str]]:
-    """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case)."""
-    ref = _bare(ref)
-    ref = re.sub(r"^LOG:\s*", "", ref)
-    entries = []
-    containers = []
+    """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case; §N.3)."""
+    ref = re.sub(r"^LOG:\s*", "", _bare(ref))
+    named: list[tuple[tuple[str, int, str], list[str]]] = []  # (target, the names it answers to)
 
     def walk(n, path):
         for e in n.entries:
-            entries.append(e)
+            names = []
+            if e.date:
+                names += [e.date, e.date.split("T", 1)[0]]
+            if e.title:
+                names.append(e.title)
+                if e.date:
+                    names.append(f"{e.date} — {e.title}")
+            named.append((("entry", e.line, f"{e.date or ''} {e.title or ''}".strip()), names))
         for c in n.children:
             if c.kind in ("module", "sub_module", "section", "nucleus"):
-                containers.append((c, path + [c.name]))
+                keyword = c.keyword or ("MODULE" if c.kind == "module" else None)
+                if keyword == "SUBTOPIC":
+                    keyword = f"SUBTOPIC{c.level - 2}"
+                names = [c.name, "/".join(path + [c.name])] + ([f"{keyword}: {c.name}"] if keyword else [])
+                named.append((("topic", c.line, c.name), names + ([c.id] if c.id else [])))
             walk(c, path + [c.name])
+
     walk(node, [])
-    dash = re.compile(r"\s*[—–-]+\s*")
-
-    def entry_names(e):
-        names = []
-        if e.date:
-            names.append(e.date)
-            if "T" in e.date:
-                names.append(e.date.split("T", 1)[0])
-        if e.title:
-            names.append(e.title)
-            if e.date:
-                names.append(f"{e.date} — {e.title}")
-        return names
-
-    def container_names(c, path):
-        kw = c.keyword or ("MODULE" if c.kind == "module" else None)
-        if kw == "SUBTOPIC":
-            kw = f"SUBTOPIC{c.level - 2}"
-        names = [c.name, "/".join(path)]
-        if kw:
-            names.append(f"{kw}: {c.name}")
-        if c.id:
-            names.append(c.id)
-        return names
-
     for fold in (False, True):
-        def same(a, b):
-            a, b = dash.sub(" — ", a.strip()), dash.sub(" — ", b.strip())
-            return a.casefold() == b.casefold() if fold else a == b
-        hits = [("entry", e.line, f"{e.date or ''} {e.title or ''}".strip()) for e in entries
-                if any(same(ref, n) for n in entry_names(e))]
-        hits += [("topic", c.line, c.name) for c, path in containers if any(same(ref, n) for n in container_names(c, path))]
+        key = _ref_key(ref, fold)
+        hits = [target for target, names in named if any(_ref_key(n, fold) == key for n in names)]
         if hits:
             return hits
     return []
