@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -215,6 +216,18 @@ def test_cl8_cli_extract_writes_nothing_and_exits_0_even_when_nothing_is_found(t
     assert code == 0
     assert out.splitlines() == ["line 3: LOG 2026-09-15 — Tagliando prenotato (ends at [/LOG] at line 5; 1 body line)",
                                 "found 1 log entry"]
+
+
+def test_cli_never_echoes_control_characters_from_chat_text(memory, capsys, monkeypatch):
+    chat = "###### LOG: 2026-10-13 — \x1b]0;pwned\x07 titolo \x9b31m\n\x1b[2Jcorpo\n[/LOG]\n"
+    for args in (["ingest", memory, "--container", "Macchina", "-"], ["ingest", "--extract", "-"],
+                 ["ingest", "--extract", "--json", "-"], ["ingest", memory, "--container", "Macchina", "--json", "-"]):
+        code, out, err = run(capsys, *args, stdin=chat, monkeypatch=monkeypatch)
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out + err), (args, out, err)
+        if "--json" in args:
+            json.loads(out)
+        else:
+            assert "\\x1B" in out
 
 
 def test_cl8_cli_ingest_with_nothing_found_exits_0_and_says_so(memory, capsys, monkeypatch):

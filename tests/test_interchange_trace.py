@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -504,6 +505,14 @@ def test_cli_trace_json_exit_0_and_records(tmp_path, capsys, monkeypatch):
                          stdin=(SPEC / "n7b.txt").read_text(encoding="utf-8"))
     assert code == 0 and out.splitlines()[0] == "trace line 1: [NTRACE: v1] compact form, accepted"
     assert len(list((tmp_path / "layer" / ".zonemark" / "traces").glob("*.json"))) == 1
+
+
+def test_cli_trace_never_echoes_control_characters(tmp_path, capsys, monkeypatch):
+    shutil.copytree(LAYER, tmp_path / "layer")
+    text = "[NTRACE: v1]\nMODULE 042: CURIOSITY\x1b[2J queried\nMEMORY USER_PROFILE @ \x9b\x07x: touched\n[/NTRACE]\n"
+    for flag in ([], ["--json"]):
+        code, out, err = run(capsys, monkeypatch, "trace", tmp_path / "layer", "--no-record", *flag, "-", stdin=text)
+        assert code == 0 and not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out + err)
 
 
 @pytest.mark.parametrize("name, text", [

@@ -9,6 +9,7 @@ trace, it is rejected, tracing is not enabled or everything was dropped; 2 for u
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -42,13 +43,26 @@ def read_chat_text(name: str | None, command: str) -> tuple[str, str]:
     return text.removeprefix("\ufeff"), shown
 
 
+#: Control characters from chat text never reach the terminal as such (an escape sequence in a
+#: title could rewrite the screen): shown as \xNN in text, as \u00NN in JSON (C1 and DEL, which
+#: json.dumps leaves as they are).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_JSON = re.compile(r"[\x7f-\x9f]")
+
+
 def _out(text: str) -> None:
-    sys.stdout.write(printable(text))
+    sys.stdout.write(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02X}", printable(text)))
+
+
+def _out_json(data: dict) -> None:
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    sys.stdout.write(_CONTROL_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", printable(text)))
 
 
 def _warn(notices) -> None:
     for w in notices:
-        print(printable(f"warning: {w.code}: {w.message}"), file=sys.stderr)
+        line = printable(f"warning: {w.code}: {w.message}")
+        print(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02X}", line), file=sys.stderr)
 
 
 def register(subparsers) -> None:
@@ -93,7 +107,7 @@ def cmd_ingest(args) -> int:
         text, _ = read_chat_text(args.operands[0] if args.operands else None, "ingest")
         extraction = extract_logs(text)
         if args.json:
-            _out(json.dumps(extraction.to_dict(), ensure_ascii=False, indent=2) + "\n")
+            _out_json(extraction.to_dict())
         else:
             for e in extraction.entries:
                 end = {"marker": f"[/LOG] at line {e.end_line}", "next_header": f"next header at line {e.end_line}",
@@ -132,7 +146,7 @@ def cmd_ingest(args) -> int:
     except OSError as exc:
         raise CliError(f"zonemark ingest: {exc.strerror or exc}: {exc.filename or memory}", EXIT_USAGE) from None
     if args.json:
-        _out(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        _out_json(result.to_dict())
     else:
         for item in result.items:
             what = f"LOG {item.date} — {item.title or '(no title)'}"
@@ -182,7 +196,7 @@ def cmd_trace(args) -> int:
             print(f"warning: the trace could not be recorded in {layer.root}/.zonemark/traces:"
                   f" {exc.strerror or exc}", file=sys.stderr)
     if args.json:
-        _out(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        _out_json(result.to_dict())
         for r in recorded:
             print(printable(f"zonemark trace: {'recorded' if r.created else 'already recorded'}: {r.path}"),
                   file=sys.stderr)
