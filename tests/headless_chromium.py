@@ -118,6 +118,12 @@ class DevTools:
     def next_frames(self) -> None:
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
 
+    def problems(self) -> list[dict]:
+        """Script errors, dialogs and console errors or warnings the page produced so far."""
+        return [e for e in self.events
+                if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+                or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "warning"))]
+
     def close(self) -> None:
         self._socket.close()
 

@@ -36,7 +36,7 @@ def test_graph_json_to_stdout(capsys):
     code, out, err = run(capsys, "graph", EXAMPLE)
     assert code == 0 and err == ""
     g = json.loads(out)
-    assert g["graph"]["name"] == "layer" and len(g["nodes"]) == 33
+    assert g["graph"]["name"] == "layer" and len(g["nodes"]) == 34
 
 
 @pytest.mark.parametrize("fmt, start", [("dot", 'digraph "layer" {'), ("mermaid", "flowchart LR")])

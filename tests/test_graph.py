@@ -59,6 +59,34 @@ SCHEMA = {
             "type": "object", "additionalProperties": False, "required": ["source", "target", "kind"],
             "properties": {"source": {"type": "string"}, "target": {"type": "string"},
                            "kind": {"enum": ["contains", "governs", "connects"]}}}},
+        # Optional: the marks of a neural trace and the heat of recorded traces (§N.18,
+        # zonemark.interchange.illuminate).
+        "trace": {
+            "type": "object", "additionalProperties": False,
+            "required": ["file", "enabled", "lit", "warnings", "heat"],
+            "properties": {
+                "file": {"type": ["string", "null"]},
+                "enabled": {"type": ["boolean", "null"]},
+                "lit": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["step", "node", "kind", "label", "order", "state", "action", "ref"],
+                    "properties": {
+                        "step": {"type": "integer", "minimum": 1}, "node": {"type": ["string", "null"]},
+                        "kind": {"enum": ["nucleus", "module", "memory", "entry", "topic"]},
+                        "label": {"type": "string"}, "order": {"type": ["integer", "null"]},
+                        "state": {"enum": ["active", "queried", "suppressed", None]},
+                        "action": {"enum": ["generated", "queried", "touched", "appended", None]},
+                        "ref": {"type": ["string", "null"]}}}},
+                "warnings": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False, "required": ["code", "message", "line"],
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                                   "line": {"type": "integer", "minimum": 0}}}},
+                "heat": {"type": "object", "additionalProperties": False, "required": ["records", "counts"],
+                         "properties": {"records": {"type": "integer", "minimum": 0},
+                                        "counts": {"type": "object",
+                                                   "additionalProperties": {"type": "integer", "minimum": 1}}}},
+            },
+        },
     },
 }
 
@@ -97,7 +125,7 @@ def test_example_graph_counts():
     g = graph_of(EXAMPLE)
     check_structure(g)
     kinds = collections.Counter(n["kind"] for n in g["nodes"])
-    assert kinds == {"file": 5, "nucleus": 3, "module": 5, "sub_module": 1, "topic": 4, "subtopic": 4,
+    assert kinds == {"file": 5, "nucleus": 3, "module": 6, "sub_module": 1, "topic": 4, "subtopic": 4,
                      "rules": 1, "entry": 10}
     assert g["graph"]["name"] == "layer"
     assert g["graph"]["files"][0] == "aria[reminder].md"

@@ -59,6 +59,7 @@ def test_example_layer_states_and_ids():
         "001": ("active", "declared"),  # permanent, not in the registry
         "002": ("active", "registry:aria[reminder].md"),  # declared inactive, registry ACTIVE
         "003": ("active", "declared"),
+        "DTR_001": ("active", "declared"),  # the neural-tracing module of §N.6, in [P2]
         "CURIOSITY_ENGINE": ("active", "registry:aria[reminder].md"),  # external module, reminder registry
         "EMPATHY_LAYER": ("inactive", "registry:aria[reminder].md"),
     }

@@ -20,6 +20,12 @@ def layer():
     return Layer.load(EXAMPLE)
 
 
+def line_of(rel, text):
+    """The 1-based line of the first line of an example file that starts with ``text``."""
+    lines = (EXAMPLE / rel).read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, 1) if line.startswith(text))
+
+
 def text_at(layer, span):
     line = layer.file(span.rel).doc.source.split("\n")[span.line - 1]
     return line[span.start - 1:span.end - 1]
@@ -32,8 +38,9 @@ def test_occurrences_locate_every_id_the_parser_recognised(layer):
     assert ("nucleus", "3", "nuclei_tag", 42, "3") in found
     assert ("module", "002", "connection", 55, "002") in found
     assert ("nucleus", "1", "connection", 56, "1") in found
-    assert ("module", "CURIOSITY_ENGINE", "registry", 113, "CURIOSITY_ENGINE") in found
-    assert ("module", "EMPATHY_LAYER", "registry", 114, "EMPATHY_LAYER") in found
+    active, inactive = line_of(ARIA, "* ACTIVE:"), line_of(ARIA, "* INACTIVE:")
+    assert ("module", "CURIOSITY_ENGINE", "registry", active, "CURIOSITY_ENGINE") in found
+    assert ("module", "EMPATHY_LAYER", "registry", inactive, "EMPATHY_LAYER") in found
     assert ("nucleus", "2", "declaration", 23, "2") in found
     # Free text naming a module is not an occurrence (§7.6: no edge, no reference).
     assert not any(line == 79 for *_, line, _ in found)
@@ -45,7 +52,8 @@ def test_definitions_and_references_across_files(layer):
                                                                           "CURIOSITY_ENGINE")
     refs = navigate.references(layer, "module", "CURIOSITY_ENGINE")
     assert sorted((o.span.rel, o.span.line, o.role) for o in refs) == [
-        (ARIA, 78, "connection"), (ARIA, 113, "registry"), ("empathy[ext_module].md", 21, "connection")]
+        (ARIA, 78, "connection"), (ARIA, line_of(ARIA, "* ACTIVE:"), "registry"),
+        ("empathy[ext_module].md", 21, "connection")]
     with_decl = navigate.references(layer, "module", "CURIOSITY_ENGINE", include_declaration=True)
     assert len(with_decl) == len(refs) + 1
     assert navigate.definitions(layer, "module", "NOWHERE") == []

@@ -31,6 +31,7 @@ _EXPORTS = {
                      "UnresolvedNucleusReferenceWarning", "UngovernedModuleWarning",
                      "PermanentStateOverrideAttemptWarning"), "zonemark.core.errors"),
     **dict.fromkeys(("Layer", "LayerError"), "zonemark.layer.loader"),
+    "context": "zonemark.context",  # the function; the package of the same name is callable too
 }
 
 __all__ = ["__version__", "STANDARD_VERSION", *_EXPORTS]
@@ -64,4 +65,5 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .core.nodes import Block, Heading, ListItem, ModuleInfo, NucleusInfo, Paragraph, Quote, RegistryInfo, Rule
     from .core.parser import parse, parse_bytes, parse_file
     from .core.serialize import serialize, serialize_bytes
+    from .context import context
     from .layer.loader import Layer, LayerError

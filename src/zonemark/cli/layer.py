@@ -22,6 +22,8 @@ def register(subparsers) -> None:
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     g.add_argument("--format", choices=GRAPH_FORMATS, default="json")
     g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    g.add_argument("--trace", metavar="FILE", help="light up the nodes a neural trace in FILE names (§N.18;"
+                                                   " json and html); '-' reads stdin")
     _selection(g)
     g.set_defaults(func=lambda args: cmd_graph(args))
 
@@ -74,8 +76,12 @@ def cmd_graph(args) -> int:
     from ..layer.graph import build_graph
     from ..render.graph_text import to_dot, to_json, to_mermaid
 
+    if args.trace is not None and args.format not in ("json", "html"):
+        raise CliError(f"zonemark graph: --trace works with --format json or html, not {args.format}")
     layer = _load(args)
     graph = build_graph(layer)
+    if args.format in ("json", "html"):
+        graph = _with_trace(graph, layer, args.trace)
     if args.format == "json":
         text = to_json(graph)
     elif args.format == "dot":
@@ -94,6 +100,24 @@ def cmd_graph(args) -> int:
             raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
     _emit(text, args.output, layer)
     return _exit_code(args, layer, say_why=True)
+
+
+def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
+    """The graph with the trace marks (``--trace``) and the heat of recorded traces, when there are any."""
+    from ..interchange.records import load_records, traces_folder
+    if trace_file is None and not traces_folder(layer).is_dir():
+        return graph
+    from ..interchange.illuminate import illuminate
+    records, skipped = load_records(layer)
+    trace, source = None, None
+    if trace_file is not None:
+        from ..interchange.trace import read_trace
+        from .interchange import read_chat_text
+        text, source = read_chat_text(trace_file, "graph")
+        trace = read_trace(text, layer)
+    if trace is None and not records and not skipped:
+        return graph
+    return illuminate(graph, layer, trace, source=source, records=records, record_warnings=skipped)
 
 
 def _emit(text: str, output: str | None, layer) -> None:

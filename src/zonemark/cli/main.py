@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, lsp, mcp, write
+from . import context, core, interchange, layer, lsp, mcp, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     write.register(sub)
     mcp.register(sub)
     lsp.register(sub)
+    context.register(sub)
+    interchange.register(sub)
     return p
 
 
@@ -57,10 +59,18 @@ def _main(argv: list[str] | None) -> int:
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # A command that takes FILE operands after its options (``trace LAYER --json FILE``)
+            # collects what argparse leaves over in ``operands``; for any other command, and for
+            # anything that looks like an option, it is the usual error.
+            operands = getattr(args, "operands", None)
+            if operands is None or any(x.startswith("-") and x != "-" for x in extra):
+                parser.error("unrecognized arguments: " + " ".join(extra))
+            operands.extend(extra)
         if not getattr(args, "func", None):
-            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, …);"
-                           " see 'zonemark --help'")
+            raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context,"
+                           " ingest, trace, …); see 'zonemark --help'")
         return args.func(args)
     except CliError as exc:
         print(str(exc), file=sys.stderr)

@@ -19,6 +19,12 @@ a contract with the HTML page: change it only together with ``zonemark.render.gr
 Node ids: ``file:<rel>``, ``module:<id>`` (declared id or ``~Tn``),
 ``nucleus:<n>``, ``container:<rel>:<line>`` (sub-modules, topics, sub-topics,
 rules sections, ignored duplicates) and ``entry:<rel>:<line>``.
+
+One optional top-level key belongs to the same contract: ``trace``, added by
+:func:`zonemark.interchange.illuminate.illuminate` (``zonemark graph --trace``, and the heat
+of the traces recorded in ``.zonemark/traces``): the nodes a neural trace lights up, in
+activation order, its warnings and per-node counts over the recorded traces (§N.18).  The
+nodes and links are the same with or without it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Self-contained interactive HTML page of a layer graph (§13 output, node-link JSON).
 
+When the graph carries a ``trace`` object (:mod:`zonemark.interchange.illuminate`, §N.18)
+the page lights the nodes a neural trace names, lists them in activation order with the
+trace's warnings, and offers a heat view over the recorded traces.
+
 The page works offline: the vendored cytoscape.js library (MIT, see
 static/cytoscape.LICENSE), the page script, its style sheet and the graph JSON
 are all inlined. Node labels and sources are file content and are treated as
@@ -69,6 +73,7 @@ _PAGE = """<!DOCTYPE html>
 </select></label>
 <span id="layout-used" class="hint"></span>
 <button type="button" id="fit">Fit</button>
+<label id="heat-control" hidden><input type="checkbox" id="heat-toggle"> heat (<span id="heat-records">0</span> recorded traces)</label>
 <div id="filter-row"><div id="filters" aria-label="Show node kinds"></div><span id="hidden-note" class="hint"></span></div>
 </header>
 <main id="graph-area">
@@ -77,10 +82,14 @@ _PAGE = """<!DOCTYPE html>
 <div class="row" id="legend-permissions"><strong>Border:</strong></div>
 <div class="row" id="legend-edges"><strong>Edges:</strong></div>
 <div class="row" id="legend-halos"><strong>Halo:</strong></div>
+<div class="row" id="legend-trace" hidden><strong>Trace:</strong></div>
 </div>
 <div id="load-error" role="alert"></div>
 </main>
 <aside>
+<section id="trace-panel" hidden><h2>Trace</h2><p id="trace-summary"></p>
+<label><input type="checkbox" id="trace-dim" checked> dim the nodes the trace does not name</label>
+<ol id="trace-lit"></ol><h3 id="trace-warnings-title">Warnings</h3><ul class="plain" id="trace-warnings"></ul></section>
 <section id="details" aria-live="polite"><p class="hint">Click a node to see its details and source.</p></section>
 <section id="diagnostics-panel"><h2>Diagnostics</h2><ul class="plain" id="diagnostics"></ul></section>
 </aside>

@@ -75,7 +75,8 @@
     var diagnostics = Array.isArray(meta.diagnostics) ? meta.diagnostics : [];
     var model = {
       meta: meta, nodes: [], nodeIndex: new Map(), elements: [],
-      diagnostics: [], skippedNodes: 0, skippedLinks: 0, kindCounts: {}
+      diagnostics: [], skippedNodes: 0, skippedLinks: 0, kindCounts: {},
+      trace: readTrace(graph)
     };
     nodes.forEach(function (raw) {
       if (!raw || typeof raw !== 'object') { model.skippedNodes += 1; return; }
@@ -86,7 +87,7 @@
       var internalId = 'n' + model.nodes.length;
       var label = asText(raw.label) || id;
       var entry = { raw: raw, id: id, internalId: internalId, kind: kind, level: level, label: label,
-                    moduleId: asText(raw.moduleId), diagnostics: [] };
+                    moduleId: asText(raw.moduleId), diagnostics: [], litItems: [], heat: 0 };
       model.nodes.push(entry);
       model.nodeIndex.set(id, entry);
       model.kindCounts[kind] = (model.kindCounts[kind] || 0) + 1;
@@ -171,6 +172,13 @@
     style.push({ selector: 'node.match', style: {
       'outline-color': '#fdd835', 'outline-width': 5, 'outline-opacity': 1, 'z-index': 10
     } });
+    style.push({ selector: 'node.lit', style: {
+      'outline-color': '#2e7d32', 'outline-width': 4, 'outline-opacity': 1, 'font-weight': 'bold', 'z-index': 12
+    } });
+    style.push({ selector: '.unlit', style: { 'opacity': 0.3 } });
+    HEAT_COLOURS.forEach(function (colour, index) {
+      style.push({ selector: 'node.heat-' + (index + 1), style: { 'background-color': colour } });
+    });
     style.push({ selector: '.faded', style: { 'opacity': 0.12 } });
     style.push({ selector: 'node:selected', style: {
       'overlay-color': '#0d47a1', 'overlay-opacity': 0.25, 'overlay-padding': 7, 'z-index': 20,
@@ -252,6 +260,158 @@
       name = 'tree';
     }
     return name;
+  }
+
+
+  /* ---- neural trace (§N.18): lit nodes, their order, the heat of recorded traces ---- */
+
+  var HEAT_COLOURS = ['#ffe0b2', '#ffb74d', '#fb8c00', '#e64a19', '#b71c1c'];
+
+  function readTrace(graph) {
+    var trace = graph.trace;
+    if (!trace || typeof trace !== 'object' || Array.isArray(trace)) { return null; }
+    var heat = trace.heat && typeof trace.heat === 'object' ? trace.heat : {};
+    var counts = heat.counts && typeof heat.counts === 'object' ? heat.counts : {};
+    var isItem = function (x) { return x && typeof x === 'object'; };
+    return {
+      file: trace.file === null || trace.file === undefined ? null : asText(trace.file),
+      enabled: trace.enabled === true ? true : (trace.enabled === false ? false : null),
+      lit: Array.isArray(trace.lit) ? trace.lit.filter(isItem) : [],
+      warnings: Array.isArray(trace.warnings) ? trace.warnings.filter(isItem) : [],
+      records: typeof heat.records === 'number' && heat.records > 0 ? heat.records : 0,
+      counts: counts
+    };
+  }
+
+  function litText(item) {
+    var parts = [asText(item.label) || asText(item.node)];
+    if (item.kind === 'nucleus' && typeof item.order === 'number') { parts.push('activation ' + item.order); }
+    if (item.state) { parts.push(asText(item.state)); }
+    if (item.action) { parts.push(asText(item.action)); }
+    if (item.ref) { parts.push('@ ' + asText(item.ref)); }
+    return parts.join(' \u2014 ');
+  }
+
+  function nodeLabel(entry) {
+    var label = shorten(entry.label, LABEL_LIMIT);
+    if (entry.litItems.length) {
+      label = entry.litItems.map(function (item) { return item.step; }).join(',') + ' \u25b8 ' + label;
+    }
+    if (hook.heatOn && entry.heat) { label += ' \u00d7' + entry.heat; }
+    return label;
+  }
+
+  function refreshLabels(model, cy) {
+    cy.batch(function () {
+      model.nodes.forEach(function (entry) {
+        cy.getElementById(entry.internalId).data('label', nodeLabel(entry));
+      });
+    });
+  }
+
+  function applyDim(model, cy, on) {
+    cy.batch(function () {
+      cy.elements().removeClass('unlit');
+      if (!on) { return; }
+      var anyLit = model.nodes.some(function (entry) { return entry.litItems.length > 0; });
+      if (!anyLit) { return; }
+      model.nodes.forEach(function (entry) {
+        if (!entry.litItems.length) { cy.getElementById(entry.internalId).addClass('unlit'); }
+      });
+      cy.edges().forEach(function (edge) {
+        if (edge.source().hasClass('unlit') || edge.target().hasClass('unlit')) { edge.addClass('unlit'); }
+      });
+    });
+  }
+
+  function applyHeat(model, cy, on) {
+    hook.heatOn = on;
+    var max = 0;
+    model.nodes.forEach(function (entry) { max = Math.max(max, entry.heat); });
+    cy.batch(function () {
+      model.nodes.forEach(function (entry) {
+        var node = cy.getElementById(entry.internalId);
+        HEAT_COLOURS.forEach(function (_, index) { node.removeClass('heat-' + (index + 1)); });
+        if (on && entry.heat && max) {
+          var bucket = Math.max(1, Math.ceil(HEAT_COLOURS.length * entry.heat / max));
+          node.addClass('heat-' + bucket);
+        }
+      });
+    });
+    refreshLabels(model, cy);
+  }
+
+  function renderTrace(model, cy) {
+    var trace = model.trace;
+    if (!trace) { return; }
+    trace.lit.forEach(function (item, index) {
+      var step = typeof item.step === 'number' ? item.step : index + 1;
+      var entry = item.node === null || item.node === undefined ? null : model.nodeIndex.get(asText(item.node)) || null;
+      var lit = { step: step, raw: item, entry: entry };
+      if (entry) { entry.litItems.push(lit); cy.getElementById(entry.internalId).addClass('lit'); }
+      trace.litItems = (trace.litItems || []).concat([lit]);
+    });
+    model.nodes.forEach(function (entry) {
+      var count = trace.counts.hasOwnProperty(entry.id) ? Number(trace.counts[entry.id]) : 0;
+      entry.heat = isFinite(count) && count > 0 ? Math.floor(count) : 0;
+    });
+    var shown = trace.file !== null || trace.lit.length > 0 || trace.warnings.length > 0;
+    if (shown) {
+      byId('trace-panel').hidden = false;
+      var summary;
+      var lit = (trace.litItems || []).length;
+      if (trace.enabled === false) {
+        summary = 'Tracing is not enabled in this layer: nothing is lit.';
+      } else if (trace.file !== null) {
+        summary = trace.file + ': ' + plural(lit, 'item') + ' lit, in trace order.';
+      } else {
+        summary = 'Recorded traces only.';
+      }
+      byId('trace-summary').textContent = summary;
+      var list = byId('trace-lit');
+      (trace.litItems || []).forEach(function (lit) {
+        var li = make('li');
+        li.value = lit.step;
+        if (lit.entry) {
+          var button = make('button', 'link', litText(lit.raw));
+          button.type = 'button';
+          button.addEventListener('click', function () { focusNode(model, cy, lit.entry); });
+          li.appendChild(button);
+        } else {
+          li.className = 'no-node';
+          li.textContent = litText(lit.raw) + ' (no node of its own)';
+        }
+        list.appendChild(li);
+      });
+      var warnings = byId('trace-warnings');
+      if (!trace.warnings.length) {
+        byId('trace-warnings-title').hidden = true;
+      }
+      trace.warnings.forEach(function (w) {
+        var li = make('li');
+        li.appendChild(make('span', 'code', asText(w.code)));
+        li.appendChild(document.createTextNode(' ' + asText(w.message)));
+        warnings.appendChild(li);
+      });
+      var dim = byId('trace-dim');
+      dim.addEventListener('change', function () { applyDim(model, cy, dim.checked); });
+      applyDim(model, cy, dim.checked);
+      var legend = byId('legend-trace');
+      legend.hidden = false;
+      var item = make('span', 'legend-item');
+      var swatch = make('span', 'swatch perm-swatch');
+      swatch.style.borderColor = '#2e7d32';
+      item.appendChild(swatch);
+      item.appendChild(document.createTextNode(' lit (step \u25b8 label)'));
+      legend.appendChild(item);
+    }
+    if (trace.records > 0) {
+      byId('heat-control').hidden = false;
+      byId('heat-records').textContent = String(trace.records);
+      var toggle = byId('heat-toggle');
+      toggle.addEventListener('change', function () { applyHeat(model, cy, toggle.checked); });
+    }
+    refreshLabels(model, cy);
   }
 
   /* ---- page ----------------------------------------------------------- */
@@ -401,6 +561,13 @@
     addProp(props, 'state', raw.state === null || raw.state === undefined ? '\u2014' : raw.state);
     addProp(props, 'permanent', raw.permanent === true ? 'yes' : 'no');
     addProp(props, 'module', entry.moduleId || '\u2014');
+    if (entry.litItems.length) {
+      addProp(props, 'trace', entry.litItems.map(function (lit) { return lit.step + '. ' + litText(lit.raw); })
+        .join('; '));
+    }
+    if (model.trace && model.trace.records) {
+      addProp(props, 'heat', 'lit in ' + entry.heat + ' of ' + plural(model.trace.records, 'recorded trace'));
+    }
     panel.appendChild(props);
 
     var node = cy.getElementById(entry.internalId);
@@ -523,6 +690,7 @@
     markDepths(cy);
     timings.init = performance.now() - started;
     markDiagnosticNodes(model, cy);
+    renderTrace(model, cy);
     renderCounts(model, cy);
     renderLegend();
     /* A big layer's entries would crowd out its structure: they start hidden (one tick shows them). */
@@ -574,6 +742,17 @@
     hook.nodeById = function (id) {
       var entry = model.nodeIndex.get(asText(id));
       return entry ? cy.getElementById(entry.internalId) : null;
+    };
+    hook.lit = function () {
+      return ((model.trace && model.trace.litItems) || []).map(function (lit) {
+        return { step: lit.step, node: lit.entry ? lit.entry.id : null };
+      });
+    };
+    hook.setHeat = function (on) {
+      var toggle = byId('heat-toggle');
+      toggle.checked = Boolean(on);
+      applyHeat(model, cy, toggle.checked);
+      return toggle.checked;
     };
     hook.select = function (id) {
       var entry = model.nodeIndex.get(asText(id));

@@ -1,0 +1,69 @@
+"""Trace marks on the layer graph (§N.1: "re-illuminates the corresponding graph nodes").
+
+:func:`illuminate` takes the node-link document of :func:`zonemark.layer.graph.build_graph`
+and returns a copy with one more top-level key, ``trace`` (the page reads it; the nodes and
+links are unchanged)::
+
+    "trace": {
+      "file": "answer.txt" | null,          the trace given with --trace (null: heat only)
+      "enabled": true | false | null,       tracing enabled in the layer (null: no trace given)
+      "lit": [{"step": 1, "node": "nucleus:1" | null, "kind": "nucleus", "label": "NUCLEUS 1: …",
+               "order": 1 | null, "state": "queried" | null, "action": "touched" | null,
+               "ref": "2026-04-12" | null}, …],       in trace order: nuclei in activation order,
+                                                     modules, memories, then the entries and
+                                                     topics their refs resolve to
+      "warnings": [{"code", "message", "line"}],     the trace's warnings (and unreadable records)
+      "heat": {"records": 3, "counts": {"module:042": 2, …}}   over .zonemark/traces
+    }
+
+``node`` is null for a lit item that has no node of its own (an H2 section of the reminder
+named as a memory).  A node counts once per record in ``heat.counts``.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ..layer.loader import Layer
+from .notices import Notice
+from .records import TraceRecord
+from .trace import Target, TraceResult, contents_targets
+
+
+def _node_index(graph: dict) -> tuple[dict[tuple[str, int], str], dict[str, str]]:
+    by_line: dict[tuple[str, int], str] = {}
+    files: dict[str, str] = {}
+    for n in graph.get("nodes", ()):
+        if n.get("kind") == "file":
+            files.setdefault(n.get("file"), n["id"])
+        else:
+            by_line.setdefault((n.get("file"), n.get("line")), n["id"])
+    return by_line, files
+
+
+def _node_of(target: Target, by_line, files) -> str | None:
+    if target.line is None:
+        return files.get(target.file)
+    return by_line.get((target.file, target.line))
+
+
+def illuminate(graph: dict, layer: Layer, trace: TraceResult | None = None, *, source: str | None = None,
+               records: tuple[TraceRecord, ...] = (), record_warnings: tuple[Notice, ...] = ()) -> dict:
+    """A copy of ``graph`` with the ``trace`` key (see the module docstring)."""
+    out = copy.copy(graph)
+    by_line, files = _node_index(graph)
+    lit = []
+    if trace is not None:
+        for step, t in enumerate(trace.targets, start=1):
+            lit.append({"step": step, "node": _node_of(t, by_line, files), "kind": t.kind, "label": t.label,
+                        "order": t.order, "state": t.state, "action": t.action, "ref": t.ref})
+    counts: dict[str, int] = {}
+    for record in records:
+        nodes = {_node_of(t, by_line, files) for t in contents_targets(record.content, layer)}
+        for node in sorted(n for n in nodes if n is not None):
+            counts[node] = counts.get(node, 0) + 1
+    warnings = [w.to_dict() for w in (trace.warnings if trace is not None else ())]
+    warnings += [w.to_dict() for w in record_warnings]
+    out["trace"] = {"file": source, "enabled": None if trace is None else trace.enabled, "lit": lit,
+                    "warnings": warnings, "heat": {"records": len(records), "counts": counts}}
+    return out
