@@ -28,6 +28,7 @@ def register(subparsers) -> None:
     s.add_argument("--zone", action="append", metavar="N", help="only permission level N (1-5 or P1-P5; repeatable)")
     s.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--rank-all", action="store_true", help="rank every match, however many (slower on broad queries)")
     s.add_argument("--rebuild", action="store_true", help="discard the cached index and build it again")
     s.set_defaults(func=cmd_search)
 
@@ -46,7 +47,7 @@ def cmd_search(args) -> int:
     try:
         result = search(args.layer, " ".join(args.query), file=args.file, container=args.container,
                         since=args.since, until=args.until, zone=args.zone, limit=args.limit, raw=args.raw,
-                        rebuild=args.rebuild)
+                        rebuild=args.rebuild, rank_all=args.rank_all)
     except SearchError as exc:
         raise CliError(f"zonemark search: {exc}", EXIT_USAGE) from None
     except OSError as exc:
@@ -66,7 +67,10 @@ def cmd_search(args) -> int:
                 lines.append(f"    {hit.snippet}")
         if lines:
             sys.stdout.write(printable("\n".join(lines)) + "\n")
-        if result.more:
+        if result.ranked_window:
+            print(f"note: more than {result.ranked_window} matches: ranked the {result.ranked_window} most recent "
+                  f"(add words, a filter, or --rank-all)", file=sys.stderr)
+        elif result.more:
             print(f"note: more than {args.limit} hits; raise --limit or narrow the search", file=sys.stderr)
         if not result.hits:
             print(f"no match for {' '.join(args.query)!r} in {result.files} file{'s' if result.files != 1 else ''}",

@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 from .query import terms
-from .rows import shown
+from .rows import segment_cjk, shown
 
 _TOKEN = re.compile(r"[^\W_]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
@@ -32,13 +32,13 @@ def query_tokens(query: str, *, raw: bool = False) -> tuple[frozenset[str], tupl
     """The folded tokens a query looks for, and the prefixes (``word*``)."""
     exact, prefixes = set(), []
     if raw:
-        for m in _RAW_WORD.finditer(query):
+        for m in _RAW_WORD.finditer(segment_cjk(query)):
             if m.group(1) in _OPERATORS:
                 continue
             (prefixes.append if m.group(2) else exact.add)(fold(m.group(1)))
         return frozenset(exact), tuple(prefixes)
     for text, prefix in terms(query):
-        tokens = [fold(t) for t in _TOKEN.findall(text)]
+        tokens = [fold(t) for t in _TOKEN.findall(segment_cjk(text))]
         if not tokens:
             continue
         if prefix:
