@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, write
+from . import core, layer, scaffold, search, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     core.register(sub)
     layer.register(sub)
     write.register(sub)
+    search.register(sub)
+    scaffold.register(sub)
     return p
 
 
