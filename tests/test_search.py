@@ -340,6 +340,14 @@ def test_a_file_that_is_not_utf8_is_indexed_with_its_bytes_escaped(layer):
     assert any(h.file == "rotto[ext_memory].md" and "la\\xFFtte" in h.snippet for h in hits)
 
 
+def test_control_characters_in_a_file_never_reach_the_terminal(layer, capsys):
+    (layer / "esc[ext_memory].md").write_bytes(DIARY.encode().replace(b"Vigilia", b"Vigilia\x1b[2J").replace(
+        b"Cena con", b"Cena\x07 con"))
+    code, out, err = run(capsys, ["search", layer, "famiglia", "--file", "esc[ext_memory].md"])
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "Vigilia\ufffd[2J" in out and "Cena\ufffd con" in out
+
+
 def test_without_fts5_the_search_says_so_in_one_line(layer, monkeypatch):
     index_module.require_fts5.cache_clear()
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..core.document import Document
 from ..core.nodes import Block, Heading
 from ..core.outline import OutlineNode
+from ..core.syntax import CONTROL_CHARS
 from ..core.text import printable
 
 #: CJK scripts are written without spaces, which the FTS5 tokenizer would read as one long
@@ -38,6 +39,12 @@ ZWSP = "\u200b"
 SPLIT_LEVELS = (4, 5)
 
 _BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+def _clean(text: str) -> str:
+    """Text safe to store and to print: bytes that are not UTF-8 (kept by the parser, §1) as their
+    ``\\xNN`` escapes, control characters (an escape sequence in a hand-edited file) as U+FFFD."""
+    return CONTROL_CHARS.sub("\ufffd", printable(text))
 
 
 def segment_cjk(text: str) -> str:
@@ -215,10 +222,8 @@ class _Collector:
         container, names = self.paths.of(owner_line)
         body = _BLANK_RUN.sub("\n", body).strip()
         context = " ".join(p for p in (self.title, names.replace("/", " ")) if p)
-        # bytes that are not UTF-8 (kept by the parser, §1) are stored as their \xNN escapes
-        self.rows.append(Row(line, kind, printable(container), printable(names), zone, date,
-                             segment_cjk(printable(title)), segment_cjk(printable(body)),
-                             segment_cjk(printable(context))))
+        self.rows.append(Row(line, kind, _clean(container), _clean(names), zone, date, segment_cjk(_clean(title)),
+                             segment_cjk(_clean(body)), segment_cjk(_clean(context))))
 
     def run(self) -> list[Row]:
         for b in self.doc.blocks:
