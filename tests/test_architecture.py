@@ -20,6 +20,9 @@ RANK = {"core": 0, "layer": 1, "writer": 2, "render": 3, "interchange": 3, "sear
         "cli": 4, "mcp": 4, "lsp": 4, "review": 4}
 FACES = {name for name, rank in RANK.items() if rank == 4}
 ENTRY_POINTS = {"__main__": "cli"}  # ``python -m zonemark`` runs the CLI
+#: The CLI starts another face's server (``zonemark mcp LAYER``) through that face's ``serve``
+#: module, and imports nothing else of it.
+LAUNCHER = "cli"
 
 
 def _package_of(module: str) -> str | None:
@@ -88,6 +91,8 @@ def test_imports_flow_downward_only():
             continue
         if RANK[dest] > RANK[source]:
             wrong.append(f"{where}: {source} imports {target} ({dest} is above it)")
+        elif source == LAUNCHER and dest in FACES and target == f"zonemark.{dest}.serve":
+            continue
         elif source in FACES and dest in FACES:
             wrong.append(f"{where}: face {source} imports face {dest} (a rule two faces need lives below them)")
     assert not wrong, "\n".join(wrong)

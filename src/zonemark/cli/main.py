@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import core, layer, scaffold, search, write
+from . import core, layer, mcp, scaffold, search, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     write.register(sub)
     search.register(sub)
     scaffold.register(sub)
+    mcp.register(sub)
     return p
 
 

@@ -1,0 +1,58 @@
+"""``zonemark mcp LAYER``: serve a layer to AI agents over the Model Context Protocol (stdio).
+
+The server is a separate face (:mod:`zonemark.mcp`); this command only checks its argument
+and starts it.  Nothing of it, or of the SDK, is imported until the command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+from .common import EXIT_OK, EXIT_USAGE, CliError
+
+
+def register(subparsers) -> None:
+    """Add the ``mcp`` subcommand to the ``zonemark`` parser."""
+    m = subparsers.add_parser("mcp", help="serve a layer folder to AI agents over MCP (stdio; needs zonemark[mcp])",
+                              description="Serve LAYER to an MCP client over stdin/stdout. Every write acts as "
+                                          "'ai' and goes through the zones: [P4] append, [P5] edit, [P3] "
+                                          "proposals, never [P1]/[P2].")
+    m.add_argument("layer", metavar="LAYER", help="the layer folder")
+    m.set_defaults(func=cmd_mcp)
+
+
+def cmd_mcp(args) -> int:
+    from ..layer import LayerError, discover
+    folder = Path(args.layer)
+    if not folder.exists():
+        raise CliError(f"zonemark mcp: no such folder: {args.layer}", EXIT_USAGE)
+    if not folder.is_dir():
+        raise CliError(f"zonemark mcp: {args.layer} is a file; give the layer folder", EXIT_USAGE)
+    try:
+        discover(folder)
+    except LayerError as exc:
+        raise CliError(f"zonemark mcp: {exc}", EXIT_USAGE) from None
+    from ..mcp.serve import MissingExtra, serve
+    if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
+        # The SDK reads stdin in a thread that a terminal read keeps blocked, so Ctrl-C alone would not end the
+        # process.  Every write is atomic (temporary file, rename), so stopping at once loses nothing.
+        signal.signal(signal.SIGINT, _stop_now)
+        print(f"zonemark mcp: serving {args.layer} to an MCP client over stdin/stdout (register it in the client's "
+              f"configuration, see the README); Ctrl-C stops it", file=sys.stderr)
+    try:
+        serve(folder)
+    except MissingExtra as exc:
+        raise CliError(f"zonemark mcp: {exc}", EXIT_USAGE) from None
+    return EXIT_OK
+
+
+def _stop_now(_signum, _frame) -> None:
+    print("zonemark mcp: stopped", file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(130)
+
+
+__all__ = ["register"]

@@ -1,0 +1,206 @@
+"""The containers of a file and the entries they own, as plain data (§7.1.2, §7.1.3, §7.5).
+
+A *container* is a header that owns H6 entries: a ``MODULE``, ``SUB-MODULE`` or ``NUCLEUS``,
+a ``TOPIC`` or ``SUBTOPICn`` of an external memory, or a plain H2 section — the same set the
+parser uses to give every H6 entry its owner (the nearest preceding open container, §5.5
+v1.10, §7.1.3) and the writer uses to find where an entry goes.  Everything here is read
+from the outline (:meth:`zonemark.core.document.Document.outline`): containers nest by header
+level, never by block type (§7.1.3 WARNING), and a zone boundary closes nothing (§2.3).
+
+Each container gets an *address*: the text that names it to the writer's ``--container``
+(:func:`zonemark.writer.locate.resolve_container`) — a module id (``042``), ``NUCLEUS 1``,
+a topic path of names (``Maintenance/Tyres``), or ``#n`` (the n-th container under the same
+parent, document order) where a name alone would be ambiguous.  Topics carry no id and are
+addressed positionally or by name (§7.1.2).  A test resolves every address back through the
+writer, so the two cannot drift apart.
+
+Dates are compared as the ISO 8601 text they are (§7.5), at the precision both sides have:
+``since="2026-05-03"`` keeps ``2026-05-03T08:00`` and a date-only ``2026-05-03`` entry;
+time zones are not converted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..core.document import Document
+from ..core.outline import Entry, OutlineNode
+
+#: Outline kinds whose header is the parent of the containers below it (the writer's rule).
+_PARENT_KINDS = ("module", "sub_module", "nucleus")
+_POSITIONAL = re.compile(r"#\d+")
+
+
+@dataclass(frozen=True)
+class ContainerSummary:
+    """One container of a file: what it is, where it is, and how much it holds."""
+
+    address: str  # names it to the writer (see the module docstring)
+    kind: str  # 'topic' | 'subtopic' | 'module' | 'sub_module' | 'nucleus' | 'section'
+    keyword: str | None  # 'TOPIC', 'SUBTOPIC2', 'MODULE', 'SUB-MODULE', 'NUCLEUS', a section keyword, or None
+    id: str | None  # the declared id (None for topics by convention, §7.1.2)
+    name: str
+    level: int  # header level
+    line: int  # line of the declaration
+    zone: int | None  # permission level of the declaration (§5.2); None outside any zone
+    parent: str | None  # address of the enclosing container; None at the top of the file
+    entries: int  # H6 entries it owns directly (not those of its sub-containers)
+    last_entry_date: str | None  # latest ISO date among those entries (None when none has a date)
+    ignored: bool  # a duplicate declaration a stricter zone overrides (§5.5 Invariant 4)
+
+
+@dataclass(frozen=True)
+class ContainerEntry:
+    """One H6 entry of a container (§7.5; any H6 in an external memory, §5.5 v1.7)."""
+
+    line: int
+    date: str | None
+    title: str | None
+    heading: str  # the header line as written, without the newline
+    body: str  # the lines after the header up to the entry's end, trailing blank lines removed
+    zone: int | None  # permission level of the zone holding the entry
+
+
+@dataclass(frozen=True)
+class ContainerEntries:
+    """The entries of one container, oldest first (document order), after ``since`` and ``limit``."""
+
+    container: ContainerSummary
+    entries: tuple[ContainerEntry, ...]
+    matching: int  # entries on or after ``since`` (all when no ``since``), before ``limit``
+    total: int  # every entry the container owns
+
+
+def list_containers(doc: Document) -> list[ContainerSummary]:
+    """Every container of ``doc`` in document order (state registries are not containers)."""
+    return [summary for summary, _node in _walk(doc)]
+
+
+def container_at(doc: Document, line: int) -> ContainerSummary | None:
+    """The container declared on ``line``, or None."""
+    for summary, _node in _walk(doc):
+        if summary.line == line:
+            return summary
+    return None
+
+
+def container_entries(doc: Document, line: int, *, since: str | None = None,
+                      limit: int | None = None) -> ContainerEntries | None:
+    """The entries of the container declared on ``line``: those on or after ``since``, the last ``limit``.
+
+    None when no container is declared on ``line``.  ``limit`` keeps the most recent entries
+    (the end of the journal, where appends land).
+    """
+    for summary, node in _walk(doc):
+        if summary.line != line:
+            continue
+        kept = [e for e in node.entries if since is None or (e.date is not None and on_or_after(e.date, since))]
+        shown = kept if limit is None else kept[max(0, len(kept) - limit):]
+        return ContainerEntries(summary, tuple(_entry(e) for e in shown), len(kept), len(node.entries))
+    return None
+
+
+def on_or_after(date: str, since: str) -> bool:
+    """Whether ISO date ``date`` is on or after ``since``, compared at the precision both have."""
+    n = min(len(date), len(since))
+    return date[:n] >= since[:n]
+
+
+def on_or_before(date: str, until: str) -> bool:
+    """Whether ISO date ``date`` is on or before ``until``, compared at the precision both have."""
+    n = min(len(date), len(until))
+    return date[:n] <= until[:n]
+
+
+# -- the walk -----------------------------------------------------------------------------
+
+def _is_container(node: OutlineNode) -> bool:
+    return node.kind in _PARENT_KINDS or (node.kind == "section" and node.level == 2)
+
+
+def _walk(doc: Document):
+    """(summary, outline node) for every container, in document order."""
+    root = doc.outline()
+    ordered: list[tuple[OutlineNode, OutlineNode | None]] = []  # (container, its parent container)
+
+    def visit(node: OutlineNode, parent: OutlineNode | None) -> None:
+        for child in node.children:
+            if _is_container(child):
+                ordered.append((child, parent))
+            visit(child, child if child.kind in _PARENT_KINDS else parent)
+
+    visit(root, None)
+    siblings: dict[int, list[OutlineNode]] = {}
+    for node, parent in ordered:
+        siblings.setdefault(id(parent), []).append(node)
+    everything = [node for node, _ in ordered]
+    addresses: dict[int, str] = {}
+    for node, parent in ordered:
+        prefix = "" if parent is None else addresses[id(parent)] + "/"
+        segment = _segment(node, siblings[id(parent)])
+        address = prefix + segment
+        if "/" in address and _names_exactly(everything, address, node):  # whole-address match wins first
+            address = prefix + f"#{siblings[id(parent)].index(node) + 1}"
+        addresses[id(node)] = address
+    for node, parent in ordered:
+        dates = [e.date for e in node.entries if e.date]
+        yield ContainerSummary(
+            address=addresses[id(node)], kind=_kind(node), keyword=_keyword(node), id=node.id, name=node.name,
+            level=node.level, line=node.line, zone=node.permission_level,
+            parent=None if parent is None else addresses[id(parent)], entries=len(node.entries),
+            last_entry_date=max(dates) if dates else None, ignored=node.ignored), node
+
+
+def _segment(node: OutlineNode, siblings: list[OutlineNode]) -> str:
+    """The shortest segment naming ``node`` among ``siblings``, as the writer resolves it."""
+    if node.kind == "nucleus" and node.id is not None:
+        word = f"NUCLEUS {node.id}"
+        plain = [s for s in siblings if s.id == word or s.name == word]
+        if not plain and [s for s in siblings if s.kind == "nucleus" and s.id == node.id] == [node]:
+            return word
+    candidates = [node.id] if node.id is not None and node.keyword is None and node.kind != "nucleus" else []
+    candidates.append(node.name)
+    for text in candidates:
+        if not text or text != text.strip() or "/" in text or _POSITIONAL.fullmatch(text):
+            continue
+        by_id = [s for s in siblings if s.id is not None and s.id == text]
+        if by_id:
+            if by_id == [node]:
+                return text
+            continue
+        if [s for s in siblings if s.name == text] == [node]:
+            return text
+    return f"#{siblings.index(node) + 1}"
+
+
+def _names_exactly(containers: list[OutlineNode], address: str, node: OutlineNode) -> bool:
+    """Whether some other container's id or name is ``address`` itself."""
+    return any(c is not node and (c.id == address or c.name == address) for c in containers)
+
+
+def _kind(node: OutlineNode) -> str:
+    if node.kind == "module" and node.keyword == "TOPIC":
+        return "topic"
+    if node.kind == "module" and node.keyword == "SUBTOPIC":
+        return "subtopic"
+    return node.kind
+
+
+def _keyword(node: OutlineNode) -> str | None:
+    if node.keyword == "SUBTOPIC":
+        return f"SUBTOPIC{node.level - 2}"
+    if node.keyword is not None:
+        return node.keyword
+    return {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(node.kind, node.section)
+
+
+def _entry(entry: Entry) -> ContainerEntry:
+    raw = entry.block.raw_markdown
+    eol = raw.find("\n")
+    heading = (raw if eol < 0 else raw[:eol]).rstrip("\r")
+    body = "" if eol < 0 else raw[eol + 1:]
+    lines = [ln.rstrip("\r") for ln in body.split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return ContainerEntry(entry.line, entry.date, entry.title, heading, "\n".join(lines), entry.permission_level)

@@ -1,0 +1,437 @@
+"""The MCP server of one layer folder: read tools, zone-enforcing write tools, resources (§5.2).
+
+:func:`build_server` returns an :class:`mcp.server.mcpserver.MCPServer`.  Every tool is a thin
+shell: it confines its ``file`` to the layer folder (:mod:`.paths`), calls the layer or the
+writer, and returns plain data; every write goes through the safe writer as actor ``ai``, so
+the zones are enforced here, in the server, whatever the client does with the tools'
+read-only and destructive hints.  Nothing that applies a proposal, undoes, deletes or writes
+``[P1]``/``[P2]`` is offered.
+
+A refused write or a bad argument is a tool error (``is_error``) whose text starts with a
+stable code (:mod:`.refusals`).  Nothing is cached between calls: each call reads the files
+as they are on disk now, and two servers on one layer share the writer's per-file lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.types import Resource, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from .. import __version__
+from ..core import syntax as sx
+from ..core.diagnostics import Severity
+from ..core.parser import parse
+from ..core.text import decode, printable
+from ..layer import containers as layer_containers
+from ..layer.containers import ContainerSummary
+from ..layer.loader import Layer, LayerError
+from ..layer.status import status_data
+from .. import writer
+from ..writer import RefusedWrite
+from ..writer.edit import layer_reminder
+from ..writer.locate import ZoneIndex, journal_zones, resolve_container
+from ..writer.sanitize import MAX_BODY_CHARS, MAX_TITLE_CHARS
+from ..writer.store import StoreError, WriteConflict
+from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
+from .refusals import code_for, render
+from .zones import AI_MAY, HASH_PATTERN, StaleZone, edit_with_base_hash, index_of, zone_content, zone_facts, zone_hash
+
+INSTRUCTIONS = (
+    "This server holds one zonemark layer — the identity, rules and memory of a personal AI in files of the "
+    "IllAIra Markdown Standard v1.13 — and enforces its permission zones on every write: [P1] and [P2] are the "
+    "user's alone, [P3] changes only through propose_change (the user applies them), [P4] takes new entries "
+    "through append_entry and nothing else, and [P5] you may rewrite with edit_volatile. "
+    "Start with layer_status and list_containers, read entries with read_container and zones with list_zones and "
+    "read_zone, and give edit_volatile the base_hash read_zone returned, so that you never overwrite an edit you "
+    "have not seen. "
+    "A refused write is a tool error whose first word is a stable code such as ZONE_PROPOSE_ONLY, followed by "
+    "the zone, the rule and what you may do instead."
+)
+
+FILE_URI = "zonemark://file/"
+MAX_DIAGNOSTICS = 200
+MAX_REASON_CHARS = 2000
+MAX_ADDRESS_CHARS = 1024
+MAX_IDS = 200
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+FileArg = Annotated[str, Field(description="a file of the layer, relative to the layer folder, as layer_status "
+                                           "lists it (e.g. 'cars[ext_memory].md')", max_length=MAX_PATH_CHARS)]
+ContainerArg = Annotated[str, Field(description="a container address as list_containers gives it: a module id "
+                                                "('042'), 'NUCLEUS 1', or a topic path ('Maintenance/Tyres')",
+                                    max_length=MAX_ADDRESS_CHARS)]
+DateArg = Annotated[str | None, Field(description="ISO 8601 date, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]",
+                                      max_length=40)]
+ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1)]
+
+
+class ToolRefusal(ToolError):
+    """A refusal or a bad argument, already in the agent's words (:func:`.refusals.render`)."""
+
+
+def _plain(value):
+    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``)."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _zone(level: int | None) -> str | None:
+    return None if level is None else f"P{level}"
+
+
+class _LayerServer(MCPServer):
+    """:class:`MCPServer` with one resource per file of the layer (listed fresh) and agent-worded errors."""
+
+    def __init__(self, folder: LayerFolder, **kwargs):
+        super().__init__(**kwargs)
+        self.folder = folder
+
+    async def list_resources(self) -> list[Resource]:
+        listed = await super().list_resources()
+        for rel in self.folder.files():
+            listed.append(Resource(uri=FILE_URI + quote(rel, safe="/"), name=rel, title=rel,
+                                   description=f"the text of {rel}, as it is on disk now", mime_type="text/markdown"))
+        return listed
+
+    async def call_tool(self, name, arguments, context=None):
+        if isinstance(arguments, dict):
+            schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
+            if schema is not None:
+                known = set(schema.get("properties", {}))
+                unknown = sorted(set(arguments) - known)
+                if unknown:
+                    shown = ", ".join(repr(printable(str(k))[:40]) for k in unknown[:5])
+                    note = "; every write acts as ai" if "actor" in unknown else ""
+                    raise ToolError(render("BAD_ARGUMENT", f"{name} takes no argument {shown}; it takes "
+                                                           f"{', '.join(sorted(known)) or 'none'}{note}"))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ToolRefusal):
+                raise ToolError(str(cause)) from cause
+            if isinstance(cause, ValidationError):
+                raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
+            if isinstance(exc, UnexpectedToolError):
+                what = f"{cause.__class__.__name__}: {cause}" if cause is not None else str(exc)
+                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed ({printable(what)[:300]})")) \
+                    from cause
+            if cause is None and str(exc).startswith("Unknown tool"):
+                raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
+            raise
+
+
+def _validation_text(tool: str, error: ValidationError) -> str:
+    parts = []
+    for e in error.errors()[:5]:
+        where = ".".join(str(p) for p in e.get("loc", ())) or "arguments"
+        got = e.get("input")
+        shown = "" if e.get("type") == "missing" else f" (got {type(got).__name__})"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}{shown}")
+    return f"{tool}: " + "; ".join(parts)
+
+
+def _level_at(path: Path | None, line: int | None) -> int | None:
+    """The level of the zone opening at (or containing) ``line`` of ``path`` now, or None."""
+    if path is None or line is None:
+        return None
+    try:
+        zone = index_of(path.read_bytes(), path).zone_at_line(line)
+    except OSError:
+        return None
+    return None if zone is None else zone.level
+
+
+@contextlib.contextmanager
+def _agent_errors(target: LayerFile | None = None):
+    """Turn every anticipated failure into a :class:`ToolRefusal` in the agent's words."""
+    try:
+        yield
+    except ToolRefusal:
+        raise
+    except PathRefused as exc:
+        raise ToolRefusal(render(exc.code, exc.message)) from None
+    except StaleZone as exc:
+        raise ToolRefusal(render("STALE_ZONE", str(exc), level=exc.zone.level, zone=exc.zone.line,
+                                 rule="§5.2 ([P5] is the AI's to edit, not to overwrite unseen)")) from None
+    except RefusedWrite as exc:
+        level = _level_at(target.path if target else None, exc.zone)
+        code = code_for(exc.rule, exc.zone, level, exc.message)
+        raise ToolRefusal(render(code, printable(exc.message), level=level, zone=exc.zone, rule=exc.rule)) from None
+    except WriteConflict as exc:
+        raise ToolRefusal(render("WRITE_CONFLICT", printable(str(exc)))) from None
+    except StoreError as exc:
+        raise ToolRefusal(render("FILE_NOT_WRITABLE", printable(str(exc)))) from None
+    except LayerError as exc:
+        raise ToolRefusal(render("NO_SUCH_FILE", printable(str(exc)))) from None
+    except (ValueError, TypeError) as exc:
+        raise ToolRefusal(render("BAD_ARGUMENT", printable(str(exc)))) from None
+    except FileNotFoundError as exc:
+        raise ToolRefusal(render("NO_SUCH_FILE", f"{exc.filename or 'the file'} is gone")) from None
+    except OSError as exc:
+        raise ToolRefusal(render("FILE_NOT_WRITABLE", f"{exc.strerror or exc}")) from None
+
+
+def _check_date(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    if not sx.valid_date_text(value.strip()):
+        raise ToolRefusal(render("BAD_ARGUMENT", f"{name} '{printable(value)[:40]}' is not an ISO 8601 date "
+                                                 f"(YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS])"))
+    return value.strip()
+
+
+def _summary_dict(summary: ContainerSummary) -> dict:
+    return {**asdict(summary), "zone": _zone(summary.zone)}
+
+
+def _container_dict(summary: ContainerSummary, journal) -> dict:
+    d = _summary_dict(summary)
+    if journal is None:
+        d["journal"] = None
+        d["ai_may"] = "nothing here (no [P3]/[P4]/[P5] zone of its own)"
+    else:
+        d["journal"] = {"zone": _zone(journal.level), "line": journal.line}
+        d["ai_may"] = "propose_change" if journal.level == 3 else "append_entry"
+    return d
+
+
+def _journals(index: ZoneIndex) -> dict[int, Any]:
+    """Declaration line -> the zone an 'ai' append goes to (last [P4], else last [P5]), else the last [P3]."""
+    out = {}
+    for h in index.containers():
+        for levels in ((4,), (5,), (3,)):
+            zones = journal_zones(index, h.index, levels)
+            if zones:
+                out[index.header_line(h.index)] = zones[-1]
+                break
+    return out
+
+
+def build_server(root) -> MCPServer:
+    """The MCP server of the layer folder ``root`` (see the module docstring)."""
+    folder = LayerFolder(root)
+    server = _LayerServer(folder, name="zonemark", title="zonemark layer", version=__version__,
+                          instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def load_layer() -> Layer:
+        return Layer.load(folder.root)
+
+    def tool(annotations: ToolAnnotations):
+        """``server.tool`` with the docstring, dedented, as the description the agent reads."""
+        def register(fn):
+            return server.tool(annotations=annotations, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
+        return register
+
+    # -- read tools ------------------------------------------------------------------------
+
+    @tool(READ)
+    def layer_status() -> dict[str, Any]:
+        """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
+        the number of errors and warnings — the same data as `zonemark status --json`."""
+        with _agent_errors():
+            return _plain(status_data(load_layer()))
+
+    @tool(READ)
+    def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
+                                                                      "omitted", max_length=MAX_PATH_CHARS)] = None
+                        ) -> dict[str, Any]:
+        """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
+        H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
+        address to pass to read_container/append_entry, and the zone an entry appended to them goes to."""
+        with _agent_errors():
+            targets = [folder.file(file)] if file is not None else [folder.file(rel) for rel in folder.files()]
+            files = []
+            for target in targets:
+                data = target.path.read_bytes()
+                doc = parse(decode(data), path=str(target.path))
+                journals = _journals(ZoneIndex.build(doc))
+                files.append({"file": target.rel, "type": doc.file_type,
+                              "containers": [_container_dict(c, journals.get(c.line))
+                                             for c in layer_containers.list_containers(doc)]})
+            return _plain({"files": files})
+
+    @tool(READ)
+    def read_container(file: FileArg, container: ContainerArg, since: DateArg = None,
+                       limit: Annotated[int, Field(description="at most this many entries, the most recent",
+                                                   ge=1, le=500)] = 20) -> dict[str, Any]:
+        """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
+        with _agent_errors():
+            target = folder.file(file)
+            since = _check_date(since, "since")
+            doc = parse(decode(target.path.read_bytes()), path=str(target.path))
+            index = ZoneIndex.build(doc)
+            line = index.header_line(resolve_container(index, container))
+            found = layer_containers.container_entries(doc, line, since=since, limit=limit)
+            if found is None:  # the writer's containers and the outline's agree (tested); never expected
+                raise ToolRefusal(render("UNKNOWN_CONTAINER", f"no container is declared at line {line}"))
+            entries = [{**asdict(e), "zone": _zone(e.zone)} for e in found.entries]
+            return _plain({"file": target.rel, "container": _summary_dict(found.container), "entries": entries,
+                           "shown": len(entries), "matching": found.matching, "total": found.total})
+
+    @tool(READ)
+    def list_zones(file: FileArg) -> dict[str, Any]:
+        """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
+        container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
+        with _agent_errors():
+            target = folder.file(file)
+            data = target.path.read_bytes()
+            doc = parse(decode(data), path=str(target.path))
+            owners = {c.line: c.address for c in layer_containers.list_containers(doc)}
+            zones = [{"line": z.line, "close_line": z.close_line, "zone": _zone(z.level),
+                      "ai_may": AI_MAY.get(z.level, "nothing"), "inline": z.inline,
+                      "owner": owners.get(z.owner_line) if z.owner_line is not None else None, "hash": z.hash}
+                     for z in zone_facts(data, ZoneIndex.build(doc))]
+            return _plain({"file": target.rel, "zones": zones})
+
+    @tool(READ)
+    def read_zone(file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
+        """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
+        edit_volatile."""
+        with _agent_errors(None):
+            target = folder.file(file)
+            data = target.path.read_bytes()
+            zone = index_of(data, target.path).zone_at_line(zone_line)
+            if zone is None:
+                raise ToolRefusal(render("NO_ZONE", f"no permission zone opens at or contains line {zone_line} of "
+                                                    f"{target.rel}"))
+            return _plain({"file": target.rel, "line": zone.line, "close_line": zone.close_line,
+                           "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
+                           "hash": zone_hash(data, zone), "content": zone_content(data, zone)})
+
+    @tool(READ)
+    def check() -> dict[str, Any]:
+        """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
+        first 200 diagnostics, each with file, line, column, code and message."""
+        with _agent_errors():
+            diags = load_layer().all_diagnostics()
+            return _plain({
+                "errors": sum(d.severity is Severity.ERROR for d in diags),
+                "warnings": sum(d.severity is Severity.WARNING for d in diags),
+                "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
+                                 "severity": d.severity.value, "message": d.message}
+                                for d in diags[:MAX_DIAGNOSTICS]],
+                "truncated": len(diags) > MAX_DIAGNOSTICS})
+
+    # -- write tools (actor 'ai', through the safe writer) --------------------------------------
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                                             open_world_hint=False))
+    def append_entry(file: FileArg, container: ContainerArg,
+                     title: Annotated[str, Field(description="one line: the entry's title", max_length=4 * MAX_TITLE_CHARS)],
+                     body: Annotated[str, Field(description="the entry's text (plain text; structure is escaped)",
+                                                max_length=MAX_BODY_CHARS)],
+                     date: DateArg = None) -> dict[str, Any]:
+        """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
+        zone. The date defaults to today."""
+        with _agent_errors():
+            target = folder.file(file)
+        with _agent_errors(target):
+            r = writer.append_entry(target.path, container, title, body, actor="ai", date=date)
+            return _plain({"file": target.rel, "container": r.target, "line": r.line, "zone_line": r.zone,
+                           "history_id": r.history_id, "escaped": list(r.changes)})
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                             open_world_hint=False))
+    def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
+                                             Field(description="module ids to make active", max_length=MAX_IDS)]
+                         = [],
+                         deactivate: Annotated[list[Annotated[str, Field(max_length=200)]],
+                                               Field(description="module ids to make inactive", max_length=MAX_IDS)]
+                         = []) -> dict[str, Any]:
+        """Move modules between ACTIVE and INACTIVE in the reminder's MODULE_STATE_REGISTRY (§7.3.1), which is
+        rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
+        if not activate and not deactivate:
+            raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
+        with _agent_errors():
+            reminder = folder.file(layer_reminder(folder.root).relative_to(folder.root).as_posix())
+        with _agent_errors(reminder):
+            r = writer.set_states(folder.root, activate, deactivate, actor="ai")
+            registry = parse(decode(reminder.path.read_bytes())).registry
+            return _plain({"file": reminder.rel, "changed": r.changed, "history_id": r.history_id,
+                           "active": list(registry.active) if registry else [],
+                           "inactive": list(registry.inactive) if registry else []})
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                             open_world_hint=False))
+    def edit_volatile(file: FileArg, zone_line: ZoneLineArg,
+                      content: Annotated[str, Field(description="the zone's new inner text", max_length=MAX_BODY_CHARS)],
+                      base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
+                                                                  "zone", max_length=64)]) -> dict[str, Any]:
+        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed since you read
+        base_hash; refused for every other zone."""
+        with _agent_errors():
+            target = folder.file(file)
+        if not HASH_PATTERN.fullmatch(base_hash):
+            raise ToolRefusal(render("BAD_ARGUMENT", "base_hash must be the 64 lowercase hex digits read_zone "
+                                                     "returned"))
+        with _agent_errors(target):
+            r = edit_with_base_hash(target.path, zone_line, content, base_hash)
+            data = target.path.read_bytes()
+            zone = index_of(data, target.path).zone_at_line(r.zone or zone_line)
+            return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
+                           "hash": zone_hash(data, zone) if zone else None, "escaped": list(r.changes)})
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                                             open_world_hint=False))
+    def propose_change(file: FileArg,
+                       reason: Annotated[str, Field(description="one line: why the change is wanted",
+                                                    max_length=MAX_REASON_CHARS)],
+                       content: Annotated[str, Field(description="the zone's proposed new inner text",
+                                                     max_length=MAX_BODY_CHARS)],
+                       zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
+                                                              ge=1)] = None,
+                       container: Annotated[str | None, Field(description="or: the container whose zone to change",
+                                                              max_length=MAX_ADDRESS_CHARS)] = None) -> dict[str, Any]:
+        """Propose new text for a zone — by zone_line, or by container — for the user to review and apply
+        (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
+        if (zone_line is None) == (container is None):
+            raise ToolRefusal(render("BAD_ARGUMENT", "give exactly one of zone_line and container"))
+        with _agent_errors():
+            target = folder.file(file)
+        with _agent_errors(target):
+            p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor="ai",
+                        reason=reason)
+            return _plain({"file": target.rel, "proposal": folder.rel(p.path), "zone_line": p.zone_line,
+                           "zone": _zone(p.zone_level),
+                           "would_add": [w.replace(str(target.path), target.rel) for w in p.would_add],
+                           "diff": p.diff})
+
+    # -- resources -----------------------------------------------------------------------------
+
+    @server.resource("zonemark://status", name="status", mime_type="application/json")
+    def status_resource() -> str:
+        """The layer's status (as the layer_status tool), JSON."""
+        try:
+            return json.dumps(_plain(status_data(load_layer())), ensure_ascii=False, indent=2)
+        except LayerError as exc:
+            raise ResourceError(printable(str(exc))) from None
+
+    @server.resource(FILE_URI + "{+path}", name="file", mime_type="text/markdown")
+    def file_resource(path: str) -> str:
+        """One file of the layer, as it is on disk now."""
+        try:
+            target = folder.file(path)
+            return printable(decode(target.path.read_bytes()))
+        except PathRefused as exc:
+            raise ResourceNotFoundError(f"{exc.code}: {exc.message}") from None
+        except OSError as exc:
+            raise ResourceError(f"cannot read {printable(path)[:200]}: {exc.strerror or exc}") from None
+
+    return server
