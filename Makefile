@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_parse.py
 	$(BIN)/python bench/bench_layer.py
 	$(BIN)/python bench/bench_append.py
+	$(BIN)/python bench/bench_search.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
