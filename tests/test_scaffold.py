@@ -11,10 +11,9 @@ import pytest
 
 from zonemark import parse_file
 from zonemark.cli.main import main
-from zonemark.core.parser import parse
 from zonemark.writer import RefusedWrite, append_entry, history, undo
 from zonemark.writer import edit as edit_module
-from zonemark.writer.locate import ZoneIndex, journal_zones, resolve_container
+from zonemark.writer.locate import ZoneIndex, journal_zones
 from zonemark.writer.scaffold import _create_exclusive, add_container, filename_for, new_file
 from zonemark.writer.store import Store
 

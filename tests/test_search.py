@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import zonemark.search.index as index_module
 from zonemark.cli.main import main
-from zonemark.search import QueryError, SearchError, SearchUnavailable, search, translate
+from zonemark.search import QueryError, SearchUnavailable, search, translate
 from zonemark.search.index import Index
 from zonemark.writer import append_entry
 from zonemark.writer.store import Store
@@ -104,7 +104,7 @@ def test_italian_accents_and_japanese_words_inside_a_sentence(layer):
     assert where(search(layer, "perché")) == [("diario[ext_memory].md", 8)]
     hits = search(layer, "交換").hits  # a word in the middle of a sentence with no spaces
     assert [(h.line, h.title) for h in hits] == [(11, "京都の寺")]
-    assert hits[0].snippet == "タイヤ«交»«換»した後、清水寺を見た。"
+    assert hits[0].snippet == "タイヤ«交換»した後、清水寺を見た。"
     assert where(search(layer, "清水寺")) == [("diario[ext_memory].md", 11)]
     assert search(layer, "寺清").hits == ()  # the characters must be adjacent, in order
 
@@ -346,6 +346,12 @@ def test_control_characters_in_a_file_never_reach_the_terminal(layer, capsys):
     code, out, err = run(capsys, ["search", layer, "famiglia", "--file", "esc[ext_memory].md"])
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "Vigilia\ufffd[2J" in out and "Cena\ufffd con" in out
+
+
+def test_a_file_name_with_a_line_break_stays_on_its_line(layer, capsys):
+    (layer / "two\nlines[ext_memory].md").write_text(DIARY.replace("latte", "zucchero"), encoding="utf-8")
+    code, out, err = run(capsys, ["search", layer, "zucchero"])
+    assert code == 0 and len(out.splitlines()) == 2 and "two\\x0alines[ext_memory].md:34:" in out
 
 
 def test_without_fts5_the_search_says_so_in_one_line(layer, monkeypatch):

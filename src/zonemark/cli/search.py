@@ -33,12 +33,17 @@ def register(subparsers) -> None:
     s.set_defaults(func=cmd_search)
 
 
+def _visible(text: str) -> str:
+    """A file name or text for one output line: control characters (a newline in a name) as escapes."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
 def _label(hit) -> str:
     zone = f"[P{hit.zone}]" if hit.zone else "(no zone)"
     what = hit.date if hit.kind == "entry" and hit.date else hit.kind
     where = hit.container or "(file)"
     title = f" — {hit.title}" if hit.title and hit.title != where.rsplit("/", 1)[-1] else ""
-    return f"{hit.location}: {zone} {what}  {where}{title}"
+    return f"{_visible(hit.location)}: {zone} {what}  {_visible(where)}{_visible(title)}"
 
 
 def cmd_search(args) -> int:

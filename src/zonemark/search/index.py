@@ -521,8 +521,10 @@ class Index:
             if seq is None:
                 seq = self.con.execute("SELECT coalesce(max(id) + 1, ?) FROM entries WHERE id >= ? AND id < ?",
                                        (day << SEQ_BITS, day << SEQ_BITS, (day + 1) << SEQ_BITS)).fetchone()[0]
-                if seq >= (day + 1) << SEQ_BITS:
-                    raise sqlite3.DatabaseError("the index ran out of row ids for one day; rebuilding it")
+                if seq >= (day + 1) << SEQ_BITS:  # 2**32 rows written for one day: start the cache afresh
+                    exhausted = sqlite3.DatabaseError("the index ran out of row ids for one day")
+                    exhausted.sqlite_errorname = "SQLITE_CORRUPT"
+                    raise exhausted
             ids.append(seq)
             next_seq[day] = seq + 1
         self.con.executemany(

@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 from .query import terms
-from .rows import segment_cjk, shown
+from .rows import ZWSP, segment_cjk, shown
 
 _TOKEN = re.compile(r"[^\W_]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
@@ -79,5 +79,7 @@ def snippet(text: str, wanted: tuple[frozenset[str], tuple[str, ...]], *, marker
             out += [text[pos:m.start()], markers[0], m.group(), markers[1]]
             pos = m.end()
     out.append(text[pos:hi])
-    line = " ".join(shown("".join(out)).split())
+    # characters of one CJK word are tokens of their own: one mark around the word, not one each
+    joined = "".join(out).replace(markers[1] + ZWSP + markers[0], "")
+    line = " ".join(shown(joined).split())
     return ("…" if lo > 0 else "") + line + ("…" if hi < len(text) else "")
