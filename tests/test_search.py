@@ -99,6 +99,25 @@ def test_modules_topics_and_zone_text_are_rows_too(layer):
     assert [(h.kind, h.container, h.title) for h in nucleus] == [("nucleus", "NUCLEUS 2", "EMOTIONAL")]
 
 
+def test_container_paths_are_the_addresses_list_containers_gives(tmp_path):
+    """Search names a container as the layer's list_containers (and the MCP tools) do."""
+    import corpus
+
+    from zonemark import parse_file
+    from zonemark.layer.containers import list_containers
+    from zonemark.search.rows import rows_of
+    paths = corpus.generate_layer(tmp_path, modules=2, memories=3, reminder_size=120_000, ext_size=80_000)
+    checked = 0
+    for path in paths + sorted(SPEC.glob("*.md")):
+        doc = parse_file(path)
+        addresses = {c.line: c.address for c in list_containers(doc)}
+        for row in rows_of(doc):
+            if row.kind not in ("entry", "text"):
+                assert row.container == addresses[row.line], (path.name, row.line)
+                checked += 1
+    assert checked > 100
+
+
 def test_italian_accents_and_japanese_words_inside_a_sentence(layer):
     assert where(search(layer, "perche")) == [("diario[ext_memory].md", 8)]
     assert where(search(layer, "perché")) == [("diario[ext_memory].md", 8)]

@@ -179,19 +179,24 @@ def _kind(h: Heading) -> str:
 
 
 class _Paths:
-    """Address and name path of every container of the outline, by header line."""
+    """Address and name path of every container of the outline, by header line.
+
+    As :mod:`zonemark.layer.containers` builds addresses: a module, topic, sub-topic, sub-module
+    or nucleus prefixes the containers under it; a plain H2 section owns entries but prefixes
+    nothing.  Segments are names (ids for modules), so two siblings with one name share a path.
+    """
 
     def __init__(self, doc: Document):
         self.by_line: dict[int, tuple[str, str, OutlineNode]] = {}
-        root = doc.outline()
-        self.root_line = root.line
-        todo = [(root, (), ())]
+        todo = [(doc.outline(), (), ())]
         while todo:
             node, addr, names = todo.pop()
             if node.kind != "file" and node.is_container:
                 seg, name = _segment(node)
-                addr, names = addr + (seg,), names + (name,)
-                self.by_line[node.line] = ("/".join(addr), "/".join(names), node)
+                own_addr, own_names = addr + (seg,), names + (name,)
+                self.by_line[node.line] = ("/".join(own_addr), "/".join(own_names), node)
+                if node.kind in ("module", "sub_module", "nucleus"):
+                    addr, names = own_addr, own_names
             for child in node.children:
                 todo.append((child, addr, names))
 
