@@ -266,6 +266,14 @@ def test_an_external_module_gets_an_id_from_the_name_unique_in_the_layer(tmp_pat
     check_clean(capsys, tmp_path)
 
 
+def test_a_file_without_a_final_newline(tmp_path, capsys):
+    path = tmp_path / "cut[ext_memory].md"
+    path.write_bytes("# cut — 切 [external_memory]\n\n[P1]\n## TOPIC: A\n[/P1]\n\n[P4]\n[/P4]".encode())
+    added = add_container(path, "B", store=FAST)
+    assert path.read_bytes().endswith(b"[/P4]\n\n[P1]\n## TOPIC: B\n[/P1]\n\n[P4]\n[/P4]\n") and added.line == 11
+    check_clean(capsys, path)
+
+
 def test_a_crlf_file_keeps_its_line_endings(tmp_path):
     path = tmp_path / "win[ext_memory].md"
     path.write_bytes(b"# win [external_memory]\r\n\r\n[P1]\r\n## TOPIC: A\r\n[/P1]\r\n\r\n[P4]\r\n[/P4]\r\n")

@@ -35,6 +35,8 @@ def _guard(action):
         raise CliError(f"zonemark: permission denied: {exc.filename or exc}", EXIT_USAGE) from None
     except OSError as exc:
         raise CliError(f"zonemark: {exc.strerror or exc}", EXIT_USAGE) from None
+    except Exception as exc:  # a defect: still one line, never a traceback
+        raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
 
 
 def cmd_new(args) -> int:

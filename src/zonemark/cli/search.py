@@ -57,6 +57,8 @@ def cmd_search(args) -> int:
         raise CliError(f"zonemark search: {exc}", EXIT_USAGE) from None
     except OSError as exc:
         raise CliError(f"zonemark search: {exc.strerror or exc}", EXIT_USAGE) from None
+    except Exception as exc:  # a defect: still one line, never a traceback
+        raise CliError(f"zonemark search: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
     for note in result.skipped:
         print(f"note: cannot read {note}; left out of this search", file=sys.stderr)
     if result.cache is None:

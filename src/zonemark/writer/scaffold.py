@@ -44,6 +44,7 @@ from .atomic import sync_dir, unlink_quietly, write_temp
 from .locate import HeaderInfo, ZoneIndex, journal_zones, resolve_container
 from .sanitize import RefusedWrite
 from .store import Store
+from .verify import Edit, Expect, compare
 
 #: kind given on the command line -> (H1 tag, filename tag) (§3.1, §3.4)
 KINDS = {"reminder": ("reminder", "reminder"), "module": ("external_module", "ext_module"),
@@ -388,6 +389,11 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
         new, at_line, line = _splice(data, at, block)
         after = parse(decode(new), path=str(path))
         added = new.count(b"\n") - data.count(b"\n")
+        start = len(decode(data[:at]))
+        edit = Edit(start, 0, len(after.source) - len(before.source), at_line, 0, added)
+        verdict = compare(before, after, edit, Expect(entries=0, structure=True))
+        if not verdict.ok:  # the writer's own barrier: nothing outside the insertion, no new error
+            raise _refuse(f"adding '{address}': {verdict.reason()}", "§5.5, re-check")
         header_line = line + 1
         journal = _check_result(before, after, at_line, added, address, header_line)
         state.update(header=header, line=header_line, journal=journal, address=address)
