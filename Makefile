@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_layer.py
 	$(BIN)/python bench/bench_append.py
 	$(BIN)/python bench/bench_lsp.py
+	$(BIN)/python bench/bench_search.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

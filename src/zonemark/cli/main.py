@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, interchange, layer, lsp, mcp, write
+from . import context, core, interchange, layer, lsp, mcp, scaffold, search, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     core.register(sub)
     layer.register(sub)
     write.register(sub)
+    search.register(sub)
+    scaffold.register(sub)
     mcp.register(sub)
     lsp.register(sub)
     context.register(sub)

@@ -1,0 +1,93 @@
+"""``zonemark new`` and ``zonemark add-container``: files and containers in the canonical shape of §14.
+
+``new`` never overwrites a file; ``add-container`` changes structure, so it is for the user only
+(``--as user``, §5.5).  A refusal exits 1, a usage problem 2; the message is one line on stderr and
+the file is untouched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
+
+KINDS = ("reminder", "module", "memory")
+_LABEL = {"reminder": "reminder", "external_module": "external module", "external_memory": "external memory"}
+
+
+def _guard(action):
+    """Run a scaffold call, turning every failure into one line and an exit code."""
+    from ..writer import RefusedWrite
+    from ..writer.store import StoreError
+    try:
+        return action()
+    except RefusedWrite as exc:
+        raise CliError(str(exc), EXIT_REFUSED) from None
+    except StoreError as exc:
+        raise CliError(f"refused: {exc}", EXIT_REFUSED) from None
+    except (ValueError, TypeError) as exc:
+        raise CliError(f"zonemark: {exc}", EXIT_USAGE) from None
+    except FileNotFoundError as exc:
+        raise CliError(f"zonemark: no such file: {exc.filename or exc}", EXIT_USAGE) from None
+    except (IsADirectoryError, NotADirectoryError) as exc:
+        raise CliError(f"zonemark: {exc.filename or exc}: not the kind of path expected", EXIT_USAGE) from None
+    except PermissionError as exc:
+        raise CliError(f"zonemark: permission denied: {exc.filename or exc}", EXIT_USAGE) from None
+    except OSError as exc:
+        raise CliError(f"zonemark: {exc.strerror or exc}", EXIT_USAGE) from None
+    except Exception as exc:  # a defect: still one line, never a traceback
+        raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
+
+
+def cmd_new(args) -> int:
+    from ..core.text import printable
+    from ..writer.scaffold import new_file
+    if args.topic and args.kind != "memory":
+        raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
+    if args.id is not None and args.kind != "module":
+        raise CliError("zonemark new: --id is for a module", EXIT_USAGE)
+    made = _guard(lambda: new_file(args.kind, args.name, args.dir, topics=args.topic or (), module_id=args.id))
+    what = ", ".join(f"'{c}'" for c in made.containers)
+    extra = " and a MODULE_STATE_REGISTRY" if made.file_type == "reminder" else ""
+    print(printable(f"created {made.path}: {_LABEL[made.file_type]} with {what}{extra}"))
+    return EXIT_OK
+
+
+def cmd_add_container(args) -> int:
+    from ..core.text import printable
+    from ..writer.scaffold import add_container
+    path = Path(args.file)
+    if not path.exists():
+        raise CliError(f"zonemark: no such file: {args.file}", EXIT_USAGE)
+    if path.is_dir():
+        raise CliError(f"zonemark: {args.file} is a folder; give a file", EXIT_USAGE)
+    added = _guard(lambda: add_container(path, args.path, actor=args.actor, module_id=args.id))
+    print(printable(f"{path}: added '{added.header}' at line {added.line} with its [P4] journal at line "
+                    f"{added.journal_line} (address '{added.address}'; history {added.history_id})"))
+    return EXIT_OK
+
+
+def register(subparsers) -> None:
+    """Add ``new`` and ``add-container`` to the ``zonemark`` parser."""
+    n = subparsers.add_parser("new", help="create a reminder, external module or memory in the canonical shape (§14)")
+    n.add_argument("kind", choices=KINDS)
+    n.add_argument("name", metavar="NAME", help="the name in the H1 (the file is NAME[tag].md, §3.4)")
+    n.add_argument("--dir", default=".", metavar="DIR", help="the layer folder (default: the current one)")
+    n.add_argument("--topic", action="append", metavar="PATH",
+                   help="memory: a topic or 'Topic/Sub-topic' to create (repeatable; default 'General')")
+    n.add_argument("--id", metavar="ID", help="module: the module id (default: the name in capitals)")
+    n.set_defaults(func=cmd_new)
+
+    a = subparsers.add_parser("add-container", help="add a topic, sub-topic or module with its [P4] journal "
+                                                    "(--as user)")
+    a.add_argument("file", metavar="FILE")
+    a.add_argument("path", metavar="PATH", help="memory: 'Topic' or 'Topic/Sub-topic'; reminder or module: "
+                                                "'ID: NAME' or 'NAME'")
+    a.add_argument("--id", metavar="ID", help="a module's id (default: the next free number in a reminder, the "
+                                              "name in capitals in an external module)")
+    a.add_argument("--as", dest="actor", choices=("ai", "user"), default="ai",
+                   help="who writes: only 'user' may add structure (§5.5)")
+    a.set_defaults(func=cmd_add_container)
+
+
+__all__ = ["register"]

@@ -1,0 +1,713 @@
+"""The full-text index of a layer: SQLite FTS5 in ``.zonemark/search.sqlite3``, a cache of the files.
+
+**Never trusted over the files.** Before every query each file of the layer is checked: a
+file whose size and modification time match what the index recorded (and whose modification
+is not so recent that a same-size rewrite within the clock's resolution could hide) is taken
+as indexed; any other file is read once — the same bytes give its digest (SHA-256 over the
+SHA-256 of each block) and its parse — and re-indexed unless the digest is unchanged.  Files
+that left the folder leave the index.  A cache file that SQLite reports corrupt, that another
+program wrote, or that an older zonemark wrote with another layout is deleted and rebuilt; a
+folder where it cannot be written gets an index in memory.
+
+**Refresh per file, per piece.** The index keeps each file's split points (:mod:`.rows`) and a
+digest of each 16 KiB block counted from the start and from the end.  After a change the
+blocks locate the changed bytes; only the pieces around them are parsed again, behind a
+synthetic head that gives the parser the state it had there (file type, open headers, open
+zone).  The result is used only if the re-parsed pieces end in the same state the next
+unchanged piece starts from and raise no structural error; otherwise the whole file is parsed.
+``tests/test_search_incremental.py`` checks on random edits that both ways give the same index.
+A row's line is kept relative to the top-level block it sits in (an *anchor*), so the lines
+that follow a change move by updating one anchor per block, not one row per entry.
+
+**Concurrency.** SQLite in WAL mode: queries never wait for a refresh, and refreshes take the
+write lock one file at a time (``BEGIN IMMEDIATE``) and re-check the file under it, so two
+processes refreshing the same layer each see the other's work and index nothing twice.
+Creating or discarding the cache file happens under a file lock
+(``.zonemark/locks/search.lock``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as _dt
+import functools
+import hashlib
+import os
+import sqlite3
+import time
+from array import array
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from itertools import accumulate
+from pathlib import Path
+
+from ..core.nodes import Heading
+from ..core.parser import parse, parse_bytes
+from ..core.text import decode, encode
+from .errors import QueryError, SearchUnavailable
+from .rows import Row, rows_of, shown, split_points, stack_at
+
+STATE_DIR = ".zonemark"
+CACHE_NAME = "search.sqlite3"
+LOCK_NAME = "search.lock"
+APPLICATION_ID = 0x7A6D7331  # 'zms1'
+SCHEMA_VERSION = 1
+TOKENIZER = "unicode61 remove_diacritics 2"
+#: bm25 weights of the FTS columns: title, body, context (file title and container names).
+WEIGHTS = (4.0, 1.0, 0.5)
+#: A query matching more rows than this ranks the most recent ones (see :meth:`Index.query`).
+RANK_WINDOW = 2000
+#: Row ids sort by date: the day (proleptic ordinal) in the high bits, a sequence below.  Rows
+#: with no date (containers, zone text, undated nodes) sort after every date.
+SEQ_BITS = 32
+UNDATED_DAY = 3_700_000
+BLOCK = 1 << 14
+#: A file modified less than this before it was read is hashed again at the next refresh,
+#: even if its size and time look unchanged (a rewrite within the clock's resolution).
+RACY_NS = 2_000_000_000
+BUSY_TIMEOUT = 60.0
+#: Parser codes after which a file is always parsed whole: they change how what follows is read.
+STRUCTURAL = frozenset({"UNCLOSED_PERMISSION_BLOCK", "MISMATCHED_PERMISSION_BLOCK", "NESTED_PERMISSION_BLOCK",
+                        "UNCLOSED_CODE_FENCE", "UNCLOSED_HTML_COMMENT", "UNCLOSED_FRONTMATTER"})
+
+_SCHEMA = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+    id INTEGER PRIMARY KEY, rel TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    read_ns INTEGER NOT NULL, digest BLOB NOT NULL, file_type TEXT, title TEXT, incremental INTEGER NOT NULL,
+    seg_len BLOB NOT NULL, seg_nl BLOB NOT NULL, seg_level BLOB NOT NULL, seg_stack BLOB NOT NULL,
+    seg_anchor BLOB NOT NULL, front BLOB NOT NULL, back BLOB NOT NULL);
+CREATE TABLE stacks(file_id INTEGER NOT NULL, id INTEGER NOT NULL, headers BLOB NOT NULL,
+    PRIMARY KEY(file_id, id)) WITHOUT ROWID;
+CREATE TABLE anchors(file_id INTEGER NOT NULL, id INTEGER NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY(file_id, id)) WITHOUT ROWID;
+CREATE TABLE entries(
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, anchor INTEGER NOT NULL, rel INTEGER NOT NULL,
+    kind TEXT NOT NULL, container TEXT NOT NULL, names TEXT NOT NULL, zone INTEGER, date TEXT);
+CREATE INDEX entries_by_anchor ON entries(file_id, anchor, rel);
+CREATE VIRTUAL TABLE fts USING fts5(title, body, context, tokenize='{TOKENIZER}');
+"""
+
+#: Stored in the cache: a file written with another schema (an older zonemark) is rebuilt.
+_SCHEMA_DIGEST = hashlib.sha256(_SCHEMA.encode()).hexdigest()[:16]
+
+
+@functools.cache
+def require_fts5() -> None:
+    """Raise :class:`SearchUnavailable` when this Python's SQLite has no FTS5."""
+    try:
+        con = sqlite3.connect(":memory:")
+        try:
+            con.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SearchUnavailable(f"this Python's sqlite3 module (SQLite {sqlite3.sqlite_version}) has no FTS5 "
+                                f"({exc}); zonemark search needs SQLite built with FTS5") from None
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether a SQLite error means the cache file is damaged or not a database at all."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB" or (
+        isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+        and "malformed" in str(exc))
+
+
+def is_unwritable(exc: BaseException) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR", "SQLITE_FULL"))
+
+
+# -- per-file state ----------------------------------------------------------------------------
+
+DIGEST = 16  # bytes kept of each block's SHA-256
+
+
+@dataclass
+class _Stored:
+    """What the index holds about one file.
+
+    The pieces (split points) are kept as parallel arrays: byte length, newline count, zone
+    level (0: the piece starts a top-level block), stack id and anchor id (the top-level block).
+    """
+
+    id: int
+    size: int
+    mtime_ns: int
+    read_ns: int
+    digest: bytes
+    file_type: str | None
+    title: str | None
+    incremental: bool
+    lens: array
+    nls: array
+    levels: bytes
+    stack_ids: array
+    anchors: array
+    front: bytes
+    back: bytes
+
+
+@dataclass(frozen=True)
+class _Fingerprint:
+    """A file's digest (SHA-256 over its size and its blocks' SHA-256s) and its block digests from each end."""
+
+    digest: bytes
+    front: bytes
+    back: bytes
+
+
+def _fingerprint(data: bytes) -> _Fingerprint:
+    view = memoryview(data)
+    n = len(data)
+    full = [hashlib.sha256(view[k:k + BLOCK]).digest() for k in range(0, n, BLOCK)]
+    back = b"".join(hashlib.sha256(view[max(0, n - k - BLOCK):n - k]).digest()[:DIGEST]
+                    for k in range(0, n, BLOCK))
+    digest = hashlib.sha256(n.to_bytes(8, "little") + b"".join(full)).digest()
+    return _Fingerprint(digest, b"".join(d[:DIGEST] for d in full), back)
+
+
+def _common_blocks(old: bytes, new: bytes) -> int:
+    k = 0
+    limit = min(len(old), len(new))
+    while k < limit and old[k:k + DIGEST] == new[k:k + DIGEST]:
+        k += DIGEST
+    return k // DIGEST
+
+
+def _byte_offsets(text: str, offsets: list[int]) -> list[int]:
+    """UTF-8 byte offsets of increasing character offsets into ``text`` (kept bytes count as one)."""
+    if text.isascii():
+        return list(offsets)
+    out, prev, acc = [], 0, 0
+    for v in offsets:
+        acc += len(encode(text[prev:v]))
+        out.append(acc)
+        prev = v
+    return out
+
+
+def _pieces(data: bytes, starts: list[int], end: int) -> tuple[list[int], list[int]]:
+    """Byte lengths and newline counts of the pieces beginning at ``starts`` (the last runs to ``end``)."""
+    bounds = list(starts[1:]) + [end]
+    return [b - a for a, b in zip(starts, bounds)], [data.count(b"\n", a, b) for a, b in zip(starts, bounds)]
+
+
+def _prefix(file_type: str, stack: tuple[str, ...], level: int) -> str:
+    """A synthetic head that leaves the parser as the file leaves it at a split point."""
+    head = f"# x [{file_type}]\n\n"
+    if stack:
+        head += "[P1]\n" + "".join(h + "\n" for h in stack) + "[/P1]\n\n"
+    if level:
+        head += f"[P{level}]\n"
+    return head
+
+
+def _anchored(rows: list[Row], anchor_lines: list[int], anchor_ids: list[int]) -> list[tuple[int, int, Row]]:
+    """Each row with the anchor it lies in (the last one starting at or before its line) and its line there."""
+    out = []
+    for r in rows:
+        k = bisect.bisect_right(anchor_lines, r.line) - 1
+        out.append((anchor_ids[k], r.line - anchor_lines[k], r))
+    return out
+
+
+# -- the index ---------------------------------------------------------------------------------
+
+class Index:
+    """One layer folder's index; use as a context manager (``with Index.open(root) as ix``)."""
+
+    def __init__(self, root: Path, con: sqlite3.Connection, cache: Path | None):
+        self.root = root
+        self.con = con
+        self.cache = cache
+        self.counts = {"incremental": 0, "full": 0}  # how files were re-indexed (tests, benchmarks)
+
+    # -- opening -------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, root, *, rebuild: bool = False, in_memory: bool = False,
+             busy_timeout: float = BUSY_TIMEOUT) -> "Index":
+        """Open (creating, or rebuilding when damaged or foreign) the index of the folder ``root``."""
+        require_fts5()
+        root = Path(root)
+        if in_memory:
+            return cls(root, _create(sqlite3.connect(":memory:", isolation_level=None)), None)
+        state = root / STATE_DIR
+        cache = state / CACHE_NAME
+        try:
+            (state / "locks").mkdir(parents=True, exist_ok=True)
+            import filelock
+            with filelock.FileLock(str(state / "locks" / LOCK_NAME), timeout=busy_timeout):
+                if rebuild:
+                    _discard(cache)
+                con = _connect(cache, busy_timeout)
+                try:
+                    status = _status(con)
+                except sqlite3.DatabaseError as exc:
+                    if not is_corrupt(exc):
+                        con.close()
+                        raise
+                    status = "foreign"
+                if status == "foreign":
+                    con.close()
+                    _discard(cache)
+                    con = _connect(cache, busy_timeout)
+                    status = "empty"
+                if status == "empty":
+                    _create(con)
+                return cls(root, con, cache)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not is_unwritable(exc):
+                raise
+            return cls(root, _create(sqlite3.connect(":memory:", isolation_level=None)), None)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- refreshing ----------------------------------------------------------------------------
+    def refresh(self, files, *, keep=None) -> tuple[int, list[tuple[str, str]]]:
+        """Bring the index up to date with ``files`` ((relative path, path) pairs).
+
+        ``keep`` (relative paths) drops every indexed file not in it: the files that left the
+        folder.  Returns how many files were re-indexed and those that could not be read (and why).
+        """
+        files = list(files)
+        known = {rel: (fid, size, mtime, read_ns) for fid, rel, size, mtime, read_ns in
+                 self.con.execute("SELECT id, rel, size, mtime_ns, read_ns FROM files")}
+        if keep is not None:
+            wanted = set(keep)
+            gone = [fid for rel, (fid, *_rest) in known.items() if rel not in wanted]
+            if gone:
+                with self._transaction():
+                    for fid in gone:
+                        self._drop_file(fid)
+        reindexed, skipped = 0, []
+        for rel, path in files:
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                skipped.append((rel, exc.strerror or str(exc)))
+                continue
+            k = known.get(rel)
+            if k is not None and _clean(k[1], k[2], k[3], st):
+                continue
+            try:
+                reindexed += self._refresh_file(rel, path)
+            except OSError as exc:
+                skipped.append((rel, exc.strerror or str(exc)))
+        return reindexed, skipped
+
+    def _refresh_file(self, rel: str, path) -> int:
+        with self._transaction():
+            cur = self._stored(rel)
+            with open(path, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if cur is not None and _clean(cur.size, cur.mtime_ns, cur.read_ns, st):
+                    return 0  # another process indexed it while this one waited for the lock
+                read_ns = time.time_ns()
+                data = handle.read()
+            fp = _fingerprint(data)
+            if cur is not None and cur.digest == fp.digest:
+                self.con.execute("UPDATE files SET size = ?, mtime_ns = ?, read_ns = ? WHERE id = ?",
+                                 (len(data), st.st_mtime_ns, read_ns, cur.id))
+                return 0
+            stamp = (st.st_mtime_ns, read_ns)
+            if cur is not None and cur.incremental and self._incremental(cur, data, fp, stamp):
+                self.counts["incremental"] += 1
+                return 1
+            self._full(rel, path, cur, data, fp, stamp)
+            self.counts["full"] += 1
+            return 1
+
+    def _full(self, rel: str, path, cur: _Stored | None, data: bytes, fp: _Fingerprint, stamp) -> None:
+        doc = parse_bytes(data, path=str(path))
+        splits = split_points(doc, 0)
+        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
+        incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
+        if cur is not None:
+            fid = cur.id
+            self._delete_rows(fid, "1")
+            self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
+            self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
+        else:
+            fid = self.con.execute(
+                "INSERT INTO files(rel, size, mtime_ns, read_ns, digest, incremental, seg_len, seg_nl, seg_level, "
+                "seg_stack, seg_anchor, front, back) VALUES (?, 0, 0, 0, x'', 0, x'', x'', x'', x'', x'', x'', x'')",
+                (rel,)).lastrowid
+        stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
+        anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
+        for sp in splits:
+            if sp.level == 0:
+                aid += 1
+                anchor_lines.append(sp.line)
+                anchor_ids.append(aid)
+            anchors.append(aid)
+        self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)",
+                             [(fid, i, ln) for i, ln in zip(anchor_ids, anchor_lines)])
+        self._insert_rows(fid, _anchored(rows_of(doc), anchor_lines, anchor_ids))
+        self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
+                        bytes(sp.level for sp in splits), stack_ids, anchors)
+
+    def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp) -> bool:
+        """Re-index only the pieces around the changed bytes; False when the whole file must be parsed.
+
+        Pieces ``[i, j)`` (old numbering) are replaced by the pieces of the re-parsed window;
+        pieces from ``j`` on keep their bytes and move by the change in size and lines.
+        """
+        old_n, new_n = cur.size, len(data)
+        same_front = min(_common_blocks(cur.front, fp.front) * BLOCK, old_n, new_n)
+        same_back = min(_common_blocks(cur.back, fp.back) * BLOCK, old_n - same_front, new_n - same_front)
+        starts = list(accumulate(cur.lens, initial=0))  # starts[k] of piece k; starts[n] = the old size
+        lines = list(accumulate(cur.nls, initial=1))
+        n = len(cur.lens)
+        i = bisect.bisect_right(starts, max(same_front - 1, 0), 0, n) - 1
+        if i <= 0:
+            return False  # the head changed (title, frontmatter): parse it all
+        j = max(bisect.bisect_left(starts, old_n - same_back, 0, n), i + 1)
+        a, old_end = starts[i], starts[j]
+        new_end = new_n - (old_n - old_end)
+        if new_end <= a:
+            return False
+        stack_i, level_i = self._stack(cur.id, cur.stack_ids[i]), cur.levels[i]
+        level_j = cur.levels[j] if j < n else 0
+        head = _prefix(cur.file_type, stack_i, level_i)
+        window = decode(data[a:new_end])
+        text = head + window + (f"[/P{level_j}]\n" if level_j else "")
+        doc = parse(text)
+        if any(d.code in STRUCTURAL for d in doc.diagnostics):
+            return False
+        p0, w = len(head), len(head) + len(window)
+        splits = split_points(doc, p0)
+        if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_i, stack_i):
+            return False
+        if any(sp.offset >= w for sp in splits):
+            return False
+        if j < n:
+            last = doc.blocks[-1]
+            if stack_at(doc, w) != self._stack(cur.id, cur.stack_ids[j]):
+                return False
+            if last.type != "permission_block" or last.start >= w or (level_j and last.permission_level != level_j):
+                return False
+            if level_j and last.children and isinstance(last.children[-1], Heading) and last.children[-1].level < 6:
+                return False  # a header left open (a refused one, the registry) would adopt the next entry
+        line0 = head.count("\n") + 1
+        line_i, line_j = lines[i], lines[j]
+        new_nl = window.count("\n")
+        shift = line_i - line0
+        d_lines = line_i + new_nl - line_j
+        rows = [replace(r, line=r.line + shift) for r in
+                rows_of(doc, first_line=line0, last_line=None if j >= n else line0 + new_nl - 1,
+                        title=cur.title or "")]
+        lens, nls = _pieces(data, [a + x for x in _byte_offsets(window, [sp.offset - p0 for sp in splits])], new_end)
+        stack_ids = self._stack_ids(cur.id, [sp.stack for sp in splits], {cur.stack_ids[i]: stack_i})
+        levels = cur.levels
+        # anchors (top-level blocks): the one piece i lies in, the ones starting inside the window
+        b_i = levels.rfind(b"\x00", 0, i + 1)
+        anchor_i, line_anchor_i = cur.anchors[b_i], lines[b_i]
+        inside = [k for k in range(i, j) if levels[k] == 0]
+        # 1. the old rows of the window
+        if b_i < i:
+            self._delete_rows(cur.id, "anchor = ? AND rel >= ? AND rel < ?",
+                              (anchor_i, line_i - line_anchor_i, line_j - line_anchor_i))
+        for k in inside:
+            self._delete_rows(cur.id, "anchor = ? AND rel < ?", (cur.anchors[k], line_j - lines[k]))
+        # 2. the new anchors and rows of the window
+        next_id = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM anchors WHERE file_id = ?",
+                                   (cur.id,)).fetchone()[0]
+        new_anchor_ids, new_anchor_lines, anchors_out = [], [], []
+        aid = anchor_i
+        for sp in splits:
+            if sp.level == 0:
+                aid = next_id + len(new_anchor_ids)
+                new_anchor_ids.append(aid)
+                new_anchor_lines.append(sp.line + shift)
+            anchors_out.append(aid)
+        # 3. the block that runs on past the window keeps its rows, re-anchored
+        tail = []
+        if level_j:
+            b_j = levels.rfind(b"\x00", 0, j + 1)
+            old_anchor, old_line = cur.anchors[b_j], lines[b_j]
+            new_line = new_anchor_lines[-1] if new_anchor_ids else line_anchor_i
+            self.con.execute("UPDATE entries SET anchor = ?, rel = rel + ? WHERE file_id = ? AND anchor = ? AND rel >= ?",
+                             (aid, old_line + d_lines - new_line, cur.id, old_anchor, line_j - old_line))
+            end = levels.find(b"\x00", j)
+            tail = [aid] * ((n if end < 0 else end) - j)
+        # 4. anchors: drop those of the window, move those after it, add the new ones
+        gone = [cur.anchors[k] for k in inside]
+        if gone:
+            self.con.execute(f"DELETE FROM anchors WHERE file_id = ? AND id IN ({','.join(map(str, gone))})",
+                             (cur.id,))
+        if d_lines and j < n:
+            self.con.execute("UPDATE anchors SET line = line + ? WHERE file_id = ? AND line >= ?",
+                             (d_lines, cur.id, line_j))
+        self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)",
+                             [(cur.id, x, ln) for x, ln in zip(new_anchor_ids, new_anchor_lines)])
+        self._insert_rows(cur.id, _anchored(rows, [line_anchor_i] + new_anchor_lines, [anchor_i] + new_anchor_ids))
+        anchors = cur.anchors[:i] + array("I", anchors_out) + array("I", tail) + cur.anchors[j + len(tail):]
+        self._save_file(cur.id, new_n, fp, stamp, cur.file_type, cur.title, True,
+                        cur.lens[:i] + array("I", lens) + cur.lens[j:], cur.nls[:i] + array("I", nls) + cur.nls[j:],
+                        levels[:i] + bytes(sp.level for sp in splits) + levels[j:],
+                        cur.stack_ids[:i] + array("I", stack_ids) + cur.stack_ids[j:], anchors)
+        return True
+
+    # -- storage helpers -----------------------------------------------------------------------
+    def _stored(self, rel: str) -> _Stored | None:
+        row = self.con.execute(
+            "SELECT id, size, mtime_ns, read_ns, digest, file_type, title, incremental, seg_len, seg_nl, seg_level, "
+            "seg_stack, seg_anchor, front, back FROM files WHERE rel = ?", (rel,)).fetchone()
+        if row is None:
+            return None
+        arrays = []
+        for blob in (row[8], row[9], row[11], row[12]):
+            arr = array("I")
+            arr.frombytes(blob)
+            arrays.append(arr)
+        lens, nls, stack_ids, anchors = arrays
+        return _Stored(*row[:7], bool(row[7]), lens, nls, bytes(row[10]), stack_ids, anchors, bytes(row[13]),
+                       bytes(row[14]))
+
+    def _stack(self, fid: int, sid: int) -> tuple[str, ...]:
+        row = self.con.execute("SELECT headers FROM stacks WHERE file_id = ? AND id = ?", (fid, sid)).fetchone()
+        return tuple(decode(row[0]).split("\n")) if row and row[0] else ()
+
+    def _stack_ids(self, fid: int, stacks: list[tuple[str, ...]], known: dict[int, tuple[str, ...]]) -> list[int]:
+        """Ids for the given stacks, storing the ones this file has not stored yet."""
+        by_text = {v: k for k, v in known.items()}
+        out, next_id = [], None
+        for stack in stacks:
+            sid = by_text.get(stack)
+            if sid is None:
+                blob = encode("\n".join(stack))
+                row = self.con.execute("SELECT id FROM stacks WHERE file_id = ? AND headers = ?",
+                                       (fid, blob)).fetchone()
+                if row is None:
+                    if next_id is None:
+                        next_id = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM stacks WHERE file_id = ?",
+                                                   (fid,)).fetchone()[0]
+                    sid = next_id
+                    next_id += 1
+                    self.con.execute("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", (fid, sid, blob))
+                else:
+                    sid = row[0]
+                by_text[stack] = sid
+            out.append(sid)
+        return out
+
+    def _save_file(self, fid, size, fp, stamp, file_type, title, incremental, lens, nls, levels, stack_ids,
+                   anchors) -> None:
+        mtime_ns, read_ns = stamp
+        self.con.execute(
+            "UPDATE files SET size = ?, mtime_ns = ?, read_ns = ?, digest = ?, file_type = ?, title = ?, "
+            "incremental = ?, seg_len = ?, seg_nl = ?, seg_level = ?, seg_stack = ?, seg_anchor = ?, front = ?, "
+            "back = ? WHERE id = ?",
+            (size, mtime_ns, read_ns, fp.digest, file_type, title, int(incremental), array("I", lens).tobytes(),
+             array("I", nls).tobytes(), bytes(levels), array("I", stack_ids).tobytes(),
+             array("I", anchors).tobytes(), fp.front, fp.back, fid))
+
+    def _insert_rows(self, fid: int, rows: list[tuple[int, int, Row]]) -> None:
+        if not rows:
+            return
+        ids, next_seq = [], {}
+        for _anchor, _rel, r in rows:
+            day = _day(r.date)
+            seq = next_seq.get(day)
+            if seq is None:
+                seq = self.con.execute("SELECT coalesce(max(id) + 1, ?) FROM entries WHERE id >= ? AND id < ?",
+                                       (day << SEQ_BITS, day << SEQ_BITS, (day + 1) << SEQ_BITS)).fetchone()[0]
+                if seq >= (day + 1) << SEQ_BITS:  # 2**32 rows written for one day: start the cache afresh
+                    exhausted = sqlite3.DatabaseError("the index ran out of row ids for one day")
+                    exhausted.sqlite_errorname = "SQLITE_CORRUPT"
+                    raise exhausted
+            ids.append(seq)
+            next_seq[day] = seq + 1
+        self.con.executemany(
+            "INSERT INTO entries(id, file_id, anchor, rel, kind, container, names, zone, date) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(i, fid, anchor, rel, r.kind, r.container, r.names, r.zone, r.date)
+             for i, (anchor, rel, r) in zip(ids, rows)])
+        self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, ?, ?)",
+                             [(i, r.title, r.body, r.context) for i, (_a, _r, r) in zip(ids, rows)])
+
+    def _delete_rows(self, fid: int, where: str, args: tuple = ()) -> None:
+        self.con.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND {where})",
+                         (fid, *args))
+        self.con.execute(f"DELETE FROM entries WHERE file_id = ? AND {where}", (fid, *args))
+
+    def _drop_file(self, fid: int) -> None:
+        self._delete_rows(fid, "1")
+        for table in ("stacks", "anchors"):
+            self.con.execute(f"DELETE FROM {table} WHERE file_id = ?", (fid,))
+        self.con.execute("DELETE FROM files WHERE id = ?", (fid,))
+
+    @contextmanager
+    def _transaction(self):
+        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    # -- reading -------------------------------------------------------------------------------
+    def all_file_ids(self) -> set[int]:
+        return {fid for (fid,) in self.con.execute("SELECT id FROM files")}
+
+    def file_ids(self, rels) -> dict[str, int]:
+        """Index ids of the given relative paths (those indexed)."""
+        wanted = set(rels)
+        return {rel: fid for fid, rel in self.con.execute("SELECT id, rel FROM files") if rel in wanted}
+
+    def pieces(self, rel: str) -> list[tuple]:
+        """The stored pieces of one file: (byte offset, line, zone level, open headers)."""
+        cur = self._stored(rel)
+        if cur is None:
+            return []
+        starts = accumulate(cur.lens, initial=0)
+        lines = accumulate(cur.nls, initial=1)
+        return [(s, ln, lv, self._stack(cur.id, sid))
+                for s, ln, lv, sid in zip(starts, lines, cur.levels, cur.stack_ids)]
+
+    def rows(self, rel: str) -> list[tuple]:
+        """Every stored row of one file, in line order (for tests and tools)."""
+        return self.con.execute(
+            "SELECT a.line + e.rel AS line, e.kind, e.container, e.names, e.zone, e.date, t.title, t.body, t.context "
+            "FROM entries e JOIN files f ON f.id = e.file_id JOIN anchors a ON a.file_id = e.file_id "
+            "AND a.id = e.anchor JOIN fts t ON t.rowid = e.id WHERE f.rel = ? ORDER BY line, e.id", (rel,)).fetchall()
+
+    def query(self, match: str, *, file_ids: list[int] | None, container: str | None = None,
+              since: str | None = None, until: str | None = None, zones: tuple[int, ...] | None = None,
+              limit: int = 10, raw: bool = False, window: int | None = RANK_WINDOW):
+        """The best ``limit`` rows for the FTS5 expression ``match``: (hits, more, windowed).
+
+        Ranked by bm25 (title, body and context weighted :data:`WEIGHTS`).  When more than
+        ``window`` rows match (after the filters), only the ``window`` most recent are ranked —
+        entries by date, undated rows (containers, zone text) counting as most recent — and
+        ``windowed`` is True; ``window=None`` ranks every match.  Each hit is (rel, line, kind,
+        container, zone, date, title, body as stored, score).
+        """
+        where, args = ["fts MATCH ?"], [match]
+        if file_ids is not None:
+            where.append(f"e.file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})")
+        if container:
+            where.append("(e.container = ? OR e.names = ? OR substr(e.container, 1, ?) = ? "
+                         "OR substr(e.names, 1, ?) = ?)")
+            args += [container, container, len(container) + 1, container + "/", len(container) + 1, container + "/"]
+        if since:
+            where += ["fts.rowid >= ?", "e.date >= ?"]
+            args += [_day(since) << SEQ_BITS, since]
+        if until:
+            where += ["fts.rowid < ?", "substr(e.date, 1, ?) <= ?"]
+            args += [(_day(until) + 1) << SEQ_BITS, len(until), until]
+        if zones:
+            where.append(f"e.zone IN ({','.join(str(int(z)) for z in zones)})")
+        joined = len(where) > 1
+        source = "fts JOIN entries e ON e.id = fts.rowid" if joined else "fts"
+        condition = " AND ".join(where)
+        weights = ", ".join(map(str, WEIGHTS))
+        try:
+            windowed = False
+            if window is not None:
+                cut = self.con.execute(f"SELECT fts.rowid FROM {source} WHERE {condition} ORDER BY fts.rowid DESC "
+                                       "LIMIT 1 OFFSET ?", (*args, window)).fetchone()
+                if cut is not None:
+                    windowed = True
+                    condition += f" AND fts.rowid > {int(cut[0])}"
+            top = self.con.execute(f"SELECT fts.rowid, bm25(fts, {weights}) AS score FROM {source} "
+                                   f"WHERE {condition} ORDER BY score LIMIT ?", (*args, limit + 1)).fetchall()
+            more = len(top) > limit or windowed
+            top = top[:limit]
+            if not top:
+                return [], False, False
+            ids = ",".join(str(int(i)) for i, _ in top)
+            details = {row[0]: row[1:] for row in self.con.execute(
+                "SELECT e.id, f.rel, a.line + e.rel, e.kind, e.container, e.zone, e.date, t.title, t.body "
+                "FROM entries e JOIN files f ON f.id = e.file_id JOIN anchors a ON a.file_id = e.file_id "
+                f"AND a.id = e.anchor JOIN fts t ON t.rowid = e.id WHERE e.id IN ({ids})")}
+        except sqlite3.OperationalError as exc:
+            if is_corrupt(exc) or is_unwritable(exc) or "locked" in str(exc):
+                raise
+            how = "FTS5 query (--raw)" if raw else "query"
+            raise QueryError(f"not a valid {how}: {' '.join(str(exc).split())}") from None
+        hits = []
+        for rowid, score in top:
+            rel, line, kind, cont, zone, date, title, body = details[rowid]
+            hits.append((rel, line, kind, cont, zone, date, shown(title), body, -score))
+        return hits, more, windowed
+
+    def has_container(self, container: str, file_ids: list[int] | None) -> bool:
+        scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
+        return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
+                                (container, container)).fetchone() is not None
+
+
+def _day(date: str | None) -> int:
+    """The day of a row's date (its id's high bits); :data:`UNDATED_DAY` when it has none."""
+    if date:
+        try:
+            return _dt.date.fromisoformat(date[:10]).toordinal()
+        except ValueError:
+            pass
+    return UNDATED_DAY
+
+
+def _clean(size: int, mtime_ns: int, read_ns: int, st: os.stat_result) -> bool:
+    """Whether a file's stat shows it unchanged since it was read (and not racily so)."""
+    return size == st.st_size and mtime_ns == st.st_mtime_ns and st.st_mtime_ns < read_ns - RACY_NS
+
+
+# -- the cache file --------------------------------------------------------------------------
+
+def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    con = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None)
+    con.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    con.execute("PRAGMA synchronous = NORMAL")
+    return con
+
+
+def _status(con: sqlite3.Connection) -> str:
+    """'ok', 'empty' (a new file) or 'foreign' (another program's, another layout, or damaged)."""
+    app = con.execute("PRAGMA application_id").fetchone()[0]
+    tables = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if app == 0 and tables == 0:
+        return "empty"
+    if app != APPLICATION_ID or con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+        return "foreign"
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta"))
+    except sqlite3.OperationalError:
+        return "foreign"
+    return "ok" if meta.get("schema") == _SCHEMA_DIGEST else "foreign"
+
+
+def _create(con: sqlite3.Connection) -> sqlite3.Connection:
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in filter(str.strip, _SCHEMA.split(";\n")):
+            con.execute(statement)
+        con.execute("INSERT INTO meta(key, value) VALUES ('schema', ?), ('format', ?)",
+                    (_SCHEMA_DIGEST, str(SCHEMA_VERSION)))
+        con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+    return con
+
+
+def _discard(cache: Path) -> None:
+    """Delete the cache file and its WAL companions (their names only: open handles keep working)."""
+    for suffix in ("-wal", "-shm", ""):
+        try:
+            os.unlink(str(cache) + suffix)
+        except FileNotFoundError:
+            pass
