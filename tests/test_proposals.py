@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from zonemark import parse_file
-from zonemark.writer import RefusedWrite, Store, apply_proposal, propose
+from zonemark.writer import RefusedWrite, Store, apply_proposal, propose, reject_proposal
 from zonemark.writer import edit as edit_module
 from zonemark.writer.proposals import list_proposals
 
@@ -262,3 +262,29 @@ def test_a_proposal_keeps_a_crlf_file_crlf(tmp_path, store):
     apply_proposal(prop.path, actor="user", store=store)
     assert f.read_bytes() == PLANS.replace("Andare a Kyōto — forse in primavera.", "Kyōto in autunno.") \
         .replace("\n", "\r\n").encode("utf-8")
+
+
+def test_reject_marks_a_proposal_rejected_and_never_touches_the_file(tmp_path, store, capsys, monkeypatch):
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    before = f.read_bytes()
+    p = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno — 秋.\n", reason="autunno",
+                store=store)
+    with pytest.raises(RefusedWrite, match="only the user may reject"):
+        reject_proposal(p.path, actor="ai")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, ["reject", p.id])  # the CLI acts as 'ai' unless --as user
+    assert code == 1 and "only the user" in err and err.count("\n") == 1
+    code, out, err = run(capsys, ["reject", p.id, "--as", "user", "--reason", "non ora — 今じゃない"])
+    assert code == 0, err
+    assert f.read_bytes() == before
+    record = json.loads(p.path.read_text(encoding="utf-8"))
+    assert record["status"] == "rejected" and record["rejection_reason"] == "non ora — 今じゃない"
+    assert list_proposals(tmp_path) == []
+    with pytest.raises(RefusedWrite, match="already rejected"):
+        apply_proposal(p.path, actor="user", store=store)
+    code, _, err = run(capsys, ["reject", p.id, "--as", "user"])
+    assert code == 1 and "already rejected" in err
+    code, _, err = run(capsys, ["reject", str(tmp_path), "--as", "user"])
+    assert code == 2 and "is a folder" in err
+    assert f.read_bytes() == before

@@ -208,6 +208,18 @@ def register(subparsers) -> None:
         print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
         return EXIT_OK
 
+    def cmd_reject(args) -> int:
+        from ..writer import reject_proposal
+        from ..writer.proposals import find_proposal
+        given = Path(args.proposal)
+        if given.is_dir():
+            raise CliError(f"zonemark reject: {args.proposal} is a folder; give a proposal file or id "
+                           f"('zonemark proposals' lists them)", EXIT_USAGE)
+        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        p = _run(lambda: reject_proposal(proposal, actor=args.actor, reason=args.reason))
+        print(f"{p.target}: proposal {p.id} rejected (the file is unchanged)")
+        return EXIT_OK
+
     def cmd_proposals(args) -> int:
         from ..writer.proposals import find_proposal, list_proposals, show_proposal
         where = Path(args.target)
@@ -290,6 +302,12 @@ def register(subparsers) -> None:
     ap.add_argument("proposal", help="a proposal file, or its id (looked up from the current folder)")
     _actor(ap)
     ap.set_defaults(func=cmd_apply)
+
+    rj = subparsers.add_parser("reject", help="reject a proposal (--as user); the file is not touched")
+    rj.add_argument("proposal", help="a proposal file, or its id (looked up from the current folder)")
+    rj.add_argument("--reason", help="one line saying why (kept in the proposal's record)")
+    _actor(rj)
+    rj.set_defaults(func=cmd_reject)
 
     pr = subparsers.add_parser("proposals", help="list the pending proposals of a file or layer, or show one")
     pr.add_argument("target", metavar="LAYER_OR_FILE", nargs="?", default=".",

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 _EXPORTS = {
     **dict.fromkeys(("ACTORS", "WriteResult", "append_entry", "edit_zone", "history", "rewrite_registry",
                      "set_states", "undo"), "edit"),
-    **dict.fromkeys(("Proposal", "apply_proposal", "propose"), "proposals"),
+    **dict.fromkeys(("Proposal", "apply_proposal", "propose", "reject_proposal"), "proposals"),
     **dict.fromkeys(("RefusedWrite", "sanitize_body", "sanitize_title"), "sanitize"),
     **dict.fromkeys(("Store", "WriteConflict"), "store"),
 }
@@ -42,6 +42,6 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .edit import ACTORS, WriteResult, append_entry, edit_zone, history, rewrite_registry, set_states, undo
-    from .proposals import Proposal, apply_proposal, propose
+    from .proposals import Proposal, apply_proposal, propose, reject_proposal
     from .sanitize import RefusedWrite, sanitize_body, sanitize_title
     from .store import Store, WriteConflict

@@ -307,6 +307,28 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
     return result
 
 
+def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = None) -> Proposal:
+    """Mark an open proposal rejected ('user' only); the target file is not touched.
+
+    The record is kept (status ``rejected``, with the time and the user's reason) so the
+    review of what an AI asked for stays complete; a rejected proposal can no longer be applied.
+    """
+    check_actor(actor)
+    if actor != "user":
+        raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", rule="§5.2")
+    if reason is not None and (not isinstance(reason, str) or "\n" in reason.strip()):
+        raise ValueError("a rejection reason is one line of text")
+    proposal = load(proposal_path)
+    if proposal.status != "open":
+        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", rule="proposal")
+    record = json.loads(proposal.path.read_text(encoding="utf-8"))
+    record.update(status="rejected", rejected=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    if reason and reason.strip():
+        record["rejection_reason"] = reason.strip()
+    _write_json(proposal.path, record)
+    return load(proposal.path)
+
+
 # -- listing and showing (``zonemark proposals``) ------------------------------------------------
 
 def _folders(where: Path) -> list[Path]:
@@ -388,7 +410,7 @@ def show_proposal(proposal: Proposal) -> str:
         return "\n".join(head + [f"the file cannot be read: {exc.strerror or exc}"]) + "\n"
     zone = locate_zone(proposal, data) if proposal.status == "open" else None
     if proposal.status != "open":
-        body = ["(already applied; the diff as it was proposed:)", proposal.diff]
+        body = [f"(already {proposal.status}; the diff as it was proposed:)", proposal.diff]
     elif zone is None:
         body = ["STALE: the zone changed since the proposal was made; it cannot be applied. The diff as it was "
                 "proposed:", proposal.diff]
