@@ -16,6 +16,10 @@ from pathlib import Path
 from ..core.text import printable
 from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from ..interchange.records import RecordOutcome
+
 
 def read_chat_text(name: str | None, command: str) -> tuple[str, str]:
     """The chat text of FILE, or of stdin for ``-``/None, and a name for it; UTF-8, a BOM dropped."""
@@ -187,7 +191,7 @@ def cmd_trace(args) -> int:
     text, _ = read_chat_text(args.operands[1] if len(args.operands) > 1 else None, "trace")
     from ..interchange.trace import read_trace
     result = read_trace(text, layer)
-    recorded = ()
+    recorded: tuple[RecordOutcome, ...] = ()
     if result.illuminated and not args.no_record:
         from ..interchange.records import record_trace
         try:

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from . import syntax as sx
 
 _TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
-_B = TypeVar("_B", bound="Block")
+#: A frozen, slotted node class that `fast_constructor` builds: a `Block` or a `Connection`.
+_B = TypeVar("_B", bound="Block | Connection")
 
 
 #: The §13 block types.

@@ -176,9 +176,8 @@ def extract_logs(text: str) -> Extraction:
     fence_line = -1  # index of the open fence's opening line
     closed_by_marker = False
 
-    def close(end: str, end_index: int | None, stop: int) -> None:
+    def close(e: dict, end: str, end_index: int | None, stop: int) -> None:
         nonlocal open_entry
-        e = open_entry
         h: _Header = e["header"]
         entries.append(LogEntry(e["index"] + 1, lines[e["index"]], h.date, h.title, end,
                                 None if end_index is None else end_index + 1,
@@ -191,13 +190,13 @@ def extract_logs(text: str) -> Extraction:
                 warnings.append(notice("LOG_ENDS_AT_FENCE",
                                        f"the entry of line {open_entry['index'] + 1} started inside a code fence:"
                                        f" it ends at the fence's closing line {i + 1}", open_entry["index"] + 1))
-                close(END_OF_TEXT, None, i)
+                close(open_entry, END_OF_TEXT, None, i)
                 closed_by_marker = False
             fence = None
             continue
         if is_marker(line):
             if open_entry is not None:
-                close(END_MARKER, i, i)
+                close(open_entry, END_MARKER, i, i)
                 closed_by_marker = True
             elif closed_by_marker:
                 warnings.append(notice("LOG_MARKER_DUPLICATE",
@@ -211,7 +210,7 @@ def extract_logs(text: str) -> Extraction:
             if open_entry is not None:
                 # A fence opened after the previous header frames this one: its opening line is not body.
                 stop = fence_line if fence is not None and fence_line > open_entry["index"] else i
-                close(END_NEXT_HEADER, i, stop)
+                close(open_entry, END_NEXT_HEADER, i, stop)
             open_entry = {"index": i, "header": header, "fence": fence_id if fence is not None else None}
             closed_by_marker = False
             n = i + 1
@@ -244,5 +243,5 @@ def extract_logs(text: str) -> Extraction:
                                    f"line {i + 1}: '{line.strip()[:40]}' is not the [/LOG] marker (upper case, alone"
                                    f" on its line): {where}", i + 1))
     if open_entry is not None:
-        close(END_OF_TEXT, None, len(lines))
+        close(open_entry, END_OF_TEXT, None, len(lines))
     return Extraction(tuple(entries), tuple(warnings))

@@ -72,6 +72,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
+from ..core.outline import OutlineNode
 from ..layer.loader import Layer, LayerModule
 from .notices import Notice, notice
 
@@ -298,9 +299,8 @@ def parse_trace(text: str) -> ParsedTraces:
     warnings: list[Notice] = []
     current: dict | None = None  # open_line, marker, version, form, content [(line, text)]
 
-    def finish(close_line: int | None, close_marker: str | None, reason: str | None) -> None:
+    def finish(c: dict, close_line: int | None, close_marker: str | None, reason: str | None) -> None:
         nonlocal current
-        c = current
         current = None
         rejected = reason is not None
         if not rejected:
@@ -314,7 +314,7 @@ def parse_trace(text: str) -> ParsedTraces:
                 warnings.append(notice("TRACE_UNKNOWN_VERSION", f"line {c['open']}: grammar version '{version}' is"
                                        f" not known (only v1): block rejected, not parsed", c["open"]))
             rejected = reason is not None
-            if close_marker is not None and close_marker != c["marker"]:
+            if close_line is not None and close_marker is not None and close_marker != c["marker"]:
                 warnings.append(notice("TRACE_MARKER_MISMATCH", f"line {close_line}: [{c['marker']}: …] closed by"
                                        f" [/{close_marker}]: accepted", close_line))
         parsed = None if rejected else _parse_content(c["content"], c["form"], warnings)
@@ -331,7 +331,7 @@ def parse_trace(text: str) -> ParsedTraces:
         if closing is not None:
             if closing[0]:
                 current["content"].append((i, closing[0]))
-            finish(i, closing[1], None)
+            finish(current, i, closing[1], None)
         elif rest:
             current["content"].append((i, rest))
 
@@ -358,21 +358,21 @@ def parse_trace(text: str) -> ParsedTraces:
             c_open = current["open"]
             warnings.append(notice("TRACE_UNCLOSED", f"line {c_open}: the trace block is not closed before the next"
                                    f" opening marker (line {i}): rejected", c_open))
-            finish(None, None, f"not closed before the next opening marker (line {i})")
+            finish(current, None, None, f"not closed before the next opening marker (line {i})")
             open_block(i, m, bare)
             continue
         closing = _closing(bare)
         if closing is not None:
             if closing[0]:
                 current["content"].append((i, closing[0]))
-            finish(i, closing[1], None)
+            finish(current, i, closing[1], None)
             continue
         current["content"].append((i, line))
     if current is not None:
         c_open = current["open"]
         warnings.append(notice("TRACE_UNCLOSED", f"line {c_open}: the trace block is never closed by"
                                f" [/{current['marker']}]: rejected (a truncated trace is not trusted)", c_open))
-        finish(None, None, "never closed")
+        finish(current, None, None, "never closed")
     if not blocks:
         warnings.append(notice("TRACE_NOT_FOUND", "no [NTRACE: v1] … [/NTRACE] block in the text", 0))
     return ParsedTraces(tuple(blocks), tuple(warnings))
@@ -416,7 +416,9 @@ def _parse_content(content: list[tuple[int, str]], form: str, warnings: list[Not
     furthest = 0
     seen_nuclei_line = False
     for line, entry in _segments(content, form, warnings):
-        token = _FIRST_TOKEN.match(entry).group(1)
+        first = _FIRST_TOKEN.match(entry)
+        assert first is not None  # _segments starts every entry at a token
+        token = first.group(1)
         section = _SECTION[token]
         if section < furthest:
             warnings.append(notice("TRACE_SECTION_ORDER", f"line {line}: {token} after a later section (order is"
@@ -558,7 +560,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     dropped: list[Dropped] = []
     unknown: list[tuple[str, str]] = []
     enabling, why = tracing_module(layer)
-    accepted = [b for b in parsed.blocks if not b.rejected and b.parsed is not None]
+    accepted = [(b, b.parsed) for b in parsed.blocks if not b.rejected and b.parsed is not None]
     if parsed.blocks and why is not None:
         warnings.append(notice("TRACE_DISABLED", why, parsed.blocks[0].open_line))
     if enabling is not None and enabling.state_source and enabling.state_source.startswith("registry") \
@@ -569,7 +571,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
                                f" 'active - permanent' or 'inactive - permanent' to decide it yourself",
                                parsed.blocks[0].open_line))
     resolver = _Resolver(layer)
-    content = _union(b.parsed for b in accepted)
+    content = _union(c for _, c in accepted)
     kept = resolver.filter(content, dropped, unknown, warnings, caution=True)
     if unknown:
         n = len(unknown)
@@ -579,7 +581,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     enabled = why is None
     result = kept if enabled else TraceContent()
     targets = tuple(resolver.targets(result, warnings)) if enabled else ()
-    per_block = tuple((b, resolver.filter(b.parsed, [], [], [], caution=True)) for b in accepted) if enabled else ()
+    per_block = tuple((b, resolver.filter(c, [], [], [], caution=True)) for b, c in accepted) if enabled else ()
     return TraceResult(parsed.blocks, enabled, result, tuple(dropped), tuple(unknown), tuple(warnings), targets,
                        per_block)
 
@@ -632,7 +634,7 @@ class _Resolver:
         self.nuclei = {n.nucleus_id: n for n in layer.nuclei}
         self.modules = {m.module_id: m for m in layer.modules
                         if m.is_module and not m.temporary and not m.info.ignored and m.module_id is not None}
-        self.memories: dict[str, tuple[str, object]] = {}  # id -> (file rel, outline node)
+        self.memories: dict[str, tuple[str, OutlineNode]] = {}  # id -> (file rel, outline node)
         for f in layer.merged_files:
             if f.file_type != "external_memory":
                 continue
@@ -647,7 +649,7 @@ class _Resolver:
                 for name in (node.id if node.kind == "module" else None, node.name):
                     if name and name not in self.memories:
                         self.memories[name] = (rf.rel, node)
-        self._verbatim = None
+        self._verbatim: list[tuple[str, int, str, list[int], list[int]]] | None = None
         self._runs: set[int] | None = None
 
     # identifiers

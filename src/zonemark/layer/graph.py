@@ -105,7 +105,7 @@ def _extents(heads, last_line, size):
     Returns {line: (last line, end offset)}.
     """
     out = {}
-    stack = []  # (level, line)
+    stack: list[tuple[int, int]] = []  # (level, line)
     for h in heads:
         level, line = h.level, h.line
         while stack and stack[-1][0] >= level:
@@ -126,7 +126,10 @@ def build_graph(layer: Layer) -> dict:
 def _build_graph(layer: Layer) -> dict:
     module_by_pos = {(m.file, m.info.line): m for m in layer.modules}
     nucleus_by_pos = {(n.file, n.info.line): n for n in layer.nuclei}
-    nodes, links, per_file, id_of = [], [], {}, {}
+    nodes: list[dict] = []
+    links: list[dict] = []
+    per_file: dict[str, _FileNodes] = {}
+    id_of: dict[tuple[str, int], str] = {}
     all_diagnostics = layer.all_diagnostics()
     files_with_diagnostics = {d.path for d in all_diagnostics}
 
@@ -147,7 +150,7 @@ def _build_graph(layer: Layer) -> dict:
             nodes.append(node)
             if node["kind"] in ("module", "nucleus", "sub_module", "topic", "subtopic"):
                 id_of[(lf.rel, node["line"])] = node["id"]
-        fn.spans = fn.children = None  # only needed for the sources
+        fn.spans, fn.children = [], []  # only needed for the sources
 
     for e in layer.edges:
         source = id_of.get((e.file, e.line))
@@ -159,10 +162,10 @@ def _build_graph(layer: Layer) -> dict:
             n["label"], n["source"] = _valid_text(n["label"]), _valid_text(n["source"])
     diags = []
     for d in all_diagnostics:
-        fn = per_file.get(d.path)
+        owner = per_file.get(d.path) if d.path is not None else None
         diags.append({"path": d.path, "line": d.line, "column": d.column, "code": d.code,
                       "severity": d.severity.value, "message": _valid_text(d.message),
-                      "node": fn.node_at(d.line) if fn is not None else None})
+                      "node": owner.node_at(d.line) if owner is not None else None})
     return {
         "directed": True,
         "multigraph": True,

@@ -30,7 +30,7 @@ class LiveLayer:
     def __init__(self, root):
         self.root = Path(os.path.abspath(root))
         self._texts: dict[Path, str] = {}
-        self._parsed: dict[Path, tuple[object, Document]] = {}
+        self._parsed: dict[Path, tuple[tuple[object, ...], Document]] = {}
         self._found: list[tuple[str, Path]] | None = None
         self._layer: Layer | None = None
         self._layer_docs: tuple[Document, ...] = ()
@@ -69,8 +69,8 @@ class LiveLayer:
                 found = []
             self._found = [(rel, Path(os.path.abspath(p))) for rel, p in found]
         listed = {p for _, p in self._found}
-        unsaved = [(self.rel(p), p) for p in self._texts
-                   if p not in listed and p.suffix == ".md" and self.rel(p) is not None and not p.exists()]
+        unsaved = [(rel, p) for p in self._texts
+                   if p not in listed and p.suffix == ".md" and (rel := self.rel(p)) is not None and not p.exists()]
         return sorted(self._found + unsaved)
 
     def contains(self, path) -> bool:
@@ -83,7 +83,7 @@ class LiveLayer:
         text = self._texts.get(p)
         cached = self._parsed.get(p)
         if text is not None:
-            key: object = ("text", text)
+            key: tuple[object, ...] = ("text", text)
             if cached is not None and cached[0][0] == "text" and (cached[0][1] is text or cached[0][1] == text):
                 return cached[1]
             doc = parse(text, path=str(p))

@@ -161,6 +161,7 @@ def zones(doc: Document) -> tuple[Zone, ...]:
     for b in doc.blocks:
         if b.type != "permission_block":
             continue
+        assert b.permission_level is not None  # a permission block always has its level (core/tree.py)
         last = b.end_line
         while last > b.line and not lines.line(last).strip():
             last -= 1

@@ -71,7 +71,7 @@ def document_symbols(doc: Document) -> tuple[Symbol, ...]:
 
 def _kind(node: OutlineNode) -> str:
     if node.kind == "module":
-        return {"TOPIC": "topic", "SUBTOPIC": "subtopic"}.get(node.keyword, "module")
+        return {"TOPIC": "topic", "SUBTOPIC": "subtopic"}.get(node.keyword or "", "module")
     if node.kind == "state_registry":
         return "registry"
     if node.kind == "section" and node.section == "RULES":

@@ -53,6 +53,8 @@ _MAX_WORKSPACE_SYMBOLS = 1000
 class ZonemarkProtocol(LanguageServerProtocol):
     """pygls' protocol with the text of open documents kept by :class:`~.session.Session`."""
 
+    _server: ZonemarkServer  # pygls hands the protocol the server that created it (``protocol_cls`` below)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
         doc = params.text_document
@@ -168,21 +170,22 @@ class ZonemarkServer(LanguageServer):
             return
         self._published[ctx.uri] = key
         out = []
-        lines = source_lines(ctx.doc) if found else None
-        for d, line in found:
-            column = d.column if line == d.line else 1
-            span = lines.span(ctx.rel, line, column, d.code)
-            related = None
-            if d.related_line:
-                rspan = lines.span(ctx.rel, d.related_line, 1)
-                related = [types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=ctx.uri, range=lsp_range(lines, ctx.text, rspan.line, rspan.start,
-                                                                          rspan.end)),
-                    message=f"line {d.related_line}")]
-            out.append(types.Diagnostic(
-                range=lsp_range(lines, ctx.text, span.line, span.start, span.end), message=d.message,
-                severity=_SEVERITY.get(d.severity, types.DiagnosticSeverity.Warning), code=d.code,
-                source="zonemark", related_information=related))
+        if found:  # the line table only when there is something to place
+            lines = source_lines(ctx.doc)
+            for d, line in found:
+                column = d.column if line == d.line else 1
+                span = lines.span(ctx.rel, line, column, d.code)
+                related = None
+                if d.related_line:
+                    rspan = lines.span(ctx.rel, d.related_line, 1)
+                    related = [types.DiagnosticRelatedInformation(
+                        location=types.Location(uri=ctx.uri, range=lsp_range(lines, ctx.text, rspan.line,
+                                                                              rspan.start, rspan.end)),
+                        message=f"line {d.related_line}")]
+                out.append(types.Diagnostic(
+                    range=lsp_range(lines, ctx.text, span.line, span.start, span.end), message=d.message,
+                    severity=_SEVERITY.get(d.severity, types.DiagnosticSeverity.Warning), code=d.code,
+                    source="zonemark", related_information=related))
         version = self.session.buffers[ctx.uri].version if ctx.uri in self.session.buffers else None
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=ctx.uri, diagnostics=out, version=version))
@@ -201,6 +204,7 @@ class ZonemarkServer(LanguageServer):
         if span.rel == ctx.rel:
             return types.Location(uri=ctx.uri, range=self.span_range(ctx, span))
         f = navigate.file_of(ctx.layer, span.rel)
+        assert f is not None  # an occurrence lies in a file of the layer it was found in
         uri = self.session.uri_of(ctx.layer.root if ctx.live is not None else None, span.rel, ctx.uri)
         buf = self.session.buffers.get(uri)
         text = buf if buf is not None and buf.text == f.doc.source else self.session.text_of(f.doc)

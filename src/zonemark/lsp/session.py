@@ -134,8 +134,7 @@ class Session:
         if live is not None:
             if buf is not None:
                 live.set_text(path, buf.text)
-            if live.contains(path):
-                rel = live.rel(path)
+            if live.contains(path) and (rel := live.rel(path)) is not None:
                 layer = live.layer()
                 doc = layer.file(rel).doc
                 if buf is not None:

@@ -112,7 +112,7 @@ def _function_summary(layer: Layer, rel: str, line: int, limit: int = 300) -> st
     if section is None or section.block is None:
         return None
     body = section.block.raw_markdown.split("\n", 1)[1] if "\n" in section.block.raw_markdown else ""
-    paragraph = []
+    paragraph: list[str] = []
     for text in body.splitlines():
         text = text.strip()
         if not text:

@@ -337,10 +337,12 @@ class Index:
             self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
             self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
         else:
-            fid = self.con.execute(
+            new_id = self.con.execute(
                 "INSERT INTO files(rel, size, mtime_ns, read_ns, digest, incremental, seg_len, seg_nl, seg_level, "
                 "seg_stack, seg_anchor, front, back) VALUES (?, 0, 0, 0, x'', 0, x'', x'', x'', x'', x'', x'', x'')",
                 (rel,)).lastrowid
+            assert new_id is not None  # an INSERT sets the row id
+            fid = new_id
         stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
         anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
         for sp in splits:
@@ -377,6 +379,7 @@ class Index:
             return False
         stack_i, level_i = self._stack(cur.id, cur.stack_ids[i]), cur.levels[i]
         level_j = cur.levels[j] if j < n else 0
+        assert cur.file_type is not None  # only a file with a type is stored as incremental (_full)
         head = _prefix(cur.file_type, stack_i, level_i)
         window = decode(data[a:new_end])
         text = head + window + (f"[/P{level_j}]\n" if level_j else "")
@@ -421,7 +424,9 @@ class Index:
         # 2. the new anchors and rows of the window
         next_id = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM anchors WHERE file_id = ?",
                                    (cur.id,)).fetchone()[0]
-        new_anchor_ids, new_anchor_lines, anchors_out = [], [], []
+        new_anchor_ids: list[int] = []
+        new_anchor_lines: list[int] = []
+        anchors_out = []
         aid = anchor_i
         for sp in splits:
             if sp.level == 0:
@@ -470,8 +475,8 @@ class Index:
             arr.frombytes(blob)
             arrays.append(arr)
         lens, nls, stack_ids, anchors = arrays
-        return _Stored(*row[:7], bool(row[7]), lens, nls, bytes(row[10]), stack_ids, anchors, bytes(row[13]),
-                       bytes(row[14]))
+        return _Stored(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), lens, nls,
+                       bytes(row[10]), stack_ids, anchors, bytes(row[13]), bytes(row[14]))
 
     def _stack(self, fid: int, sid: int) -> tuple[str, ...]:
         row = self.con.execute("SELECT headers FROM stacks WHERE file_id = ? AND id = ?", (fid, sid)).fetchone()
@@ -514,7 +519,8 @@ class Index:
     def _insert_rows(self, fid: int, rows: list[tuple[int, int, Row]]) -> None:
         if not rows:
             return
-        ids, next_seq = [], {}
+        ids: list[int] = []
+        next_seq: dict[int, int] = {}
         for _anchor, _rel, r in rows:
             day = _day(r.date)
             seq = next_seq.get(day)
@@ -593,7 +599,8 @@ class Index:
         ``windowed`` is True; ``window=None`` ranks every match.  Each hit is (rel, line, kind,
         container, zone, date, title, body as stored, score).
         """
-        where, args = ["fts MATCH ?"], [match]
+        where = ["fts MATCH ?"]
+        args: list[object] = [match]
         if file_ids is not None:
             where.append(f"e.file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})")
         if container:

@@ -188,7 +188,7 @@ class _Paths:
 
     def __init__(self, doc: Document):
         self.by_line: dict[int, tuple[str, str, OutlineNode]] = {}
-        todo = [(doc.outline(), (), ())]
+        todo: list[tuple[OutlineNode, tuple[str, ...], tuple[str, ...]]] = [(doc.outline(), (), ())]
         while todo:
             node, addr, names = todo.pop()
             if node.kind != "file" and node.is_container:
@@ -206,7 +206,7 @@ class _Paths:
 
 
 class _Collector:
-    def __init__(self, doc: Document, first_line: int, last_line: int, title: str):
+    def __init__(self, doc: Document, first_line: int, last_line: int, title: str | None):
         self.doc = doc
         self.src = doc.source
         self.first, self.last = first_line, last_line

@@ -30,7 +30,8 @@ def fold(token: str) -> str:
 
 def query_tokens(query: str, *, raw: bool = False) -> tuple[frozenset[str], tuple[str, ...]]:
     """The folded tokens a query looks for, and the prefixes (``word*``)."""
-    exact, prefixes = set(), []
+    exact: set[str] = set()
+    prefixes: list[str] = []
     if raw:
         for m in _RAW_WORD.finditer(segment_cjk(query)):
             if m.group(1) in _OPERATORS:
