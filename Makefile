@@ -22,8 +22,10 @@ demo: $(STAMP)
 	$(BIN)/zonemark graph examples/layer --format html -o out/layer-graph.html
 	@echo "graph page written to out/layer-graph.html (open it in a browser; it works offline)"
 
-# The whole suite (slow tests included; `-m "not slow"` leaves them out when run by hand).
+# Static types first (mypy over src/zonemark, configured in pyproject.toml), then the whole suite
+# (slow tests included; `-m "not slow"` leaves them out when run by hand).
 test: $(STAMP) chromium
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2
 
 # The browser tests need a Chromium. Installed here, never by a test: with apt-get when we are
@@ -49,4 +51,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_search.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
