@@ -196,6 +196,8 @@ class ReviewServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
+        if self.process.stderr.closed:
+            return self.process.returncode, ""
         err = self.process.stderr.read().decode("utf-8", "replace")
         self.process.stdout.close()
         self.process.stderr.close()

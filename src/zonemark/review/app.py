@@ -124,11 +124,8 @@ class Review:
                                                counts=self.counts(layer)))
 
     def graph(self, request: Request) -> Response:
-        from ..interchange.records import load_records
         layer = self.layer()
-        records, _skipped = load_records(layer)
-        return HTMLResponse(pages.graph_page(self.site, records=len(records), note=self.note(request),
-                                             counts=self.counts(layer)))
+        return HTMLResponse(pages.graph_page(self.site, note=self.note(request), counts=self.counts(layer)))
 
     def check(self, request: Request) -> Response:
         layer = self.layer()

@@ -78,7 +78,7 @@ class Site:
         return (
             '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            '<meta name="referrer" content="no-referrer">\n'
+            '<meta name="referrer" content="same-origin">\n'
             f"<title>{_t(title)} \u2014 {_t(self.layer_name)} \u2014 zonemark review</title>\n"
             f'<link rel="stylesheet" href="{_a(self.url("/static/review.css"))}">\n</head>\n'
             f'<body class="page-{_a(current)}{" wide" if wide else ""}">\n'
@@ -252,9 +252,7 @@ def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
 
 # -- Graph -----------------------------------------------------------------------------------
 
-def graph_page(site: Site, *, records: int, note: Note | None, counts) -> str:
-    heat = (f"{records} recorded trace{'s' if records != 1 else ''}: tick <em>heat</em> on the graph to see how "
-            "often each node lit up." if records else "No trace recorded yet.")
+def graph_page(site: Site, *, note: Note | None, counts) -> str:
     body = (
         '<div class="graph-layout">'
         f'<form method="post" action="{_a(site.url("/graph/trace"))}" target="graph-frame" class="trace-form">'
@@ -266,9 +264,9 @@ def graph_page(site: Site, *, records: int, note: Note | None, counts) -> str:
         '<label class="check"><input type="checkbox" name="record" value="1" checked> record it for the heat view '
         '(as <code>zonemark trace</code> does)</label>'
         '<button type="submit" class="primary" id="light-up">Light up</button>'
-        f'<p class="hint" id="heat-note">{heat}</p>'
         '<p class="hint">The traced nodes light up in activation order; the trace\u2019s warnings are listed '
-        'beside the graph.</p></form>'
+        'beside the graph. Once traces are recorded, tick <em>heat</em> above the graph to see how often each '
+        'node lit up.</p></form>'
         f'<iframe name="graph-frame" id="graph-frame" title="Layer graph" src="{_a(site.url("/graph/frame"))}">'
         '</iframe></div>')
     return site.page("graph", "Graph", body, note=note, counts=counts, wide=True)

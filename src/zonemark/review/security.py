@@ -34,7 +34,7 @@ PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; frame-src 'se
 _DEFAULT_HEADERS = (
     (b"content-security-policy", PAGE_CSP.encode("ascii")),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
