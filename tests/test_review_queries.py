@@ -179,3 +179,19 @@ def test_diff_html_escapes_everything_and_shows_invisible_characters():
     assert "\u27e8U+202E\u27e9" in side and "\u27e8U+0007\u27e9" in side and "\\x80" in side
     assert re.search(r"<ins>[^<]*&lt;img", side)  # the changed words are marked
     assert side_by_side_html("uguale\n", "uguale\n") == '<p class="diff-none">No change.</p>'
+
+
+def test_the_review_rulings_cite_tests_that_exist():
+    text = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    cited = set(re.findall(r"`(test_review_\w+)\.py::(test_\w+)`", text))
+    assert len(cited) >= 12
+    for module, name in cited:
+        assert f"def {name}(" in (ROOT / "tests" / f"{module}.py").read_text(encoding="utf-8"), (module, name)
+
+
+def test_the_readme_shows_a_screenshot_of_each_page():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in ("activity", "proposals", "modules", "graph", "check"):
+        shot = ROOT / "docs" / "screenshots" / f"review-{page}.png"
+        assert f"](docs/screenshots/review-{page}.png)" in readme
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -48,6 +49,24 @@ def test_the_first_line_is_the_loopback_address_with_a_fresh_token(layer):
         status, headers, _ = one.request("GET", f"/?token={one.token}")
         assert status == 303 and headers["location"] == f"/activity?token={one.token}"
         assert one.request("GET", f"/activity?token={two.token}")[0] == 403  # another run's token
+        assert one.stop() == (0, "zonemark review: stopped\n")  # Ctrl-C: a clean stop, one line
+
+
+def test_open_starts_the_browser_with_the_address(layer, tmp_path, monkeypatch):
+    opened = tmp_path / "opened.txt"
+    command = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    monkeypatch.setenv("BROWSER", command)
+    with ReviewServer(layer, extra=("--open",)) as running:
+        deadline = time.monotonic() + 20
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text() == running.first_line
+        first = running.first_line
+    monkeypatch.delenv("BROWSER")
+    opened.unlink()
+    with ReviewServer(layer):  # without --open nothing is started
+        time.sleep(0.3)
+    assert not opened.exists() and first.startswith("http://127.0.0.1:")
 
 
 def test_port_given_is_used_and_a_port_in_use_is_one_line(layer):
@@ -132,6 +151,13 @@ def test_a_post_needs_the_token_in_its_body_or_header_not_only_the_url(server):
                                      headers={"X-Zonemark-Token": server.token})
     assert status == 303 and "/proposals?" in headers["location"]
     assert memory.read_bytes() != before and "foglie rosse" in memory.read_text(encoding="utf-8")
+
+
+def test_a_body_larger_than_the_limit_is_refused(server):
+    body = b"token=" + server.token.encode() + b"&text=" + b"a" * (5 * 1024 * 1024)
+    status, _, text = server.request("POST", f"/graph/trace?token={server.token}", body=body,
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 413 and text.startswith(b"refused: the request is larger than 4 MB")
 
 
 def test_other_methods_are_refused(server):
