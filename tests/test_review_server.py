@@ -290,3 +290,11 @@ def test_a_pasted_trace_lights_the_graph_and_is_recorded_when_asked(server):
     assert len(list((layer / ".zonemark" / "traces").glob("*.json"))) == 1
     frame = server.get("/graph/frame")[2].decode("utf-8")  # the heat view counts the one record
     assert '"heat":{"records":1,' in frame and '"lit":[]' in frame
+
+
+def test_the_command_line_imports_nothing_of_the_page_until_it_runs():
+    code = ("import sys; from zonemark.cli.main import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn') "
+            "or m.startswith('zonemark.review')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
