@@ -106,7 +106,8 @@ def add_ai_activity(layer: Path) -> Activity:
     append_entry(layer / CARS_NAME, "Maintenance/Tyres", title, "2,5 davanti, 2,7 dietro — misurata a freddo.",
                  actor="ai", date="2026-10-12")
     memory = layer / MEMORY_NAME
-    applied = propose(memory, "Viaggi", "###### LOG: 2026-01-03 — città\nKyoto — 京都, in autunno: foglie rosse.\n",
+    applied = propose(memory, "Viaggi",
+                      "###### LOG: 2026-01-03 — città\nKyoto — 京都, in autunno: foglie rosse.\n",
                       reason="aggiunge la stagione — 季節", actor="ai")
     rejected = propose(memory, "Cucina", "###### LOG: 2026-02-01 — ricetta\nLa nonna: ragù, quattro ore.\n",
                        reason="più tempo di cottura — 時間", actor="ai")

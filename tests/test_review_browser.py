@@ -22,7 +22,8 @@ from review_support import CARS_NAME, EXAMPLE, MEMORY_NAME, TRACE_ANSWER, Review
     tree_state
 from zonemark.writer.proposals import stored_proposals
 
-DRAFT = "# Bozza — 下書き [external_memory]\n\n[P1]\n## TOPIC: Idee\n[/P2]\n\n[P4]\n###### LOG: 2026-13-01 — data sbagliata\n[/P4]\n"
+DRAFT = ("# Bozza — 下書き [external_memory]\n\n[P1]\n## TOPIC: Idee\n[/P2]\n\n"
+         "[P4]\n###### LOG: 2026-13-01 — data sbagliata\n[/P4]\n")
 SCREENSHOTS = ("activity", "proposals", "modules", "graph", "check")
 WIDTH, HEIGHT = 1280, 800
 
@@ -122,7 +123,8 @@ def test_apply_a_proposal_and_see_the_file_change(browser, review):
     assert note.startswith(f"proposal {pid} applied to {MEMORY_NAME} (history ")
     after = memory.read_text(encoding="utf-8")
     assert "Kyoto — 京都, in autunno: foglie rosse." in after
-    assert after.replace("Kyoto — 京都, in autunno: foglie rosse.", "Un ricordo di lunga durata: Kyoto — 京都.") == before
+    old_line, new_line = "Un ricordo di lunga durata: Kyoto — 京都.", "Kyoto — 京都, in autunno: foglie rosse."
+    assert after.replace(new_line, old_line) == before
     assert browser.evaluate(f"document.getElementById('proposal-{pid}')") is None  # no longer pending
     assert browser.evaluate("document.querySelector('nav .badge').textContent") == "2"
     open_page(browser, review.url("/activity"))

@@ -5,7 +5,6 @@ render/proposal_change.py, render/diff_html.py)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from zonemark.layer.enclosing import enclosing_container
 from zonemark.render.activity import file_activity, layer_activity
 from zonemark.render.diff_html import diff_rows, side_by_side_html, unified_html, unified_text_html
 from zonemark.render.proposal_change import decided_proposals, pending_changes
-from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, propose, reject_proposal, set_states, undo
+from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, reject_proposal, set_states, undo
 from zonemark.writer import edit as edit_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +55,8 @@ def test_enclosing_container_follows_header_nesting_across_zones():
 
 
 def test_enclosing_container_with_japanese_and_italian_names():
-    doc = parse("# 記憶 [external_memory]\n\n[P1]\n## TOPIC: 日本語のメモ\n[/P1]\n\n[P4]\n###### LOG: 2026-01-02 — città\n"
+    doc = parse("# 記憶 [external_memory]\n\n[P1]\n## TOPIC: 日本語のメモ\n[/P1]\n\n"
+                "[P4]\n###### LOG: 2026-01-02 — città\n"
                 "testo — テキスト\n[/P4]\n")
     got = enclosing_container(doc, 9)
     assert (got.kind, got.label, got.address) == ("topic", "TOPIC: 日本語のメモ", "日本語のメモ")
@@ -164,7 +164,8 @@ def test_diff_rows_pair_changed_lines_and_mark_gaps():
     rows = diff_rows(old, new, context=2)
     assert rows[0].tag == "gap" and rows[-1].tag == "gap"
     changed = [r for r in rows if r.tag == "replace"]
-    assert [(r.old_line, r.old_text, r.new_line, r.new_text) for r in changed] == [(10, "riga 10", 10, "riga dieci — 十")]
+    assert [(r.old_line, r.old_text, r.new_line, r.new_text) for r in changed] == \
+        [(10, "riga 10", 10, "riga dieci — 十")]
     assert len([r for r in rows if r.tag == "equal"]) == 4
 
 

@@ -89,7 +89,7 @@ def diff_rows(old: str, new: str, *, context: int = 3) -> list[DiffRow]:
 
 
 def _inline(old: str, new: str) -> tuple[str, str]:
-    """The two lines escaped, with the changed characters marked ``<del>`` and ``<ins>``."""
+    """The two lines escaped, with the changed words marked ``<del>`` and ``<ins>``."""
     if len(old) > _INLINE_LIMIT or len(new) > _INLINE_LIMIT:
         return _visible(old), _visible(new)
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)

@@ -100,7 +100,7 @@ class Review:
                 note = action()
             except Exception as exc:  # the writer's refusals and any failure: one line on the page
                 note = _refusal(exc)
-        return self.back(page, note)
+            return self.back(page, note)
 
     # -- pages ----------------------------------------------------------------------------
 
@@ -148,8 +148,8 @@ class Review:
             return HTMLResponse(pages.message_page(self.site, rel, f"The file cannot be read: {exc.strerror}",
                                                    counts=self.counts(layer)), status_code=404)
         from ..core.text import decode
-        return HTMLResponse(pages.file_page(self.site, rel, decode(text), int(line) if line.isdigit() else None,
-                                            counts=self.counts(layer)))
+        wanted = int(line) if line.isdigit() and len(line) < 10 else None
+        return HTMLResponse(pages.file_page(self.site, rel, decode(text), wanted, counts=self.counts(layer)))
 
     def graph_frame(self, request: Request) -> Response:
         return self._graph_response(self.layer(), None)

@@ -242,7 +242,8 @@ def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
             change = "".join(forms)
         nuclei = ", ".join(str(n) for n in m.get("nuclei") or ()) or DASH
         declared = m.get("declaredState") or DASH
-        out.append(f'<tr id="module-{_a(ident)}"><th scope="row" class="mono">{_t(ident)}</th><td>{_t(m.get("name"))}</td>'
+        out.append(f'<tr id="module-{_a(ident)}"><th scope="row" class="mono">{_t(ident)}</th>'
+                   f'<td>{_t(m.get("name"))}</td>'
                    f'<td>{site.file_link(m["file"], m.get("line"))}</td>'
                    f'<td>{_t(declared)}</td><td>{state_cell}</td>'
                    f'<td>{_t(nuclei)}</td><td class="change">{change}</td></tr>')
