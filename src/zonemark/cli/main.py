@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, interchange, layer, lsp, mcp, scaffold, search, write
+from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
 from .common import EXIT_FINDINGS, CliError
 
 
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.register(sub)
     context.register(sub)
     interchange.register(sub)
+    review.register(sub)
     return p
 
 

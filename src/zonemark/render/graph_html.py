@@ -137,6 +137,22 @@ def _check_graph(graph: object) -> None:
         raise ValueError("graph['graph'] must be a mapping")
 
 
+def content_security_policy() -> str:
+    """The page's Content-Security-Policy (its ``<meta>``; a server may send it as a header too):
+    no network access, only the page's own two scripts (by hash)."""
+    library, script, _style = _assets()
+    return "; ".join(
+        (
+            "default-src 'none'",
+            f"script-src {_script_hash(library)} {_script_hash(script)}",
+            "style-src 'unsafe-inline'",
+            "img-src data: blob:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        )
+    )
+
+
 def render_html(graph: Mapping, *, title: str | None = None) -> str:
     """One offline HTML page showing ``graph`` (node-link JSON of a layer, §13).
 
@@ -153,18 +169,8 @@ def render_html(graph: Mapping, *, title: str | None = None) -> str:
         meta = graph.get("graph") or {}
         name = meta.get("name")
         title = f"{name} \u2014 zonemark layer graph" if isinstance(name, str) and name else "zonemark layer graph"
-    csp = "; ".join(
-        (
-            "default-src 'none'",
-            f"script-src {_script_hash(library)} {_script_hash(script)}",
-            "style-src 'unsafe-inline'",
-            "img-src data: blob:",
-            "base-uri 'none'",
-            "form-action 'none'",
-        )
-    )
     return _PAGE.format(
-        csp=csp,
+        csp=content_security_policy(),
         title=html.escape(title, quote=True),
         style=style,
         data=data,

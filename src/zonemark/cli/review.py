@@ -1,0 +1,67 @@
+"""``zonemark review LAYER``: the user's review page, served on 127.0.0.1 (extra ``zonemark[review]``).
+
+The page is a separate face (:mod:`zonemark.review`); this command only checks its arguments
+and starts it through :mod:`zonemark.review.serve`.  Nothing of it, nor Starlette or uvicorn,
+is imported until the command runs.  The first line on stdout is the page's address with its
+token; Ctrl-C stops the server.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .common import EXIT_OK, EXIT_USAGE, CliError
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise CliError(f"zonemark review: --port takes a number from 0 to 65535 (0 picks a free one), not {text!r}",
+                       EXIT_USAGE) from None
+    if not 0 <= value <= 65535:
+        raise CliError(f"zonemark review: --port takes a number from 0 to 65535 (0 picks a free one), not {value}",
+                       EXIT_USAGE)
+    return value
+
+
+def register(subparsers) -> None:
+    """Add the ``review`` subcommand to the ``zonemark`` parser."""
+    r = subparsers.add_parser(
+        "review", help="the review page of a layer in your browser (127.0.0.1 only; needs zonemark[review])",
+        description="Serve the review page of LAYER on 127.0.0.1: what the AI wrote (undo), its proposals "
+                    "(apply, reject), the modules (toggle), the graph with a pasted trace lit up, the "
+                    "diagnostics. The first line printed is the address, with a token for this run only.")
+    r.add_argument("layer", metavar="LAYER", help="the layer folder")
+    r.add_argument("--port", default="0", metavar="PORT", help="the port on 127.0.0.1 (default 0: a free one)")
+    r.add_argument("--open", action="store_true", help="open the page in the default browser")
+    r.set_defaults(func=cmd_review)
+
+
+def cmd_review(args) -> int:
+    from ..layer import LayerError, discover
+    port = _port(args.port)
+    folder = Path(args.layer)
+    if not folder.exists():
+        raise CliError(f"zonemark review: no such folder: {args.layer}", EXIT_USAGE)
+    if not folder.is_dir():
+        raise CliError(f"zonemark review: {args.layer} is a file; give the layer folder", EXIT_USAGE)
+    try:
+        discover(folder)
+    except LayerError as exc:
+        raise CliError(f"zonemark review: {exc}", EXIT_USAGE) from None
+    from ..review.serve import MissingExtra, PortUnavailable, serve
+    try:
+        serve(folder, port=port, open_browser=args.open)
+    except MissingExtra as exc:
+        raise CliError(f"zonemark review: {exc}", EXIT_USAGE) from None
+    except PortUnavailable as exc:
+        raise CliError(f"zonemark review: {exc}", EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        pass
+    print("zonemark review: stopped", file=sys.stderr)
+    return EXIT_OK
+
+
+__all__ = ["register"]

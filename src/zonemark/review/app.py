@@ -1,0 +1,315 @@
+"""The review page's routes (Starlette): read through the layer and the services, act through the writer.
+
+GET pages only read (no file, lock or folder is created); every action is a POST that calls
+the very function the CLI calls with ``--as user``:
+
+=====================  ==================================================================
+POST /activity/undo    :func:`zonemark.writer.undo` (the write named must be the one undo reverts)
+POST /proposals/apply  :func:`zonemark.writer.apply_proposal`
+POST /proposals/reject :func:`zonemark.writer.reject_proposal`
+POST /modules/state    :func:`zonemark.writer.set_states` on the layer folder (§7.3.1)
+POST /graph/trace      :func:`zonemark.interchange.trace.read_trace` (and ``record_trace`` when asked)
+=====================  ==================================================================
+
+A refused action is shown as the writer's own message (and its ``code`` when it has one) on
+the page it came from; the page never decides a rule itself.  Actions run one at a time.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from importlib import resources
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..core.diagnostics import CATALOGUE
+from ..core.text import printable
+from ..layer.check import reported_diagnostics
+from ..layer.loader import Layer, LayerError
+from ..layer.status import status_data
+from . import pages
+from .pages import Note, Site
+from .security import Gate
+
+ACTIVITY_LIMIT = 200
+NOTES_KEPT = 100
+TRACE_SOURCE = "pasted answer"
+
+
+def _refusal(exc: BaseException) -> Note:
+    """A refused action as the page shows it: the writer's one-line text and its code, when it has one."""
+    code = getattr(exc, "code", None)
+    text = printable(str(exc)) or type(exc).__name__
+    return Note("refused", text.replace("\n", " "), code if isinstance(code, str) else None)
+
+
+class Review:
+    """One run of ``zonemark review``: the layer folder, the token, the notes of the last actions."""
+
+    def __init__(self, root: Path, token: str):
+        self.root = Path(root)
+        self.site = Site(token, self.root.resolve().name or str(self.root))
+        self.notes: OrderedDict[str, Note] = OrderedDict()
+        self.note_count = 0
+        self.action_lock = threading.Lock()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def layer(self) -> Layer:
+        return Layer.load(self.root)
+
+    def counts(self, layer: Layer | None = None) -> dict[str, int]:
+        from ..writer.proposals import list_proposals
+        try:
+            pending = len(list_proposals(self.root))
+        except (OSError, ValueError):
+            pending = 0
+        errors = 0
+        if layer is not None:
+            errors = sum(1 for d in reported_diagnostics(layer, single_file=False) if d.severity.value == "error")
+        return {"proposals": pending, "check": errors}
+
+    def note(self, request: Request) -> Note | None:
+        key = request.query_params.get("note")
+        return self.notes.get(key) if key else None
+
+    def remember(self, note: Note) -> str:
+        self.note_count += 1
+        key = str(self.note_count)
+        self.notes[key] = note
+        while len(self.notes) > NOTES_KEPT:
+            self.notes.popitem(last=False)
+        return key
+
+    def back(self, page: str, note: Note, anchor: str = "") -> RedirectResponse:
+        url = self.site.url("/" + page, note=self.remember(note)) + ("#note" if not anchor else anchor)
+        return RedirectResponse(url, status_code=303)
+
+    def act(self, page: str, action) -> RedirectResponse:
+        """Run ``action`` (a writer call returning a Note) alone; a refusal becomes the note."""
+        with self.action_lock:
+            try:
+                note = action()
+            except Exception as exc:  # the writer's refusals and any failure: one line on the page
+                note = _refusal(exc)
+            return self.back(page, note)
+
+    # -- pages ----------------------------------------------------------------------------
+
+    def activity(self, request: Request) -> Response:
+        from ..render.activity import layer_activity
+        layer = self.layer()
+        items = layer_activity(layer)
+        shown = items[:ACTIVITY_LIMIT]
+        return HTMLResponse(pages.activity_page(self.site, shown, note=self.note(request), counts=self.counts(layer),
+                                                shown_limit=ACTIVITY_LIMIT, total=len(items)))
+
+    def proposals(self, request: Request) -> Response:
+        from ..render.proposal_change import decided_proposals, pending_changes
+        layer = self.layer()
+        return HTMLResponse(pages.proposals_page(self.site, pending_changes(self.root), decided_proposals(self.root),
+                                                 note=self.note(request), counts=self.counts(layer)))
+
+    def modules(self, request: Request) -> Response:
+        layer = self.layer()
+        return HTMLResponse(pages.modules_page(self.site, status_data(layer), note=self.note(request),
+                                               counts=self.counts(layer)))
+
+    def graph(self, request: Request) -> Response:
+        layer = self.layer()
+        return HTMLResponse(pages.graph_page(self.site, note=self.note(request), counts=self.counts(layer)))
+
+    def check(self, request: Request) -> Response:
+        layer = self.layer()
+        found = sorted(reported_diagnostics(layer, single_file=False),
+                       key=lambda d: (d.path or ".", d.line, d.column, d.code))
+        return HTMLResponse(pages.check_page(self.site, found, CATALOGUE, note=self.note(request),
+                                             counts=self.counts(layer)))
+
+    def file(self, request: Request) -> Response:
+        layer = self.layer()
+        rel = request.query_params.get("path", "")
+        match = [f for f in layer.files if f.rel == rel]
+        if not match:
+            return HTMLResponse(pages.message_page(self.site, "No such file", "This layer has no file by that name.",
+                                                   counts=self.counts(layer)), status_code=404)
+        line = request.query_params.get("line", "")
+        try:
+            text = match[0].path.read_bytes()
+        except OSError as exc:
+            return HTMLResponse(pages.message_page(self.site, rel, f"The file cannot be read: {exc.strerror}",
+                                                   counts=self.counts(layer)), status_code=404)
+        from ..core.text import decode
+        wanted = int(line) if line.isdigit() and len(line) < 10 else None
+        return HTMLResponse(pages.file_page(self.site, rel, decode(text), wanted, counts=self.counts(layer)))
+
+    def graph_frame(self, request: Request) -> Response:
+        return self._graph_response(self.layer(), None)
+
+    def _graph_response(self, layer: Layer, trace) -> Response:
+        from ..interchange.illuminate import illuminate
+        from ..interchange.records import load_records
+        from ..layer.graph import build_graph
+        from ..render.graph_html import content_security_policy, render_html
+        graph = build_graph(layer)
+        records, skipped = load_records(layer)
+        if trace is not None or records or skipped:
+            graph = illuminate(graph, layer, trace, source=TRACE_SOURCE if trace is not None else None,
+                               records=records, record_warnings=skipped)
+        headers = {"content-security-policy": content_security_policy() + "; frame-ancestors 'self'",
+                   "x-frame-options": "SAMEORIGIN"}
+        return HTMLResponse(render_html(graph), headers=headers)
+
+    # -- actions --------------------------------------------------------------------------
+
+    @staticmethod
+    async def form(request: Request) -> dict[str, str]:
+        body = (await request.body()).decode("utf-8", "replace")
+        return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items() if len(v) == 1}
+
+    async def undo(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self.act, "activity", lambda: self._undo(fields.get("file", ""),
+                                                                                 fields.get("id", "")))
+
+    def _undo(self, rel: str, history_id: str) -> Note:
+        from ..render.activity import file_activity
+        from ..writer import undo
+        layer = self.layer()
+        match = [f for f in layer.files if f.rel == rel]
+        if not match:
+            return Note("refused", f"refused: this layer has no file {rel!r}")
+        items = file_activity(match[0].path, rel)
+        wanted = [i for i in items if i.id == history_id]
+        if not wanted:
+            return Note("refused", f"refused: {rel} has no write {history_id!r} in its history")
+        if not wanted[0].undoable:
+            return Note("refused", f"refused: write {history_id} of {rel} is not the one undo would revert now "
+                                   "(a newer write, or the file changed since); reload the page")
+        result = undo(match[0].path, actor="user")
+        return Note("ok", f"undone: {rel} is back to the version before write {history_id} "
+                          f"(kept in history as {result.history_id})")
+
+    async def apply(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self.act, "proposals", lambda: self._apply(fields.get("id", "")))
+
+    def _proposal(self, ident: str):
+        from ..writer.proposals import stored_proposals
+        found = [p for p in stored_proposals(self.root) if p.id == ident]
+        if not found:
+            raise ValueError(f"refused: no proposal {ident!r} in this layer")
+        return found[0]
+
+    def _apply(self, ident: str) -> Note:
+        from ..writer import apply_proposal
+        proposal = self._proposal(ident)
+        result = apply_proposal(proposal.path, actor="user")
+        if not result.changed:
+            return Note("ok", f"proposal {ident} applied: the zone already held that text; nothing written")
+        return Note("ok", f"proposal {ident} applied to {proposal.target.name} (history {result.history_id})")
+
+    async def reject(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self.act, "proposals",
+                                       lambda: self._reject(fields.get("id", ""), fields.get("reason", "")))
+
+    def _reject(self, ident: str, reason: str) -> Note:
+        from ..writer import reject_proposal
+        proposal = self._proposal(ident)
+        reject_proposal(proposal.path, actor="user", reason=reason.strip() or None)
+        return Note("ok", f"proposal {ident} rejected; {proposal.target.name} was not touched")
+
+    async def set_state(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self.act, "modules",
+                                       lambda: self._set_state(fields.get("module", ""), fields.get("state", "")))
+
+    def _set_state(self, module: str, state: str) -> Note:
+        from ..writer import set_states
+        if state not in ("active", "inactive") or not module:
+            return Note("refused", "refused: give a module id and the state active or inactive")
+        result = set_states(self.root, activate=[module] if state == "active" else [],
+                            deactivate=[module] if state == "inactive" else [], actor="user")
+        if not result.changed:
+            return Note("ok", f"module {module}: the registry already says {state}; nothing written")
+        return Note("ok", f"module {module} is now {state}: MODULE_STATE_REGISTRY of {result.path.name} rewritten "
+                          f"(history {result.history_id})")
+
+    async def trace(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await _page_errors(lambda _request: self._trace(fields.get("text", ""),
+                                                               fields.get("record") == "1"))(request)
+
+    def _trace(self, text: str, record: bool) -> Response:
+        from ..interchange.trace import read_trace
+        layer = self.layer()
+        result = read_trace(text.replace("\r\n", "\n"), layer)
+        if record and result.illuminated:
+            from ..interchange.records import record_trace
+            with self.action_lock:
+                try:
+                    record_trace(layer, text.replace("\r\n", "\n"), result)
+                except OSError as exc:
+                    print(printable(f"zonemark review: the trace could not be recorded: {exc}"), file=sys.stderr)
+        return self._graph_response(layer, result)
+
+    # -- static ---------------------------------------------------------------------------
+
+    def stylesheet(self, request: Request) -> Response:
+        css = resources.files("zonemark.review").joinpath("static", "review.css").read_text(encoding="utf-8")
+        return Response(css, media_type="text/css; charset=utf-8")
+
+    def home(self, request: Request) -> Response:
+        return RedirectResponse(self.site.url("/activity"), status_code=303)
+
+
+def _page_errors(handler):
+    """A page that cannot be built (the layer folder is gone, …) is one line on the page, not a traceback."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await run_in_threadpool(handler, request)
+        except LayerError as exc:
+            return PlainTextResponse(printable(f"zonemark review: {exc}"), status_code=500)
+        except Exception as exc:  # a defect: still one line for the user; the server keeps running
+            print(printable(f"zonemark review: {request.url.path}: {type(exc).__name__}: {exc}"), file=sys.stderr)
+            return PlainTextResponse(printable(f"zonemark review: this page failed: {type(exc).__name__}: {exc}"),
+                                     status_code=500)
+
+    return endpoint
+
+
+def build_app(root, *, token: str, port: int):
+    """The ASGI application of the review page of the layer folder ``root``, behind the :class:`Gate`."""
+    review = Review(Path(root), token)
+    get = ["GET", "HEAD"]
+    routes = [
+        Route("/", _page_errors(review.home), methods=get),
+        Route("/activity", _page_errors(review.activity), methods=get),
+        Route("/proposals", _page_errors(review.proposals), methods=get),
+        Route("/modules", _page_errors(review.modules), methods=get),
+        Route("/graph", _page_errors(review.graph), methods=get),
+        Route("/graph/frame", _page_errors(review.graph_frame), methods=get),
+        Route("/check", _page_errors(review.check), methods=get),
+        Route("/file", _page_errors(review.file), methods=get),
+        Route("/static/review.css", _page_errors(review.stylesheet), methods=get),
+        Route("/activity/undo", review.undo, methods=["POST"]),
+        Route("/proposals/apply", review.apply, methods=["POST"]),
+        Route("/proposals/reject", review.reject, methods=["POST"]),
+        Route("/modules/state", review.set_state, methods=["POST"]),
+        Route("/graph/trace", review.trace, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes)
+    return Gate(app, token=token, port=port)
+
+
+__all__ = ["Review", "build_app"]

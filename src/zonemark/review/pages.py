@@ -1,0 +1,334 @@
+"""The HTML of the review pages: plain pages, no script, every value from a file escaped.
+
+Each function takes plain data (what :mod:`.app` read through the layer, the writer and the
+services) and returns a whole page.  Text from the files, the proposals and the traces goes
+through :func:`_t` (escaped, invisible and direction-changing characters shown); the only
+markup is written here.  Actions are ``<form method="post">`` with the token in a hidden field.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ..render.diff_html import side_by_side_html, unified_html, unified_text_html, visible_text_html
+
+DASH = "\u2014"
+PAGES = (("activity", "Activity"), ("proposals", "Proposals"), ("modules", "Modules"), ("graph", "Graph"),
+         ("check", "Check"))
+
+
+def _t(value: object) -> str:
+    """Text for the page: escaped, invisible characters shown."""
+    return visible_text_html("" if value is None else str(value))
+
+
+def _a(value: str) -> str:
+    """An attribute value (ours: URLs, ids)."""
+    return html.escape(value, quote=True)
+
+
+@dataclass(frozen=True)
+class Note:
+    """What the last action did: ``ok`` or ``refused``, its text and the writer's code when it gave one."""
+
+    kind: str
+    text: str
+    code: str | None = None
+
+
+class Site:
+    """Links of one run: every address carries the token."""
+
+    def __init__(self, token: str, layer_name: str):
+        self.token = token
+        self.layer_name = layer_name
+
+    def url(self, route: str, /, **params) -> str:
+        query = {"token": self.token, **{k: v for k, v in params.items() if v is not None}}
+        return f"{route}?{urlencode(query)}"
+
+    def file_link(self, rel: str, line: int | None = None, label: str | None = None) -> str:
+        text = label if label is not None else (rel if line is None else f"{rel}:{line}")
+        href = self.url("/file", path=rel, line=line) + (f"#L{line}" if line else "")
+        return f'<a href="{_a(href)}">{_t(text)}</a>'
+
+    def form(self, action: str, fields: dict[str, str], button: str, *, css: str = "", extra: str = "",
+             label: str | None = None) -> str:
+        hidden = "".join(f'<input type="hidden" name="{_a(k)}" value="{_a(v)}">' for k, v in
+                         {"token": self.token, **fields}.items())
+        aria = f' aria-label="{_a(label)}"' if label else ""
+        return (f'<form method="post" action="{_a(self.url(action))}" class="action">{hidden}{extra}'
+                f'<button type="submit" class="{_a(css)}"{aria}>{_t(button)}</button></form>')
+
+    def page(self, current: str, title: str, body: str, *, note: Note | None = None,
+             counts: dict[str, int] | None = None, wide: bool = False) -> str:
+        counts = counts or {}
+        items = []
+        for key, label in PAGES:
+            extra = f' <span class="badge">{counts[key]}</span>' if counts.get(key) else ""
+            here = ' aria-current="page"' if key == current else ""
+            items.append(f'<li><a href="{_a(self.url("/" + key))}"{here}>{label}{extra}</a></li>')
+        note_html = ""
+        if note is not None:
+            role = "status" if note.kind == "ok" else "alert"
+            code = f'<span class="code">{_t(note.code)}</span> ' if note.code else ""
+            note_html = f'<div class="note note-{_a(note.kind)}" role="{role}" id="note">{code}{_t(note.text)}</div>'
+        return (
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            '<meta name="referrer" content="same-origin">\n'
+            f"<title>{_t(title)} \u2014 {_t(self.layer_name)} \u2014 zonemark review</title>\n"
+            f'<link rel="stylesheet" href="{_a(self.url("/static/review.css"))}">\n</head>\n'
+            f'<body class="page-{_a(current)}{" wide" if wide else ""}">\n'
+            '<a class="skip" href="#main">Skip to content</a>\n'
+            f'<header class="top"><p class="brand">zonemark review <span class="layer">{_t(self.layer_name)}</span></p>'
+            f'<nav aria-label="Pages"><ul>{"".join(items)}</ul></nav></header>\n'
+            f'<main id="main" tabindex="-1">\n<h1>{_t(title)}</h1>\n{note_html}\n{body}\n</main>\n</body>\n</html>\n')
+
+
+def _time(timestamp: str) -> str:
+    shown = timestamp.replace("T", " ")
+    if "." in shown:
+        shown = shown.split(".", 1)[0] + (" UTC" if shown.endswith("+00:00") else "")
+    elif shown.endswith("+00:00"):
+        shown = shown[:-6] + " UTC"
+    return f'<time datetime="{_a(timestamp)}">{_t(shown)}</time>'
+
+
+def _facts(rows: list[tuple[str, str]]) -> str:
+    return '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+
+
+# -- Activity --------------------------------------------------------------------------------
+
+def activity_page(site: Site, items, *, note: Note | None, counts, shown_limit: int, total: int) -> str:
+    intro = ('<p class="lead">zonemark\u2019s writes to the files of this layer, newest first: who wrote, where, '
+             'when, and what changed. <strong>Undo</strong> restores the version before a write, as '
+             '<code>zonemark undo FILE --as user</code> does: only the newest write of a file can be undone, '
+             'and only while the file is still what zonemark wrote.</p>')
+    if not items:
+        return site.page("activity", "Activity", intro + '<p class="empty">No write yet: zonemark has kept no '
+                         'history for the files of this layer.</p>', note=note, counts=counts)
+    out = [intro]
+    if total > len(items):
+        out.append(f'<p class="hint">The newest {shown_limit} of {total} writes are shown.</p>')
+    out.append('<ol class="cards">')
+    for n, item in enumerate(items, 1):
+        entry = item.entry
+        heading_id = f"write-{n}"
+        actor = entry.actor if entry.actor in ("ai", "user") else "other"
+        undoes = f" (undoes {_t(entry.undoes)})" if entry.undoes else ""
+        facts = [("File", site.file_link(item.file)),
+                 ("Container", _t(item.container.label) if item.container else '<span class="hint">unknown</span>'),
+                 ("Time", _time(entry.timestamp)),
+                 ("History", f"{_t(entry.id)}{undoes}")]
+        if item.before is not None and item.after is not None:
+            diff = unified_html(item.before, item.after, caption=f"What write {entry.id} changed in {item.file}")
+        else:
+            diff = ('<p class="hint">The version this write produced is no longer kept (the file was changed '
+                    'since, or the history was trimmed): no diff to show.</p>')
+        action = ""
+        if item.undoable:
+            action = ('<div class="actions">' + site.form(
+                "/activity/undo", {"file": item.file, "id": entry.id}, "Undo this write",
+                label=f"Undo write {entry.id} to {item.file}") +
+                '<span class="hint">restores the version before it (kept in history too)</span></div>')
+        out.append(f'<li><article class="card write actor-{actor}" aria-labelledby="{heading_id}">'
+                   f'<h2 id="{heading_id}"><span class="actor">{_t(entry.actor)}</span> {_t(entry.action)}</h2>'
+                   f'{_facts(facts)}{diff}{action}</article></li>')
+    out.append("</ol>")
+    return site.page("activity", "Activity", "".join(out), note=note, counts=counts)
+
+
+# -- Proposals -------------------------------------------------------------------------------
+
+def proposals_page(site: Site, changes, decided, *, note: Note | None, counts) -> str:
+    out = ['<p class="lead">Changes the AI asked for in zones it may not write itself ([P3] long-term memory, '
+           'and [P1]/[P2]/[P4] where it may only ask). <strong>Apply</strong> runs the same checks as '
+           '<code>zonemark apply ID --as user</code>: a proposal whose zone changed since it was made is '
+           '<em>stale</em> and is not applied. <strong>Reject</strong> leaves the file untouched and keeps the '
+           'record.</p>']
+    if not changes:
+        out.append('<p class="empty">No proposal is waiting.</p>')
+    for change in changes:
+        p = change.proposal
+        anchor = f"proposal-{p.id}"
+        zone = f"[P{p.zone_level}] at line {p.zone_line}"
+        if change.pending.zone_now is not None and change.pending.zone_now != p.zone_line:
+            zone += f" (now at line {change.pending.zone_now})"
+        facts = [("File", site.file_link(change.file, change.pending.zone_now or p.zone_line, change.file)),
+                 ("Zone", _t(zone)),
+                 ("Container", _t(change.container.label) if change.container else
+                  '<span class="hint">\u2014</span>'),
+                 ("Proposed by", _t(p.proposed_by)), ("Created", _time(p.created))]
+        if p.would_add:
+            facts.append(("Would add", "<ul>" + "".join(f"<li>{_t(x)}</li>" for x in p.would_add) + "</ul>"))
+        parts = [f'<article class="card proposal{" stale" if change.stale else ""}" id="{_a(anchor)}" '
+                 f'aria-labelledby="{_a(anchor)}-title">',
+                 f'<h2 id="{_a(anchor)}-title">Proposal <span class="mono">{_t(p.id)}</span></h2>',
+                 f'<p class="reason"><strong>Reason:</strong> <span class="reason-text">{_t(p.reason)}</span></p>',
+                 _facts(facts)]
+        if change.before is None:
+            parts.append('<p class="stale-note" role="note">The file cannot be read; nothing can be applied.</p>')
+        elif change.stale or change.after is None:
+            parts.append('<p class="stale-note" role="note"><strong>Stale:</strong> the zone changed since the '
+                         'proposal was made (or is gone), so it cannot be applied. Below is the change as it was '
+                         'proposed; ask for a new proposal, or reject this one.</p>')
+            parts.append(unified_text_html(p.diff))
+        else:
+            parts.append(side_by_side_html(change.before, change.after, old_label=f"{change.file} now",
+                                           new_label="after applying",
+                                           caption=f"Proposal {p.id}: the file now and after applying"))
+        buttons = []
+        if not change.stale and change.after is not None:
+            buttons.append(site.form("/proposals/apply", {"id": p.id}, "Apply", css="primary",
+                                     label=f"Apply proposal {p.id}"))
+        field = f"reject-reason-{p.id}"
+        buttons.append(site.form(
+            "/proposals/reject", {"id": p.id}, "Reject", css="danger", label=f"Reject proposal {p.id}",
+            extra=(f'<label for="{_a(field)}">Why (optional)</label>'
+                   f'<input type="text" id="{_a(field)}" name="reason" maxlength="500" autocomplete="off">')))
+        parts.append('<div class="actions">' + "".join(buttons) + "</div></article>")
+        out.append("".join(parts))
+    if decided:
+        out.append('<h2 class="section">Already decided</h2><table class="grid"><thead><tr>'
+                   '<th scope="col">Proposal</th><th scope="col">Status</th><th scope="col">File</th>'
+                   '<th scope="col">Reason</th><th scope="col">Created</th></tr></thead><tbody>')
+        for p in decided[:50]:
+            out.append(f'<tr class="status-{_a(p.status)}"><td class="mono">{_t(p.id)}</td><td>{_t(p.status)}</td>'
+                       f'<td>{_t(p.target.name)}</td><td>{_t(p.reason)}</td><td>{_time(p.created)}</td></tr>')
+        out.append("</tbody></table>")
+    return site.page("proposals", "Proposals", "".join(out), note=note, counts=counts)
+
+
+# -- Modules ---------------------------------------------------------------------------------
+
+def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
+    reminder = status.get("reminder")
+    where = (f"the registry of {site.file_link(reminder)}" if reminder else "the layer's registry")
+    out = [f'<p class="lead">Every module of the layer with its declared state (its <code>STATE</code> field) and '
+           f'its effective state (after the <code>MODULE_STATE_REGISTRY</code>, \u00a77.3.1). A toggle rewrites '
+           f'{where} as <code>zonemark state LAYER --as user</code> does; a permanent module cannot be '
+           f'toggled.</p>']
+    modules = [m for m in status.get("modules", ()) if not m.get("ignored")]
+    if not modules:
+        out.append('<p class="empty">This layer declares no module.</p>')
+        return site.page("modules", "Modules", "".join(out), note=note, counts=counts)
+    out.append('<table class="grid modules"><caption>Modules of the layer</caption><thead><tr>'
+               '<th scope="col">Id</th><th scope="col">Name</th><th scope="col">Declared in</th>'
+               '<th scope="col">Declared state</th><th scope="col">Effective state</th>'
+               '<th scope="col">Nuclei</th><th scope="col">Change</th></tr></thead><tbody>')
+    for m in modules:
+        ident = m.get("id") or ""
+        effective = m.get("effectiveState")
+        source = m.get("stateSource") or ""
+        source_text = "registry" if source.startswith("registry") else ("declared" if source == "declared" else "")
+        state_cell = (f'<span class="state state-{_a(effective or "none")}">{_t(effective or "no state")}</span>'
+                      + (f' <span class="hint">({source_text})</span>' if source_text else ""))
+        if m.get("permanent"):
+            change = '<span class="permanent">permanent \u2014 cannot be toggled</span>'
+        elif m.get("temporary") or not ident:
+            change = '<span class="hint">no declared id: the registry cannot name it</span>'
+        else:
+            forms = []
+            if effective != "active":
+                forms.append(site.form("/modules/state", {"module": ident, "state": "active"}, "Activate",
+                                       label=f"Activate module {ident}"))
+            if effective != "inactive":
+                forms.append(site.form("/modules/state", {"module": ident, "state": "inactive"}, "Deactivate",
+                                       label=f"Deactivate module {ident}"))
+            change = "".join(forms)
+        nuclei = ", ".join(str(n) for n in m.get("nuclei") or ()) or DASH
+        declared = m.get("declaredState") or DASH
+        out.append(f'<tr id="module-{_a(ident)}"><th scope="row" class="mono">{_t(ident)}</th>'
+                   f'<td>{_t(m.get("name"))}</td>'
+                   f'<td>{site.file_link(m["file"], m.get("line"))}</td>'
+                   f'<td>{_t(declared)}</td><td>{state_cell}</td>'
+                   f'<td>{_t(nuclei)}</td><td class="change">{change}</td></tr>')
+    out.append("</tbody></table>")
+    return site.page("modules", "Modules", "".join(out), note=note, counts=counts)
+
+
+# -- Graph -----------------------------------------------------------------------------------
+
+def graph_page(site: Site, *, note: Note | None, counts) -> str:
+    body = (
+        '<div class="graph-layout">'
+        f'<form method="post" action="{_a(site.url("/graph/trace"))}" target="graph-frame" class="trace-form">'
+        f'<input type="hidden" name="token" value="{_a(site.token)}">'
+        '<h2>Light up a trace</h2>'
+        '<label for="trace-text">Paste an answer that holds a Deferred Neural Trace (<code>[NTRACE: v1]</code> '
+        '\u2026 <code>[/NTRACE]</code>, \u00a7N.18)</label>'
+        '<textarea id="trace-text" name="text" rows="12" spellcheck="false" required></textarea>'
+        '<label class="check"><input type="checkbox" name="record" value="1" checked> record it for the heat view '
+        '(as <code>zonemark trace</code> does)</label>'
+        '<button type="submit" class="primary" id="light-up">Light up</button>'
+        '<p class="hint">The traced nodes light up in activation order; the trace\u2019s warnings are listed '
+        'beside the graph. Once traces are recorded, tick <em>heat</em> above the graph to see how often each '
+        'node lit up.</p></form>'
+        f'<iframe name="graph-frame" id="graph-frame" title="Layer graph" src="{_a(site.url("/graph/frame"))}">'
+        '</iframe></div>')
+    return site.page("graph", "Graph", body, note=note, counts=counts, wide=True)
+
+
+# -- Check -----------------------------------------------------------------------------------
+
+def check_page(site: Site, diagnostics, catalogue, *, note: Note | None, counts) -> str:
+    errors = sum(1 for d in diagnostics if d.severity.value == "error")
+    warnings = len(diagnostics) - errors
+    out = [f'<p class="lead">What <code>zonemark check LAYER</code> reports for this layer: '
+           f'<strong>{errors}</strong> error{"s" if errors != 1 else ""} and <strong>{warnings}</strong> '
+           f'warning{"s" if warnings != 1 else ""}. Each links to its file and line; open the explanation for '
+           f'what the code means and how to fix it.</p>']
+    if not diagnostics:
+        out.append('<p class="empty">No diagnostic: every file of the layer checks clean.</p>')
+    current = None
+    for n, d in enumerate(diagnostics, 1):
+        path = d.path or "."
+        if path != current:
+            if current is not None:
+                out.append("</ul>")
+            current = path
+            out.append(f'<h2 class="section">{_t(path if path != "." else "the layer as a whole")}</h2>'
+                       '<ul class="diagnostics">')
+        place = f"{path}:{d.line}:{d.column}"
+        link = site.file_link(path, d.line, place) if path != "." else _t(place)
+        info = catalogue.get(d.code)
+        explain = ""
+        if info is not None:
+            explain = (f'<details><summary>Explain {_t(d.code)}</summary><p class="summary">{_t(info.summary)} '
+                       f'<span class="hint">(\u00a7{_t(info.section.lstrip("§"))})</span></p>'
+                       f'<p class="explanation">{_t(info.explanation)}</p></details>')
+        out.append(f'<li class="diagnostic severity-{_a(d.severity.value)}" id="d{n}">{link} '
+                   f'<span class="severity">{_t(d.severity.value)}</span> <span class="code">{_t(d.code)}</span> '
+                   f'<span class="message">{_t(d.message)}</span>{explain}</li>')
+    if current is not None:
+        out.append("</ul>")
+    return site.page("check", "Check", "".join(out), note=note, counts=counts)
+
+
+# -- one file --------------------------------------------------------------------------------
+
+def file_page(site: Site, rel: str, text: str, line: int | None, *, counts) -> str:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    rows = []
+    for n, content in enumerate(lines, 1):
+        here = ' class="here" aria-current="location"' if n == line else ""
+        rows.append(f'<tr id="L{n}"{here}><td class="num"><a href="#L{n}">{n}</a></td>'
+                    f'<td class="text">{_t(content.rstrip(chr(13)))}</td></tr>')
+    body = (f'<p class="lead">{_t(rel)} as it is on disk ({len(lines)} lines). This page only reads.</p>'
+            f'<table class="source"><caption class="sr">Lines of {_t(rel)}</caption><tbody>{"".join(rows)}'
+            '</tbody></table>')
+    return site.page("file", rel, body, counts=counts)
+
+
+def message_page(site: Site, title: str, text: str, *, counts) -> str:
+    return site.page("message", title, f'<p class="lead">{_t(text)}</p>', counts=counts)
+
+
+__all__ = ["Note", "PAGES", "Site", "activity_page", "check_page", "file_page", "graph_page", "message_page",
+           "modules_page", "proposals_page"]

@@ -1,0 +1,86 @@
+"""Start the review page of a layer (what ``zonemark review LAYER`` runs).
+
+The server listens on 127.0.0.1 only — the socket is bound here, before anything else, so
+the address printed is already answering — with a random token made for this run. The first
+line on ``out`` is the page's address, token included; nothing is opened unless
+``open_browser``.  Starlette and uvicorn (the ``review`` extra) are imported here, when the
+server starts, and only here: a missing extra becomes :class:`MissingExtra` with the line that
+says how to install it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import sys
+
+LOOPBACK = "127.0.0.1"
+#: Top-level modules of the extra: a failed import of one of them means the extra is missing.
+EXTRA_MODULES = frozenset({"starlette", "uvicorn", "anyio", "h11", "click"})
+
+
+class MissingExtra(Exception):
+    """The ``review`` extra is not installed."""
+
+
+class PortUnavailable(Exception):
+    """The port asked for cannot be listened on (in use, or not allowed)."""
+
+
+def new_token() -> str:
+    """A fresh per-run token: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening TCP socket on 127.0.0.1:``port`` (0: a free port the system picks)."""
+    if not 0 <= port <= 65535:
+        raise PortUnavailable(f"port {port} is not a TCP port (0-65535; 0 picks a free one)")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((LOOPBACK, port))
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise PortUnavailable(f"cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}"
+                              "; give another --port, or --port 0 for a free one") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def page_url(port: int, token: str) -> str:
+    return f"http://{LOOPBACK}:{port}/?token={token}"
+
+
+def serve(root, *, port: int = 0, open_browser: bool = False, out=None) -> None:
+    """Serve the review page of the layer folder ``root`` until interrupted (Ctrl-C)."""
+    try:
+        import uvicorn
+
+        from .app import build_app
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in EXTRA_MODULES:
+            raise MissingExtra("the review page needs the 'review' extra: pip install 'zonemark[review]'") from None
+        raise
+    out = sys.stdout if out is None else out
+    sock = bind_loopback(port)
+    actual = sock.getsockname()[1]
+    token = new_token()
+    app = build_app(root, token=token, port=actual)
+    url = page_url(actual, token)
+    out.write(url + "\n")
+    out.flush()
+    if open_browser:
+        import webbrowser
+        webbrowser.open(url)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
+                            date_header=False)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+__all__ = ["LOOPBACK", "MissingExtra", "PortUnavailable", "bind_loopback", "new_token", "page_url", "serve"]
