@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.document import Document
+from ..core.nodes import Heading
 from ..core.outline import headings
 from .containers import ContainerSummary, list_containers
 
@@ -39,7 +40,7 @@ def enclosing_container(doc: Document, line: int) -> Enclosing:
     """The container that holds ``line`` of ``doc`` (see the module docstring)."""
     containers = {c.line: c for c in list_containers(doc)}
     registries = {node.line for node in doc.outline().walk() if node.kind == "state_registry"}
-    open_headers = []
+    open_headers: list[Heading] = []
     for heading in headings(doc):
         if heading.line > line:
             break

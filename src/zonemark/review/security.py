@@ -118,7 +118,8 @@ class Gate:
 
 
 async def _read_body(receive, limit: int) -> bytes | None:
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
