@@ -78,6 +78,7 @@ from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.text import printable
+from .refusals import RefusedWrite
 
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 4_000_000
@@ -112,20 +113,6 @@ _MARKER_NOISE = re.compile(r"[\\*_`~]")
 _MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
 
 
-class RefusedWrite(Exception):
-    """A write the safe writer refuses; ``str(exc)`` is one line saying what was refused and why.
-
-    ``zone`` is the opening line of the zone concerned (or None), ``rule`` the spec
-    section or check that refused it.
-    """
-
-    def __init__(self, message: str, *, zone: int | None = None, rule: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.zone = zone
-        self.rule = rule
-
-
 @dataclass(frozen=True)
 class Sanitized:
     """The safe text and a short note per construct that was neutralised or stripped."""
@@ -148,7 +135,8 @@ def quoted(value: object, limit: int = 80) -> str:
 
 
 def _refuse(what: str, why: str, rule: str) -> RefusedWrite:
-    return RefusedWrite(f"refused: {what}: {why} ({rule})", rule=rule)
+    code = "BAD_TITLE" if what == "title" else "CONTENT_REFUSED"
+    return RefusedWrite(f"refused: {what}: {why} ({rule})", code=code, rule=rule)
 
 
 def sanitize_title(title: str) -> Sanitized:

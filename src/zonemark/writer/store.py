@@ -66,19 +66,35 @@ ID_WIDTH = 8
 
 
 class StoreError(Exception):
-    """Base class of the store's refusals; the message is one line meant for the user."""
+    """Base class of the store's refusals; the message is one line meant for the user.
+
+    ``code`` is a key of :data:`zonemark.writer.refusals.REFUSALS`, as for every refusal.
+    """
+
+    code = "FILE_NOT_WRITABLE"
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
 
 
 class WriteConflict(StoreError):
     """The write was refused so as not to overwrite a change someone else made."""
 
+    code = "WRITE_CONFLICT"
+
 
 class NothingToUndo(WriteConflict):
     """:meth:`Store.undo` found no saved version to restore."""
 
+    code = "NOTHING_TO_UNDO"
+
 
 class HistoryCorrupt(StoreError):
     """A saved version no longer matches the checksum recorded when it was saved."""
+
+    code = "HISTORY_CORRUPT"
 
 
 @dataclass(frozen=True)
@@ -257,7 +273,7 @@ class Store:
         folder = self.history_dir(path)
         entries = {entry.id: entry for entry in self._committed(folder)}
         if history_id not in entries:
-            raise StoreError(f"{path}: no saved version {history_id!r} in the history")
+            raise StoreError(f"{path}: no saved version {history_id!r} in the history", code="NO_SUCH_VERSION")
         return self._load_version(folder, entries[history_id], path)
 
     def undo(self, path: str | os.PathLike[str], *, actor: str) -> UpdateResult:
