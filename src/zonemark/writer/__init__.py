@@ -17,8 +17,8 @@ TYPE_CHECKING = False
 
 #: public name -> the module of this package that defines it
 _EXPORTS = {
-    **dict.fromkeys(("ACTORS", "DATE_HELP", "WriteResult", "append_entry", "check_date", "edit_zone", "history",
-                     "rewrite_registry", "set_states", "undo"), "edit"),
+    **dict.fromkeys(("ACTORS", "DATE_HELP", "WriteResult", "append_entry", "check_date", "edit_zone",
+                     "find_container", "history", "rewrite_registry", "set_states", "undo"), "edit"),
     **dict.fromkeys(("Proposal", "apply_proposal", "find_proposal", "list_proposals", "propose", "reject_proposal",
                      "show_proposal", "stored_proposals"), "proposals"),
     **dict.fromkeys(("REFUSALS", "InvalidDate", "Refusal", "RefusedWrite"), "refusals"),
@@ -49,8 +49,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
-    from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, history, rewrite_registry,
-                       set_states, undo)
+    from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, find_container, history,
+                       rewrite_registry, set_states, undo)
     from .locate import ZoneIndex, journal_for, resolve_container, zone_hash
     from .proposals import (Proposal, apply_proposal, find_proposal, list_proposals, propose, reject_proposal,
                             show_proposal, stored_proposals)

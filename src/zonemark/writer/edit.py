@@ -57,6 +57,7 @@ from ..core.text import decode, encode
 from .locate import (APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones,
                      zone_hash)
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
+from . import duplicates
 from .refusals import InvalidDate, RefusedWrite
 from .sanitize import quoted, sanitize_body, sanitize_entries, sanitize_title
 from .skeleton import skeleton_index
@@ -120,12 +121,13 @@ def remember(path, data: bytes, index: ZoneIndex) -> None:
 
 
 def forget(path=None) -> None:
-    """Drop the cached index of ``path`` (of every file when None)."""
+    """Drop the cached index (and duplicate keys) of ``path`` (of every file when None)."""
     with _cache_lock:
         if path is None:
             _cache.clear()
         else:
             _cache.pop(_key(path), None)
+    duplicates.forget(path)
 
 
 def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
@@ -266,9 +268,23 @@ def _barrier_refusal(what: str, zone: ZoneView | None, verdict: Verdict) -> Refu
 
 # -- append --------------------------------------------------------------------------------
 
+def find_container(path, container: str, *, store: Store | None = None) -> str:
+    """The label of the container ``container`` names in ``path`` now (:func:`.locate.resolve_container`), or
+    :class:`RefusedWrite` (``UNKNOWN_CONTAINER``, ``AMBIGUOUS_CONTAINER``); writes nothing."""
+    data = (store or Store()).read(path)
+    index = cached_index(path, data)
+    return index.label(resolve_container(index, container))
+
+
 def append_entry(path, container: str, title: str, body: str = "", *, actor: str = "ai",
-                 date: str | None = None, timestamp: bool = False, store: Store | None = None) -> WriteResult:
-    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``."""
+                 date: str | None = None, timestamp: bool = False, store: Store | None = None,
+                 unless_present: bool = False) -> WriteResult:
+    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``.
+
+    ``unless_present``: when the container already owns an entry with this date, title and body
+    (as written, :mod:`.duplicates`), write nothing and say where it is (``duplicate_of``) — checked
+    under the file's lock on its current bytes, so concurrent writers file one copy.
+    """
     check_actor(actor)
     store = store or Store()
     if date is not None and timestamp:
@@ -279,7 +295,21 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
     header = f"###### LOG: {date} — {clean_title.text}"
     entry = header + "\n" + (clean_body.text + "\n" if clean_body.text else "")
     levels = APPEND_LEVELS[actor]
+    key = duplicates.entry_key(date, clean_title.text, clean_body.text)
     state: dict = {}
+
+    def present(data: bytes, index: ZoneIndex) -> tuple[int, dict] | None:
+        """(owner line, keys of its entries in ``data``) when ``key`` is not among them; else None after noting it."""
+        cid = resolve_container(index, container)
+        owner_line = index.header_line(cid)
+        keys = duplicates.cached_entries(path, owner_line, data)
+        if keys is None:
+            keys = duplicates.owned_entries(parse(decode(data), path=str(path)), owner_line)
+            duplicates.remember(path, owner_line, data, keys)
+        if key in keys:
+            state.update(duplicate=keys[key], label=index.label(cid))
+            return None
+        return owner_line, keys
 
     def select(index: ZoneIndex):
         cid = resolve_container(index, container)
@@ -301,7 +331,13 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
                            code="NO_JOURNAL", rule="§7.1.2")
 
     def transform(data: bytes) -> bytes:
+        state.clear()  # the store may call this again on fresh bytes: nothing of an earlier run counts
         index = cached_index(path, data)
+        known = None
+        if unless_present:
+            known = present(data, index)
+            if known is None:
+                return data
         cid, zone = select(index)
         if not _zone_is_sane(data, zone):  # never trust a stale index: rebuild it
             index = ZoneIndex.build(parse(decode(data), path=str(path)))
@@ -330,13 +366,22 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
                                    zone, done.verdict)
         state.update(data=done.data, index=index.shifted(done.at, line, done.added, done.added_lines),
                      line=line + lead, zone=zone.line, label=index.label(cid), method=done.verdict.method)
+        if known is not None:
+            owner, keys = known
+            state["keys"] = (owner, duplicates.after_append(keys, key, line + lead, line, done.added_lines))
         return done.data
 
     result = store.update(path, transform, actor=actor, action=f"append to {container}: {clean_title.text}")
+    changes = clean_title.changes + clean_body.changes
+    if "duplicate" in state:
+        return WriteResult(Path(path), False, state["duplicate"], None, state["label"], None, changes,
+                           duplicate_of=state["duplicate"])
     if result.changed:
         remember(path, state["data"], state["index"])
+        if "keys" in state:
+            duplicates.remember(path, state["keys"][0], state["data"], state["keys"][1])
     return WriteResult(Path(path), result.changed, state.get("line"), state.get("zone"), state.get("label", ""),
-                       result.history_id, clean_title.changes + clean_body.changes, state.get("method", ""))
+                       result.history_id, changes, state.get("method", ""))
 
 
 # -- edit a zone ---------------------------------------------------------------------------
