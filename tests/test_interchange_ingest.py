@@ -301,8 +301,8 @@ def test_python_m_zonemark_ingest_runs_end_to_end(memory):
 RACE_CHAT = """Ecco — 記録:
 
 ###### LOG: 2026-09-20 — gomme invernali — 冬タイヤ
-* montate all'officina Rossi
-* pressione 2,4 — 前後
+- montate all'officina Rossi
+- pressione 2,4 — 前後
 [/LOG]
 
 ###### LOG: 2026-09-21 — Città: parcheggio

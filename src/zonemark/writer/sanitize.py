@@ -48,6 +48,8 @@ Per-construct decisions (body lines)::
       '\\[/LOG]', '> [/LOG]', '`[/LOG]`', '&#91;/LOG]')
       (§N.19.3.4: never in a file, not even on screen)
     plain quote '> text', bullet '* text', '1. text'      keep
+    bullet marker not its §8 level's ('- a', nested '* b') rewrite    '* a', '  + b' (only where
+      (after the escapes above; :mod:`.bullets`, W10)                  CommonMark sees no change)
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
     NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
     lone surrogates (not encodable as UTF-8)             refuse
@@ -78,6 +80,7 @@ from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.text import printable
+from .bullets import canonical_bullets
 from .refusals import RefusedWrite
 
 MAX_TITLE_CHARS = 300
@@ -293,6 +296,9 @@ def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
                 line = escaped
                 changes.append("HTML escaped")
         out.append(line)
+    out, rewritten = canonical_bullets(out, lambda line: _find_structure(line) is not None, after_paragraph=entries)
+    if rewritten:
+        changes.append("list markers set to * + - by level (§8)")
     return out, changes
 
 
