@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.text import decode
-from ..writer import ZoneIndex, zone_hash
-from ..writer.locate import ZoneView
+from ..writer import ZoneIndex, ZoneView, zone_hash
 
 #: What the AI may do in each zone (§5.2), as the writer enforces it; shown, never relied upon.
 AI_MAY = {1: "nothing (user only)", 2: "nothing (explicit user command only)", 3: "propose_change",
