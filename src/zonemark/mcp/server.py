@@ -47,7 +47,7 @@ from ..writer import (MAX_BODY_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite
                       journal_for, resolve_container)
 from .cache import LayerCache
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
-from .refusals import render
+from .refusals import CODES, instead, render
 from .zones import AI_MAY, zone_content, zone_facts
 
 INSTRUCTIONS = (
@@ -108,6 +108,7 @@ class _LayerServer(MCPServer):
     def __init__(self, folder: LayerFolder, **kwargs):
         super().__init__(**kwargs)
         self.folder = folder
+        self.cache: LayerCache | None = None
 
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
@@ -225,6 +226,7 @@ def build_server(root) -> MCPServer:
     cache = LayerCache(folder.root)
     server = _LayerServer(folder, name="zonemark", title="zonemark layer", version=__version__,
                           instructions=INSTRUCTIONS, log_level="WARNING")
+    server.cache = cache
 
     def tool(annotations: ToolAnnotations):
         """``server.tool`` with the docstring, dedented, as the description the agent reads."""
@@ -470,7 +472,8 @@ def build_server(root) -> MCPServer:
                                                               "false files the entries")] = True) -> dict[str, Any]:
         """File the log entries of chat text into a container, each through the same checks as append_entry,
         as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
-        or refused, with its code). By default a dry run: nothing is written until you pass dry_run=false."""
+        or refused, with its code and what to do instead). By default a dry run: nothing is written until you
+        pass dry_run=false."""
         with _agent_errors("ingest_log"):
             target = folder.file(file)
             result = ingest(target.path, container, text, actor="ai", dry_run=dry_run)
@@ -479,6 +482,8 @@ def build_server(root) -> MCPServer:
             for item in data["items"]:
                 if item["reason"]:
                     item["reason"] = _relative(item["reason"], target)
+                if item["code"] in CODES:
+                    item["instead"] = instead(item["code"], "ingest_log")
             return _plain(data)
 
     # -- resources -----------------------------------------------------------------------------
