@@ -157,7 +157,7 @@ GAPS = [" ", " ", "  ", "\t", "     "]
 TEXTS = ["uno — 一", "perché sì", "東京の記憶", "R1: x", "[P1] zona", "* *", "- x", "**grassetto**", "", "MODULE 7",
          "> dentro", "`codice`"]
 OTHER = ["", "", "testo — テキスト", "  continua", "> citazione", "    rientrato", "1. ordinato", "```", "---",
-         "###### LOG: 2026-01-02 — nota — メモ", "  > dentro — 中"]
+         "###### LOG: 2026-01-02 — nota — メモ", "  > dentro — 中", "      > lontano", "   2) due — 二"]
 
 item_line = st.tuples(st.sampled_from(INDENTS), st.sampled_from(MARKERS), st.sampled_from(GAPS),
                       st.sampled_from(TEXTS)).map("".join)

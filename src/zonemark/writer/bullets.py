@@ -110,10 +110,16 @@ def _safe(lines: list[str], segment: range, items: dict[int, ListItem], after_pa
         m = _ITEM.fullmatch(line) if item is not None else None
         indent = _columns(line[:len(line) - len(line.lstrip(" \t"))])
         if item is None:
-            quote = line.lstrip(" \t").startswith(">")
-            if quote or blank or block in (None, "code"):
+            stripped = line.lstrip(" \t")
+            quote = stripped.startswith(">")
+            if stripped.startswith("#"):  # an entry's header (the only one left unescaped): it closes every list
+                close_to(0)
+                block = None
+            elif quote or blank or block in (None, "code"):
                 close_to(indent)
                 base = stack[-1] if stack else 0
+                if quote and indent - base > 3:
+                    return False  # '>' this far in is not a quote to CommonMark: unsure, no
                 block = "quote" if quote else "code" if indent - base >= 4 and block != "para" else "para"
             # else: a continuation line of the open paragraph or quote (lazy or not): nothing closes
             blank = False
