@@ -212,6 +212,17 @@ def test_a_refusal_cannot_be_made_without_a_known_code():
                                                     "zone": 3, "level": 1, "rule": "§5.2"}
 
 
+def test_refusals_survive_pickling_whole():
+    import pickle
+    from zonemark.writer.store import NothingToUndo
+    exc = RefusedWrite("refused: zona — ゾーン", code="ZONE_APPEND_ONLY", zone=7, level=4, rule="§5.2")
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is RefusedWrite and again.to_dict() == exc.to_dict() and str(again) == str(exc)
+    for err in (StoreError("x — エックス", code="NO_SUCH_VERSION"), NothingToUndo("niente — 無")):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and (str(back), back.code) == (str(err), err.code)
+
+
 def test_store_errors_carry_codes_of_the_same_catalogue():
     from zonemark.writer.store import HistoryCorrupt, NothingToUndo, WriteConflict
     for cls in (StoreError, WriteConflict, NothingToUndo, HistoryCorrupt, InvalidDate):

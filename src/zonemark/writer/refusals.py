@@ -149,10 +149,17 @@ class RefusedWrite(Exception):
         self.level = level
         self.rule = rule if rule is not None else REFUSALS[code].section
 
+    def __reduce__(self):  # a refusal crosses process boundaries whole (multiprocessing, pickling)
+        return _rebuild, (self.message, self.code, self.zone, self.level, self.rule)
+
     def to_dict(self) -> dict:
         """The refusal as data (JSON output of the faces)."""
         return {"code": self.code, "message": self.message, "zone": self.zone, "level": self.level,
                 "rule": self.rule}
+
+
+def _rebuild(message: str, code: str, zone: int | None, level: int | None, rule: str | None) -> RefusedWrite:
+    return RefusedWrite(message, code=code, zone=zone, level=level, rule=rule)
 
 
 class InvalidDate(ValueError):

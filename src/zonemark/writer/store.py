@@ -78,6 +78,13 @@ class StoreError(Exception):
         if code is not None:
             self.code = code
 
+    def __reduce__(self):  # the code survives pickling (multiprocessing)
+        return _rebuild_store_error, (type(self), str(self), self.code)
+
+
+def _rebuild_store_error(cls: type, message: str, code: str) -> StoreError:
+    return cls(message, code=code)
+
 
 class WriteConflict(StoreError):
     """The write was refused so as not to overwrite a change someone else made."""
