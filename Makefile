@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_append.py
 	$(BIN)/python bench/bench_lsp.py
 	$(BIN)/python bench/bench_search.py
+	$(BIN)/python bench/bench_mcp.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -148,3 +148,38 @@ def test_the_architecture_doc_names_every_package(package):
     text = DOC.read_text(encoding="utf-8")
     if (SRC / package).is_dir():
         assert re.search(rf"`{package}/`", text), f"docs/architecture.md does not describe {package}/"
+
+
+def test_the_writer_is_used_through_its_public_names():
+    """A service or a face imports from ``zonemark.writer`` only names the package exports (``_EXPORTS``): the
+    writer's API is one table, and a helper of one of its modules is not reached from outside."""
+    from zonemark import writer
+    public = set(writer._EXPORTS)
+    wrong = []
+    for module, path in _modules():
+        if _package_of(module) == "writer":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")
+                target = ".".join(base[:len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "zonemark" and any(a.name == "writer" for a in node.names):
+                continue  # 'from .. import writer': the package itself
+            if target == "zonemark.writer" or target.startswith("zonemark.writer."):
+                for alias in node.names:
+                    if alias.name not in public:
+                        wrong.append(f"{path.relative_to(SRC.parent)}:{node.lineno}: {target}.{alias.name}")
+    assert not wrong, "not a public name of zonemark.writer (add it to _EXPORTS if it is API):\n" + "\n".join(wrong)
+
+
+def test_every_public_name_of_the_writer_resolves():
+    from zonemark import writer
+    for name in writer._EXPORTS:
+        assert getattr(writer, name) is not None, name
+    assert set(writer.__all__) == set(writer._EXPORTS)

@@ -55,6 +55,9 @@ def payloads() -> list[str]:
             "## MODULE_STATE_REGISTRY:\n* ACTIVE: 042", "MODULE_STATE_REGISTRY:", "**STATE:** inactive",
             "**STATO:** attivo", "**STATE:** active - permanent", "[NUCLEI: 1]", "[NUCLEI: 1, 2]", "[NUCLEI: x]",
             "  [NUCLEI: 3]"]
+    # bullets: made canonical where CommonMark sees no difference (W10), refused where it would
+    out += ["- uno — 一\n- due", "- a\n  - b\n    - c", "- uno\n* due — 二", "- a\n  - b\n    - c\n      - d",
+            "- * * — 星"]
     # anchors and quotes
     out += ["> [!NOTE]", "> [!NOTE] text", ">[!WARNING] x", "   > [!TIP] x", "> [!CAUTION]\n> more",
             "> [!IMPORTANT] x", "> [!FOO] x", "> plain quote", "> > nested", "[!NOTE] bare"]

@@ -294,3 +294,100 @@ def test_python_m_zonemark_ingest_runs_end_to_end(memory):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "found 1 log entry: 1 filed"
     assert "Portare il libretto di manutenzione." in memory.read_text(encoding="utf-8")
+
+
+# -- duplicates under the lock (CL7): processes racing on one file ---------------------------------
+
+RACE_CHAT = """Ecco — 記録:
+
+###### LOG: 2026-09-20 — gomme invernali — 冬タイヤ
+- montate all'officina Rossi
+- pressione 2,4 — 前後
+[/LOG]
+
+###### LOG: 2026-09-21 — Città: parcheggio
+Perché sì — 駐車場は満車。
+[/LOG]
+"""
+
+
+def _race_ingest(path, text, barrier, results):
+    barrier.wait()
+    r = ingest(path, "Macchina", text, store=Store(fsync=False))
+    results.put([i.status for i in r.items])
+
+
+def _race_append(path, barrier, results):
+    from zonemark.writer import append_entry
+    barrier.wait()
+    r = append_entry(path, "Macchina/Gomme", "stesso — 同じ", "una volta sola — 一度だけ", date="2026-09-22",
+                     store=Store(fsync=False), unless_present=True)
+    results.put("duplicate" if r.duplicate_of is not None else "filed")
+
+
+@pytest.mark.parametrize("rounds", [4])
+def test_cl7_processes_ingesting_the_same_text_at_once_file_it_once(tmp_path, rounds):
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    for k in range(rounds):
+        path = tmp_path / f"casa{k}[ext_memory].md"
+        path.write_text(MEMORY, encoding="utf-8")
+        workers = 4
+        barrier, results = ctx.Barrier(workers), ctx.Queue()
+        procs = [ctx.Process(target=_race_ingest, args=(path, RACE_CHAT, barrier, results)) for _ in range(workers)]
+        for p in procs:
+            p.start()
+        statuses = [results.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+            assert p.exitcode == 0
+        titles = entries_of(path)
+        assert titles.count(("2026-09-20", "gomme invernali — 冬タイヤ")) == 1, (k, statuses)
+        assert titles.count(("2026-09-21", "Città: parcheggio")) == 1, (k, statuses)
+        assert sorted(s for run in statuses for s in run) == sorted([FILED] * 2 + [DUPLICATE] * (2 * workers - 2))
+        assert parse(path.read_text(encoding="utf-8")).errors == []
+
+
+def test_append_unless_present_from_racing_processes_files_one_copy(tmp_path):
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    path = tmp_path / "casa[ext_memory].md"
+    path.write_text(MEMORY, encoding="utf-8")
+    workers = 4
+    barrier, results = ctx.Barrier(workers), ctx.Queue()
+    procs = [ctx.Process(target=_race_append, args=(path, barrier, results)) for _ in range(workers)]
+    for p in procs:
+        p.start()
+    outcomes = sorted(results.get(timeout=60) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+    assert outcomes == ["duplicate"] * (workers - 1) + ["filed"]
+    assert entries_of(path).count(("2026-09-22", "stesso — 同じ")) == 1
+
+
+def test_unless_present_reports_where_the_entry_is_and_writes_nothing(memory):
+    from zonemark.writer import append_entry
+    r = append_entry(memory, "Macchina", "Tagliando generale", "\nOlio e filtri cambiati a 84 300 km.\n\n",
+                     date="2026-09-06", store=store(), unless_present=True)
+    assert (r.changed, r.duplicate_of, r.line, r.history_id) == (False, 8, 8, None)
+    assert memory.read_text(encoding="utf-8") == MEMORY
+    # without the flag the same entry is written (the check is asked for, never implied)
+    assert append_entry(memory, "Macchina", "Tagliando generale", "Olio e filtri cambiati a 84 300 km.",
+                        date="2026-09-06", store=store()).changed
+
+
+def test_the_keys_kept_between_appends_follow_the_file(memory):
+    """Three entries filed in a row, then a user's edit: the duplicate check sees the file as it is each time."""
+    from zonemark.writer import append_entry
+    s = store()
+    for title in ("uno — 一", "due — 二", "tre — 三"):
+        assert append_entry(memory, "Macchina", title, "corpo", date="2026-09-30", store=s,
+                            unless_present=True).duplicate_of is None
+    again = append_entry(memory, "Macchina", "due — 二", "corpo", date="2026-09-30", store=s, unless_present=True)
+    text = memory.read_text(encoding="utf-8").split("\n")
+    assert text[again.duplicate_of - 1] == "###### LOG: 2026-09-30 — due — 二"
+    # the user removes "due" by hand: the next copy is filed, not called a duplicate
+    memory.write_text(memory.read_text(encoding="utf-8").replace("###### LOG: 2026-09-30 — due — 二\ncorpo\n", ""),
+                      encoding="utf-8")
+    assert append_entry(memory, "Macchina", "due — 二", "corpo", date="2026-09-30", store=s,
+                        unless_present=True).changed

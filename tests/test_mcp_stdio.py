@@ -45,10 +45,21 @@ def test_an_agent_session_over_stdio(tmp_path):
             seen["listed"] = json.loads(listed.content[0].text)
             resource = await client.read_resource("zonemark://file/diario%5Bext_memory%5D.md")
             seen["resource"] = resource.contents[0].text
+            found = await client.call_tool("search_memory", {"query": "takoyaki"})
+            seen["search"] = (found.is_error, json.loads(found.content[0].text))
+            exported = await client.call_tool("build_context", {})
+            seen["context"] = (exported.is_error, json.loads(exported.content[0].text))
+            dry = await client.call_tool("ingest_log", {"file": MEMORY_NAME, "container": "Viaggi", "text":
+                                                        "###### LOG: 2026-09-03 — Kobe — 神戸\n- manzo\n- porto\n"
+                                                        "[/LOG]\n"})
+            seen["dry"] = (dry.is_error, json.loads(dry.content[0].text))
+            seen["before_dry"] = (layer / MEMORY_NAME).read_bytes()
 
     anyio.run(session)
     assert "[P3]" in seen["instructions"]
-    assert {"layer_status", "read_container", "append_entry", "edit_volatile", "propose_change"} <= set(seen["tools"])
+    assert set(seen["tools"]) == {"layer_status", "list_containers", "read_container", "list_zones", "read_zone", "check",
+                                  "search_memory", "build_context", "parse_trace", "append_entry", "set_module_state",
+                                  "edit_volatile", "propose_change", "ingest_log"}
     assert [e["title"] for e in seen["read"]["entries"]] == ["Kyoto", "Roma"]
     assert seen["append"][0] is False and seen["append"][1]["history_id"]
     is_error, text = seen["refused"]
@@ -60,6 +71,16 @@ def test_an_agent_session_over_stdio(tmp_path):
     assert japan["entries"] == 1 and japan["last_entry_date"] is not None
     assert "Osaka — 大阪" in on_disk and seen["resource"] == on_disk
     assert not [d for d in parse_file(layer / MEMORY_NAME).diagnostics if d.severity.value == "error"]
+    is_error, found = seen["search"]
+    assert not is_error and [(h["file"], h["title"], h["zone"]) for h in found["hits"]] == \
+        [(MEMORY_NAME, "Osaka — 大阪", "P4")]
+    is_error, exported = seen["context"]
+    assert not is_error and "Takoyaki, buonissimi." in exported["text"] and exported["tokens"] > 0
+    is_error, dry = seen["dry"]
+    assert not is_error and dry["dryRun"] is True
+    assert [(i["status"], i["changes"]) for i in dry["items"]] == [("would_file",
+                                                                     ["list markers set to * + - by level (§8)"])]
+    assert (layer / MEMORY_NAME).read_bytes() == seen["before_dry"] and "Kobe" not in on_disk
 
 
 def test_two_server_processes_appending_at_once_lose_nothing(tmp_path):

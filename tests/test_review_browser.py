@@ -161,7 +161,7 @@ def test_a_stale_proposal_says_so_and_is_not_applied(browser, review):
                       encoding="utf-8")
     edited = memory.read_bytes()
     note = submit_and_wait(browser, f"#proposal-{pid} button.primary")
-    assert note.startswith("refused: ") and f"proposal {pid} is stale" in note
+    assert note.startswith("STALE_PROPOSAL refused: ") and f"proposal {pid} is stale" in note
     assert browser.evaluate("document.getElementById('note').getAttribute('role')") == "alert"
     assert memory.read_bytes() == edited
     # reloaded, the page says it is stale and offers no Apply

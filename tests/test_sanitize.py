@@ -169,7 +169,7 @@ def test_list_item_fence_cannot_hide_a_zone_tag():
     ("> > [!CAUTION] Attenzione — 注意", "> > \\[!CAUTION] Attenzione — 注意"), ("* ## MODULE 9: X", "* \\## MODULE 9: X"),
     ("1. [P1]", "1. \\[P1]"), ("> ```", "> \\```"), ("   ```", "   \\```"), ("\t~~~", "\t\\~~~"),
     ("\u200b[P1]", "\u200b\\[P1]"), ("\u00a0# x", "\u00a0\\# x"), ("  ---", "  \\---"), ("> ---", "> \\---"),
-    ("* * *", "\\* * *"), ("- [/P4]", "- \\[/P4]"),
+    ("* * *", "\\* * *"), ("- [/P4]", "* \\[/P4]"),  # and the bullet gets its level's marker (W10)
 ])
 def test_raw_text_structure_is_escaped_after_markers_and_indentation(line, expected):
     assert sanitize_body(line).text == expected

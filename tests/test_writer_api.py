@@ -232,12 +232,13 @@ def test_sanitised_content_is_reported(files, store):
 
 
 def test_second_barrier_refuses_list_marker_diagnostic(files, store):
-    """Content the sanitiser keeps but the parser warns about is refused by the re-check."""
+    """Content the sanitiser keeps but the parser warns about is refused by the re-check (W10: two bullet
+    characters on one level are two CommonMark lists, which one canonical marker would join)."""
     p = files / "14_3_external_memory_topics.md"
     old = p.read_bytes()
     with pytest.raises(RefusedWrite, match="LIST_MARKER_MISMATCH") as exc:
-        append_entry(p, "Standard", "x", "- dash bullet", store=store)
-    assert exc.value.rule == "§5.5"
+        append_entry(p, "Standard", "x", "- dash bullet — ダッシュ\n* star bullet", store=store)
+    assert exc.value.rule == "§5.5" and exc.value.code == "NEW_DIAGNOSTIC"
     assert p.read_bytes() == old
 
 
@@ -273,6 +274,61 @@ def test_user_edits_any_zone_but_not_into_errors(zones, store):
     old = zones.read_bytes()
     with pytest.raises(RefusedWrite, match="NESTED_PERMISSION_BLOCK"):
         edit_zone(zones, line, "[P2]\n## MODULE 001: ONE\n", actor="user", store=store)
+    assert zones.read_bytes() == old
+
+
+def _zone_hash_now(path, line):
+    from zonemark.writer import zone_hash
+    data = path.read_bytes()
+    return zone_hash(data, ZoneIndex.build(parse(data.decode("utf-8"))).zone_at_line(line))
+
+
+def test_edit_zone_with_a_base_hash_refuses_a_zone_changed_since(zones, store):
+    """W9: under the lock, after the permission check, the zone's inner bytes must still hash to base_hash."""
+    line = zone_line(zones, 5)
+    base = _zone_hash_now(zones, line)
+    r = edit_zone(zones, line, "appunti — メモ, perché sì\n", base_hash=base, store=store)
+    assert r.changed and r.zone_hash == _zone_hash_now(zones, line) != base
+    # the returned hash is the next base; the old one is stale now
+    old = zones.read_bytes()
+    with pytest.raises(RefusedWrite, match="changed since its hash was read") as exc:
+        edit_zone(zones, line, "sovrascritto — 上書き", base_hash=base, store=store)
+    assert (exc.value.code, exc.value.zone, exc.value.level, exc.value.rule) == ("STALE_ZONE", line, 5, "W9")
+    assert zones.read_bytes() == old
+    # a user's edit between the read and the write makes the agent's hash stale, and is kept
+    current = r.zone_hash
+    zones.write_text(zones.read_text(encoding="utf-8").replace("appunti — メモ", "scritto dall'utente — 利用者"),
+                     encoding="utf-8")
+    edited = zones.read_bytes()
+    with pytest.raises(RefusedWrite) as exc:
+        edit_zone(zones, line, "dell'agente — エージェント", base_hash=current, store=store)
+    assert exc.value.code == "STALE_ZONE" and zones.read_bytes() == edited
+    # the same edit with the hash read now goes through
+    done = edit_zone(zones, line, "dell'agente — エージェント", base_hash=_zone_hash_now(zones, line), store=store)
+    assert done.changed and "dell'agente — エージェント\n[/P5]" in zones.read_text(encoding="utf-8")
+
+
+def test_a_zone_whose_lines_moved_keeps_its_hash(zones, store):
+    line = zone_line(zones, 5)
+    base = _zone_hash_now(zones, line)
+    zones.write_text(zones.read_text(encoding="utf-8").replace("# Zones [reminder]\n",
+                                                               "# Zones [reminder]\n\nriga in più — 追加\n"),
+                     encoding="utf-8")
+    assert _zone_hash_now(zones, line + 2) == base
+    assert edit_zone(zones, line + 2, "spostato — 移動", base_hash=base, store=store).changed
+
+
+def test_the_permission_check_comes_before_the_hash(zones, store):
+    with pytest.raises(RefusedWrite) as exc:
+        edit_zone(zones, zone_line(zones, 1), "x — エックス", base_hash="0" * 64, store=store)
+    assert exc.value.code == "ZONE_READ_ONLY" and exc.value.level == 1
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "0" * 63, "Z" * 64, "A" * 64, 42])
+def test_a_malformed_base_hash_is_a_bad_argument(zones, store, bad):
+    old = zones.read_bytes()
+    with pytest.raises(ValueError, match="base_hash"):
+        edit_zone(zones, zone_line(zones, 5), "x — エックス", base_hash=bad, store=store)
     assert zones.read_bytes() == old
 
 

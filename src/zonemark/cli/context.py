@@ -60,7 +60,7 @@ def _emit(text: str, output: str | None, layer) -> None:
     if output is None or output == "-":
         sys.stdout.write(text)
         return
-    from ..writer.atomic import replace_file
+    from ..writer import replace_file
     target = Path(output)
     try:
         resolved = target.resolve()

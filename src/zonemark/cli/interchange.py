@@ -137,8 +137,7 @@ def cmd_ingest(args) -> int:
         raise CliError(f"zonemark ingest: {args.operands[0]} is a folder; give the memory file", EXIT_USAGE)
     text, _ = read_chat_text(args.operands[1] if len(args.operands) > 1 else None, "ingest")
     from ..interchange.ingest import DUPLICATE, FILED, REFUSED, WOULD_FILE, ingest
-    from ..writer import RefusedWrite
-    from ..writer.store import StoreError
+    from ..writer import RefusedWrite, StoreError
     try:
         result = ingest(memory, args.container, text, actor=args.actor, date=args.date, dry_run=args.dry_run)
     except RefusedWrite as exc:

@@ -125,7 +125,7 @@ def _emit(text: str, output: str | None, layer) -> None:
     if output is None or output == "-":
         sys.stdout.write(text)
         return
-    from ..writer.atomic import replace_file
+    from ..writer import replace_file
     target = Path(output)
     if target.suffix.lower() == ".md":
         raise CliError(f"zonemark graph: refusing to write to {output}: .md files belong to the user")

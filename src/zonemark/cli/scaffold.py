@@ -17,8 +17,7 @@ _LABEL = {"reminder": "reminder", "external_module": "external module", "externa
 
 def _guard(action):
     """Run a scaffold call, turning every failure into one line and an exit code."""
-    from ..writer import RefusedWrite
-    from ..writer.store import StoreError
+    from ..writer import RefusedWrite, StoreError
     try:
         return action()
     except RefusedWrite as exc:
@@ -41,7 +40,7 @@ def _guard(action):
 
 def cmd_new(args) -> int:
     from ..core.text import printable
-    from ..writer.scaffold import new_file
+    from ..writer import new_file
     if args.topic and args.kind != "memory":
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
     if args.id is not None and args.kind != "module":
@@ -55,7 +54,7 @@ def cmd_new(args) -> int:
 
 def cmd_add_container(args) -> int:
     from ..core.text import printable
-    from ..writer.scaffold import add_container
+    from ..writer import add_container
     path = Path(args.file)
     if not path.exists():
         raise CliError(f"zonemark: no such file: {args.file}", EXIT_USAGE)

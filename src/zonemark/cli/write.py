@@ -65,8 +65,7 @@ def _existing_file(name: str) -> Path:
 
 def _run(action):
     """Run a write, mapping every failure to one line and an exit code."""
-    from ..writer import RefusedWrite
-    from ..writer.store import StoreError
+    from ..writer import RefusedWrite, StoreError
     try:
         return action()
     except CliError:
@@ -197,8 +196,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_apply(args) -> int:
-        from ..writer import apply_proposal
-        from ..writer.proposals import find_proposal
+        from ..writer import apply_proposal, find_proposal
         given = Path(args.proposal)
         if given.is_dir():
             raise CliError(f"zonemark apply: {args.proposal} is a folder; give a proposal file or id "
@@ -209,8 +207,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_reject(args) -> int:
-        from ..writer import reject_proposal
-        from ..writer.proposals import find_proposal
+        from ..writer import find_proposal, reject_proposal
         given = Path(args.proposal)
         if given.is_dir():
             raise CliError(f"zonemark reject: {args.proposal} is a folder; give a proposal file or id "
@@ -221,7 +218,7 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_proposals(args) -> int:
-        from ..writer.proposals import find_proposal, list_proposals, show_proposal
+        from ..writer import find_proposal, list_proposals, show_proposal
         where = Path(args.target)
         if not where.exists():
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)

@@ -1,19 +1,20 @@
 """Filing the log entries of chat text into a memory file (§N.19.3, §7.5), through the safe writer.
 
-:func:`ingest` adds only three things to :func:`zonemark.writer.append_entry`: the extraction
-(:func:`~zonemark.interchange.logs.extract_logs`), the duplicate check and a report line per
-entry.  Permissions (§5.2), sanitising, the re-check, the lock and history are the writer's:
-nothing new to trust.
+:func:`ingest` adds only two things to :func:`zonemark.writer.append_entry`: the extraction
+(:func:`~zonemark.interchange.logs.extract_logs`) and a report line per entry.  Permissions (§5.2),
+sanitising, the re-check, the duplicate check, the lock and history are the writer's: nothing new
+to trust.
 
 * Each entry keeps its own date and title; an entry without a date gets ``date`` (``--date``)
   or today's local date.
-* **Duplicates.** An entry whose date, title and body — as the writer would write them
-  (sanitised) — equal those of an entry already owned by the container (in any of its zones)
-  is skipped, and so is the second copy of an entry repeated in the same text: pasting the
-  same chat twice files nothing twice.  The comparison ignores CR LF versus LF and blank lines
-  around a body, nothing else.
+* **Duplicates** (ruling CL7) are the writer's: each entry is filed with
+  ``append_entry(..., unless_present=True)``, which compares it — as it would be written — with
+  the entries the container already owns, under the file's lock and on its current bytes.  The
+  second copy of an entry repeated in the same text is a duplicate too, and so is an entry
+  another process filed a moment before: pasting the same chat twice, or ingesting it from two
+  processes at once, files nothing twice.
 * An entry the writer refuses (a title it cannot take, a date that is not ISO 8601, a zone the
-  actor may not write) is reported with the writer's reason; the others are still filed.
+  actor may not write) is reported with the writer's reason and code; the others are still filed.
 * ``dry_run`` runs the very same writes on a copy of the file in a temporary folder, so the
   report says exactly what would happen (``would_file``), and the file is not touched.
 """
@@ -27,13 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.document import Document
-from ..core.parser import parse_file
-from ..writer import RefusedWrite, Store, append_entry, sanitize_body, sanitize_title
-from ..writer.edit import check_date
-from ..writer.locate import ZoneIndex, resolve_container
-from ..writer.store import StoreError
-from .logs import Extraction, LogEntry, extract_logs
+from ..writer import RefusedWrite, Store, StoreError, append_entry, check_date, find_container
+from .logs import Extraction, extract_logs
 from .notices import Notice
 
 FILED, WOULD_FILE, DUPLICATE, REFUSED = "filed", "would_file", "duplicate", "refused"
@@ -50,10 +46,11 @@ class IngestItem:
     reason: str | None  # why it was refused, or where the duplicate is
     line: int | None  # line of the entry in the memory file (new, or the existing duplicate)
     changes: tuple[str, ...] = ()  # what the writer's sanitiser neutralised
+    code: str | None = None  # the writer's refusal code (zonemark.writer.REFUSALS) when refused
 
     def to_dict(self) -> dict:
         return {"headerLine": self.header_line, "date": self.date, "title": self.title, "status": self.status,
-                "reason": self.reason, "line": self.line, "changes": list(self.changes)}
+                "reason": self.reason, "code": self.code, "line": self.line, "changes": list(self.changes)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,38 +75,6 @@ class IngestResult:
                 "filed": self.count(FILED), "wouldFile": self.count(WOULD_FILE),
                 "duplicates": self.count(DUPLICATE), "refused": self.count(REFUSED),
                 "items": [i.to_dict() for i in self.items], "warnings": [w.to_dict() for w in self.warnings]}
-
-
-def _normal_body(text: str) -> str:
-    lines = text.replace("\r\n", "\n").split("\n")
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines)
-
-
-def existing_entries(doc: Document, container: str) -> dict[tuple[str | None, str, str], int]:
-    """(date, title, body) -> line of every entry the container owns (raises RefusedWrite for a bad address)."""
-    index = ZoneIndex.build(doc)
-    cid = resolve_container(index, container)
-    owner_line = index.header_line(cid) if cid is not None else None
-    found: dict[tuple[str | None, str, str], int] = {}
-    for node in doc.outline().walk():
-        if node.line != owner_line or node.kind == "file":
-            continue
-        for entry in node.entries:
-            raw = entry.block.raw_markdown
-            body = raw.split("\n", 1)[1] if "\n" in raw else ""
-            found.setdefault((entry.date, (entry.title or "").strip(), _normal_body(body)), entry.line)
-    return found
-
-
-def _key(entry: LogEntry, date: str) -> tuple[tuple[str | None, str, str], tuple[str, ...]]:
-    """The duplicate key of an entry as the writer would write it, and the sanitiser's notes."""
-    title = sanitize_title(entry.title)
-    body = sanitize_body(entry.body)
-    return (date, title.text, _normal_body(body.text)), title.changes + body.changes
 
 
 def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "ai", date: str | None = None,
@@ -139,34 +104,25 @@ def _file_all(path: Path, container: str, extraction: Extraction, actor: str, de
               *, dry_run: bool) -> list[IngestItem]:
     if actor not in ("ai", "user"):
         raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
-    present = existing_entries(parse_file(path), container)
-    stale = False  # line numbers move after a write: re-read before quoting one
+    find_container(path, container)  # a bad address refuses the whole text, before anything is filed
     items = []
     for entry in extraction.entries:
         when = entry.date if entry.date is not None else default_date
         try:
-            key, changes = _key(entry, when)
-        except RefusedWrite as exc:
-            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, str(exc), None))
-            continue
-        if key in present and stale:
-            present, stale = existing_entries(parse_file(path), container), False
-        if key in present:
-            line = present[key]
-            items.append(IngestItem(entry.header_line, when, entry.title, DUPLICATE,
-                                    f"already in the file at line {line}", line))
-            continue
-        try:
-            result = append_entry(path, container, entry.title, entry.body, actor=actor, date=when, store=store)
+            result = append_entry(path, container, entry.title, entry.body, actor=actor, date=when, store=store,
+                                  unless_present=True)
         except (RefusedWrite, StoreError) as exc:
             reason = str(exc) if isinstance(exc, RefusedWrite) else f"refused: {exc}"
-            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, reason, None))
+            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, reason, None, code=exc.code))
             continue
-        except ValueError as exc:  # the writer's date check
-            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, f"refused: {exc}", None))
+        except ValueError as exc:  # the writer's date check (InvalidDate, BAD_DATE)
+            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, f"refused: {exc}", None,
+                                    code=getattr(exc, "code", "BAD_DATE")))
             continue
-        present[key] = result.line
-        stale = True
+        if result.duplicate_of is not None:
+            items.append(IngestItem(entry.header_line, when, entry.title, DUPLICATE,
+                                    f"already in the file at line {result.duplicate_of}", result.duplicate_of))
+            continue
         items.append(IngestItem(entry.header_line, when, entry.title, WOULD_FILE if dry_run else FILED, None,
-                                result.line, tuple(dict.fromkeys(changes + result.changes))))
+                                result.line, result.changes))
     return items

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..layer.loader import Layer
-from ..writer.atomic import replace_file
+from ..writer import replace_file
 from .notices import Notice, notice
 from .trace import TraceContent, TraceResult
 

@@ -2,7 +2,8 @@
 
 :mod:`.server` builds the server (tools, resources, instructions) on the official ``mcp``
 SDK; :mod:`.paths` confines every file an agent names to the layer folder; :mod:`.refusals`
-gives each refusal a stable code; :mod:`.zones` lists zones and guards ``edit_volatile``
-with a base hash; :mod:`.serve` is what the CLI starts.  Importing this package imports
-nothing of the SDK.
+says, for each refusal code, what an agent may do instead; :mod:`.zones` lists zones with their
+hashes (the writer checks ``edit_volatile``'s base hash); :mod:`.cache` keeps parsed files for
+bytes that have not changed; :mod:`.serve` is what the CLI starts.  Importing this package
+imports nothing of the SDK.
 """

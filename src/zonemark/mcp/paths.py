@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..layer.loader import discover
-from ..writer.store import STATE_DIR_NAME
+from ..writer import STATE_DIR_NAME
 
 MAX_PATH_CHARS = 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

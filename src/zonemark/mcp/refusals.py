@@ -1,10 +1,13 @@
-"""From a refusal to the text an agent reads: a stable code, the zone and rule, and what to do instead.
+"""From a refusal to the text an agent reads: the stable code, the zone and rule, and what to do instead.
 
 The writer decides every refusal (§5.2 permissions, §5.5 the two barriers, §7.3.1 the
-registry); this module only names it.  :data:`CODES` is the table of stable codes — an agent
-or a client may branch on them — and :func:`from_writer` picks one for a
-:class:`zonemark.writer.RefusedWrite` from the rule it carries and the level of the zone it
-names.  The text of a tool error is always::
+registry) and names it with a code of :data:`zonemark.writer.REFUSALS`; this module only says,
+for each code, what an agent may do instead *with this server's tools* — and, where the tool
+that was refused changes the advice, what fits that tool (:data:`INSTEAD_FOR`).  It never reads
+the wording of a refusal.  :data:`FACE_CODES` are the server's own (paths, arguments, search,
+traces, the context budget).  :data:`CODES` is the whole table an agent or client may branch on.
+
+The text of a tool error is always::
 
     CODE: what was refused and why (the writer's own sentence)
     zone: [P3] at line 12 · rule: §5.2
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..writer import REFUSALS
+
 
 @dataclass(frozen=True)
 class Code:
@@ -27,45 +32,75 @@ class Code:
     instead: str
 
 
-CODES: dict[str, Code] = {c.code: c for c in (
-    Code("ZONE_READ_ONLY", "the zone is [P1] (user-only) or [P2] (read-only without an explicit user command), §5.2",
-         "ask the user, or call propose_change with the new content for the user to apply"),
-    Code("ZONE_PROPOSE_ONLY", "the zone is [P3], long-term memory: an AI change there is a proposal, §5.2",
-         "call propose_change(file, zone_line, reason, content); the user applies it"),
-    Code("ZONE_APPEND_ONLY", "the zone is [P4], short-term memory: an AI may append, not edit or delete, §5.2",
-         "call append_entry to add an entry, or propose_change to change what is there"),
-    Code("NO_JOURNAL", "the container has no [P4]/[P5] zone of its own to append to, §7.1.2/§7.1.3",
-         "call propose_change for the container, or ask the user to add an empty [P4] zone right after its "
-         "declaration"),
-    Code("UNKNOWN_CONTAINER", "no container, or more than one, answers to that address",
-         "call list_containers(file) and pass one of the addresses it gives"),
-    Code("NO_ZONE", "no permission zone opens at or contains that line, §5.1",
-         "call list_zones(file) and pass the line of a zone it lists"),
-    Code("ZONE_NOT_EDITABLE", "the zone is never closed, opens inline, or cannot be located reliably, §5.1/§5.4",
-         "call check() and ask the user to fix the file"),
-    Code("STALE_ZONE", "the zone changed since its base_hash was read: writing now would overwrite an edit you "
-                       "have not seen",
-         "call read_zone(file, zone_line) again, merge your change into what is there now, and retry with the new "
-         "hash"),
-    Code("CONTENT_REFUSED", "the text would add structure or a problem to the file, §5.5 (sanitising and "
-                            "re-check)",
-         "send plain text: entries as '###### ' lines in a [P5] zone, no other headers, zone tags, rules or "
-         "registry lines"),
-    Code("BAD_TITLE", "an entry title is one line of 1 to 300 characters without control characters, §7.5",
-         "send a short one-line title"),
-    Code("STATE_REFUSED", "the registry change names an unknown or permanent module, or one both ACTIVE and "
-                          "INACTIVE, §7.3.1",
-         "use module ids from layer_status; a '- permanent' STATE cannot be overridden (propose_change to its "
-         "STATE instead)"),
-    Code("NO_REGISTRY", "the reminder has no MODULE_STATE_REGISTRY, and only the user adds permission zones, "
-                        "§7.3.1/§5.5 Invariant 5",
-         "ask the user to add '## MODULE_STATE_REGISTRY:' in a [P4] zone of the reminder"),
-    Code("NO_CHANGE", "the proposal would change nothing",
-         "send content that differs from what the zone holds"),
-    Code("WRITE_CONFLICT", "another writer holds the file, or it kept changing while the write was prepared",
-         "read again and retry in a moment"),
-    Code("FILE_NOT_WRITABLE", "the user made the file read-only, or it cannot be written",
-         "ask the user; do not retry"),
+#: What an agent may do instead, for each writer refusal (the tools of this server by name).
+INSTEAD: dict[str, str] = {
+    "ZONE_READ_ONLY": "ask the user, or call propose_change(file, zone_line, reason, content) with the zone's new "
+                      "text for the user to apply",
+    "ZONE_PROPOSE_ONLY": "call propose_change(file, zone_line, reason, content) with the zone's new text; the user "
+                         "applies it",
+    "ZONE_APPEND_ONLY": "call append_entry to add an entry, or propose_change(file, zone_line, reason, content) to "
+                        "change what is there",
+    "USER_ONLY": "ask the user; this server never applies, undoes or deletes",
+    "UNKNOWN_CONTAINER": "call list_containers(file) and pass one of the addresses it gives",
+    "AMBIGUOUS_CONTAINER": "call list_containers(file) and pass the address it gives for the one you mean "
+                           "('#n' picks the n-th of a name)",
+    "NO_JOURNAL": "append to a container that list_containers marks ai_may 'append_entry', or ask the user to add "
+                  "an empty [P4] zone right after this container's declaration",
+    "NO_ZONE": "call list_zones(file) and pass the line of a zone it lists",
+    "NO_PROPOSAL_ZONE": "give zone_line instead of container: list_zones(file) lists every zone with its line",
+    "AMBIGUOUS_ZONE": "give zone_line instead of container: one of the lines named above",
+    "UNCLOSED_ZONE": "call check() to see where the zone is left open, and ask the user to close it",
+    "INLINE_ZONE": "ask the user to edit it by hand: a zone opened inline ('[Pn] text') is not rewritten by a tool",
+    "ZONE_NOT_LOCATED": "call check() and ask the user to fix the file",
+    "BAD_TITLE": "send a short one-line title (1 to 300 characters, no control characters)",
+    "CONTENT_REFUSED": "send plain text (valid Unicode, of a reasonable size)",
+    "STRUCTURE_CHANGED": "send plain text: in a [P5] zone, entries as '###### LOG: <date> — <title>' lines and "
+                         "text; no other headers, zone tags, rules or registry lines",
+    "NEW_DIAGNOSTIC": "change the text so that it adds no finding (the message names it): for lists, markers * + - "
+                      "by level and at most three levels",
+    "NO_CHANGE": "send content that differs from what the zone holds (read_zone shows it)",
+    "STALE_ZONE": "call read_zone(file, zone_line) again, merge your change into what is there now, and call "
+                  "edit_volatile again with the new hash",
+    "STALE_PROPOSAL": "propose the change again against the zone as it is now (read_zone shows it)",
+    "PROPOSAL_CLOSED": "propose the change again if it is still wanted",
+    "NO_REGISTRY": "ask the user to add '## MODULE_STATE_REGISTRY:' in a [P4] zone of the reminder",
+    "AMBIGUOUS_REMINDER": "ask the user: the layer holds more than one [reminder] (check() reports "
+                          "LAYER_MULTIPLE_REMINDERS)",
+    "PERMANENT_STATE": "leave the module as it is: a '- permanent' STATE is the user's decision (propose_change on "
+                       "the zone of its STATE asks for a change)",
+    "UNKNOWN_MODULE": "use the module ids layer_status lists",
+    "INVALID_MODULE_ID": "use the module ids layer_status lists (temporary ~Tn ids are never written)",
+    "CONTRADICTORY_STATE": "name each module once, in activate or in deactivate",
+    "ID_CONFLICT": "ask the user to rename one of the two modules that share the id (check() reports "
+                   "LAYER_ID_CONFLICT)",
+    "LAYER_UNREADABLE": "tell the user: the layer folder cannot be read",
+    "WRITE_CONFLICT": "read again and retry in a moment",
+    "FILE_NOT_WRITABLE": "ask the user; do not retry",
+}
+
+#: Where the refused tool changes the advice: (code, tool) -> what fits that tool.
+INSTEAD_FOR: dict[tuple[str, str], str] = {
+    ("ZONE_PROPOSE_ONLY", "append_entry"): "call propose_change(file, container=..., reason, content) with the "
+                                           "zone's whole new text (what read_zone shows, plus your entry); the "
+                                           "user applies it",
+    ("ZONE_PROPOSE_ONLY", "ingest_log"): "this container's journal is [P3]: ingest into a container list_containers "
+                                         "marks ai_may 'append_entry', or call propose_change(file, container=..., "
+                                         "reason, content) for the user to apply",
+    ("NO_JOURNAL", "ingest_log"): "ingest into a container that list_containers marks ai_may 'append_entry', or ask "
+                                  "the user to add an empty [P4] zone right after this container's declaration",
+    ("ZONE_READ_ONLY", "set_module_state"): "ask the user: the MODULE_STATE_REGISTRY sits in a zone only the user "
+                                            "changes (propose_change on that zone asks for the new lines)",
+    ("ZONE_PROPOSE_ONLY", "set_module_state"): "call propose_change(file, zone_line, reason, content) on the "
+                                               "registry's [P3] zone with the new ACTIVE/INACTIVE lines",
+    ("CONTENT_REFUSED", "propose_change"): "send only the zone's inner text: no line that reads as a zone tag "
+                                           "([Pn] or [/Pn])",
+    ("NEW_DIAGNOSTIC", "edit_volatile"): "change the text so that it adds no finding (the message names it; "
+                                         "zonemark explain CODE describes it), then call edit_volatile again",
+    ("WRITE_CONFLICT", "edit_volatile"): "call read_zone again for the new hash, then retry",
+}
+
+
+FACE_CODES: dict[str, Code] = {c.code: c for c in (
     Code("PATH_OUTSIDE_LAYER", "the path leaves the layer folder ('..', an absolute path, a symbolic link out, "
                                "or zonemark's own .zonemark folder)",
          "give a path relative to the layer folder, as layer_status lists the files"),
@@ -73,51 +108,45 @@ CODES: dict[str, Code] = {c.code: c for c in (
          "give a path relative to the layer folder, as layer_status lists the files"),
     Code("BAD_ARGUMENT", "an argument is missing, of the wrong type, or out of range",
          "fix the argument as described and call again"),
+    Code("BAD_QUERY", "the search query or one of its filters cannot be used as given",
+         "search for words (letters or digits); dates as YYYY-MM-DD; a container address list_containers gives"),
+    Code("SEARCH_UNAVAILABLE", "the search index cannot run here (this Python's sqlite3 lacks FTS5, or the "
+                               "index stays busy)",
+         "read with read_container instead, or retry in a moment"),
+    Code("BUDGET_TOO_SMALL", "the context cannot fit the budget: [P1]/[P2] content is never left out",
+         "call build_context with a larger budget_tokens (the message gives the size needed), or without one"),
+    Code("NO_TRACE", "the text holds no [NTRACE: v1] ... [/NTRACE] block",
+         "send the whole answer that ends with the trace block"),
+    Code("TRACE_REJECTED", "every trace block in the text was rejected (an unknown version, or never closed)",
+         "send a complete block opened by [NTRACE: v1] and closed by [/NTRACE]"),
     Code("UNKNOWN_TOOL", "the server has no tool of that name",
          "list the tools again; apply, undo and delete are the user's and never offered"),
-    Code("REFUSED", "the writer refused the change", "read the reason, then ask the user"),
     Code("INTERNAL_ERROR", "a defect in zonemark, not a problem with your call",
          "read the file again before retrying, and tell the user"),
 )}
 
-#: Rules the writer names by a word rather than a section, and the section that makes them.
-_RULE_SECTIONS = {"address": "§7.1.2/§7.1.3 (a container is addressed by name or position)",
-                  "proposal": "§5.2 (a [P3] change is a proposal the user applies)"}
-_SECTION_FOR_LEVEL = {1: "ZONE_READ_ONLY", 2: "ZONE_READ_ONLY", 3: "ZONE_PROPOSE_ONLY", 4: "ZONE_APPEND_ONLY"}
+#: Every code a tool error of this server may start with.
+CODES: dict[str, Code] = {
+    **{code: Code(code, r.summary, INSTEAD.get(code, r.remedy)) for code, r in REFUSALS.items()},
+    **FACE_CODES,
+}
 
 
-def code_for(rule: str | None, zone: int | None, level: int | None, message: str) -> str:
-    """The stable code of a writer refusal (``rule`` and ``zone`` as it carries them, ``level`` of that zone)."""
-    if rule == "§5.2":
-        return _SECTION_FOR_LEVEL.get(level or 0, "ZONE_READ_ONLY")
-    if rule == "§7.1.2":
-        return "NO_JOURNAL"
-    if rule == "address":
-        return "UNKNOWN_CONTAINER"
-    if rule in ("§5.1", "§5.4"):
-        return "NO_ZONE" if zone is None else "ZONE_NOT_EDITABLE"
-    if rule == "§5.5":
-        return "NO_REGISTRY" if "no MODULE_STATE_REGISTRY" in message else "CONTENT_REFUSED"
-    if rule == "§7.5":
-        return "BAD_TITLE"
-    if rule == "§7.3.1":
-        return "STATE_REFUSED"
-    if rule == "proposal":
-        return "NO_CHANGE" if "changes nothing" in message else "REFUSED"
-    return "REFUSED"
+def instead(code: str, tool: str | None = None) -> str:
+    """What an agent may do instead of the call ``tool`` that was refused with ``code``."""
+    return INSTEAD_FOR.get((code, tool or ""), CODES[code].instead)
 
 
 def render(code: str, message: str, *, level: int | None = None, zone: int | None = None,
-           rule: str | None = None, instead: str | None = None) -> str:
+           rule: str | None = None, tool: str | None = None) -> str:
     """The tool-error text (see the module docstring)."""
-    entry = CODES[code]
     lines = [f"{code}: {message}"]
     where = []
     if zone is not None:
         where.append(f"zone: {f'[P{level}]' if level else 'the zone'} at line {zone}")
     if rule:
-        where.append(f"rule: {_RULE_SECTIONS.get(rule, rule)}")
+        where.append(f"rule: {rule}")
     if where:
         lines.append(" · ".join(where))
-    lines.append(f"instead: {instead or entry.instead}")
+    lines.append(f"instead: {instead(code, tool)}")
     return "\n".join(lines)

@@ -1,15 +1,17 @@
 """The MCP server of one layer folder: read tools, zone-enforcing write tools, resources (§5.2).
 
 :func:`build_server` returns an :class:`mcp.server.mcpserver.MCPServer`.  Every tool is a thin
-shell: it confines its ``file`` to the layer folder (:mod:`.paths`), calls the layer or the
-writer, and returns plain data; every write goes through the safe writer as actor ``ai``, so
-the zones are enforced here, in the server, whatever the client does with the tools'
-read-only and destructive hints.  Nothing that applies a proposal, undoes, deletes or writes
-``[P1]``/``[P2]`` is offered.
+shell: it confines its ``file`` to the layer folder (:mod:`.paths`), calls the layer, the writer
+or a service (search, context, ingest, trace), and returns plain data; every write goes through
+the safe writer as actor ``ai``, so the zones are enforced here, in the server, whatever the
+client does with the tools' read-only and destructive hints.  Nothing that applies a proposal,
+undoes, deletes or writes ``[P1]``/``[P2]`` is offered.
 
 A refused write or a bad argument is a tool error (``is_error``) whose text starts with a
-stable code (:mod:`.refusals`).  Nothing is cached between calls: each call reads the files
-as they are on disk now, and two servers on one layer share the writer's per-file lock.
+stable code (:mod:`.refusals`, mapped from the refusal's ``code``, never from its wording).
+Every call sees the files as they are on disk now: parsed documents are kept only for bytes
+that have not changed (:mod:`.cache`), and two servers on one layer share the writer's
+per-file lock.
 """
 
 from __future__ import annotations
@@ -29,31 +31,33 @@ from mcp.types import Resource, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from .. import __version__
+from .. import writer
+from ..context import ContextRefused, context
 from ..core import syntax as sx
 from ..core.diagnostics import Severity
-from ..core.parser import parse
 from ..core.text import decode, printable
+from ..interchange.ingest import ingest
+from ..interchange.trace import read_trace
 from ..layer import containers as layer_containers
 from ..layer.containers import ContainerSummary
-from ..layer.loader import Layer, LayerError
+from ..layer.loader import LayerError
 from ..layer.status import status_data
-from .. import writer
-from ..writer import RefusedWrite
-from ..writer.locate import ZoneIndex, journal_zones, resolve_container
-from ..writer.sanitize import MAX_BODY_CHARS, MAX_TITLE_CHARS
-from ..writer.store import StoreError, WriteConflict
+from ..search import QueryError, SearchError, SearchUnavailable, search
+from ..writer import (MAX_BODY_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite, StoreError, ZoneIndex,
+                      journal_for, resolve_container)
+from .cache import LayerCache
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
-from .refusals import code_for, render
-from .zones import AI_MAY, HASH_PATTERN, StaleZone, edit_with_base_hash, index_of, zone_content, zone_facts, zone_hash
+from .refusals import CODES, instead, render
+from .zones import AI_MAY, zone_content, zone_facts
 
 INSTRUCTIONS = (
     "This server holds one zonemark layer — the identity, rules and memory of a personal AI in files of the "
     "IllAIra Markdown Standard v1.13 — and enforces its permission zones on every write: [P1] and [P2] are the "
     "user's alone, [P3] changes only through propose_change (the user applies them), [P4] takes new entries "
-    "through append_entry and nothing else, and [P5] you may rewrite with edit_volatile. "
-    "Start with layer_status and list_containers, read entries with read_container and zones with list_zones and "
-    "read_zone, and give edit_volatile the base_hash read_zone returned, so that you never overwrite an edit you "
-    "have not seen. "
+    "through append_entry (or ingest_log) and nothing else, and [P5] you may rewrite with edit_volatile. "
+    "Start with layer_status and list_containers, find past entries with search_memory and read_container, read "
+    "zones with list_zones and read_zone, and give edit_volatile the base_hash read_zone returned, so that you "
+    "never overwrite an edit you have not seen. "
     "A refused write is a tool error whose first word is a stable code such as ZONE_PROPOSE_ONLY, followed by "
     "the zone, the rule and what you may do instead."
 )
@@ -63,6 +67,9 @@ MAX_DIAGNOSTICS = 200
 MAX_REASON_CHARS = 2000
 MAX_ADDRESS_CHARS = 1024
 MAX_IDS = 200
+MAX_QUERY_CHARS = 1000
+MAX_SEARCH_HITS = 100
+MAX_CHAT_CHARS = 4_000_000
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -101,6 +108,7 @@ class _LayerServer(MCPServer):
     def __init__(self, folder: LayerFolder, **kwargs):
         super().__init__(**kwargs)
         self.folder = folder
+        self.cache: LayerCache | None = None
 
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
@@ -147,45 +155,30 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
-def _level_at(path: Path | None, line: int | None) -> int | None:
-    """The level of the zone opening at (or containing) ``line`` of ``path`` now, or None."""
-    if path is None or line is None:
-        return None
-    try:
-        zone = index_of(path.read_bytes(), path).zone_at_line(line)
-    except OSError:
-        return None
-    return None if zone is None else zone.level
-
-
 @contextlib.contextmanager
-def _agent_errors(target: LayerFile | None = None):
-    """Turn every anticipated failure into a :class:`ToolRefusal` in the agent's words."""
+def _agent_errors(tool: str):
+    """Turn every anticipated failure of ``tool`` into a :class:`ToolRefusal` in the agent's words."""
     try:
         yield
     except ToolRefusal:
         raise
     except PathRefused as exc:
-        raise ToolRefusal(render(exc.code, exc.message)) from None
-    except StaleZone as exc:
-        raise ToolRefusal(render("STALE_ZONE", str(exc), level=exc.zone.level, zone=exc.zone.line,
-                                 rule="§5.2 ([P5] is the AI's to edit, not to overwrite unseen)")) from None
+        raise ToolRefusal(render(exc.code, exc.message, tool=tool)) from None
     except RefusedWrite as exc:
-        level = _level_at(target.path if target else None, exc.zone)
-        code = code_for(exc.rule, exc.zone, level, exc.message)
-        raise ToolRefusal(render(code, printable(exc.message), level=level, zone=exc.zone, rule=exc.rule)) from None
-    except WriteConflict as exc:
-        raise ToolRefusal(render("WRITE_CONFLICT", printable(str(exc)))) from None
+        raise ToolRefusal(render(exc.code, printable(exc.message), level=exc.level, zone=exc.zone, rule=exc.rule,
+                                 tool=tool)) from None
     except StoreError as exc:
-        raise ToolRefusal(render("FILE_NOT_WRITABLE", printable(str(exc)))) from None
+        raise ToolRefusal(render(exc.code, printable(str(exc)), tool=tool)) from None
     except LayerError as exc:
-        raise ToolRefusal(render("NO_SUCH_FILE", printable(str(exc)))) from None
+        raise ToolRefusal(render("NO_SUCH_FILE", printable(str(exc)), tool=tool)) from None
+    except InvalidDate as exc:
+        raise ToolRefusal(render(exc.code, printable(str(exc)), rule="§7.5", tool=tool)) from None
     except (ValueError, TypeError) as exc:
-        raise ToolRefusal(render("BAD_ARGUMENT", printable(str(exc)))) from None
+        raise ToolRefusal(render("BAD_ARGUMENT", printable(str(exc)), tool=tool)) from None
     except FileNotFoundError as exc:
-        raise ToolRefusal(render("NO_SUCH_FILE", f"{exc.filename or 'the file'} is gone")) from None
+        raise ToolRefusal(render("NO_SUCH_FILE", f"{exc.filename or 'the file'} is gone", tool=tool)) from None
     except OSError as exc:
-        raise ToolRefusal(render("FILE_NOT_WRITABLE", f"{exc.strerror or exc}")) from None
+        raise ToolRefusal(render("FILE_NOT_WRITABLE", f"{exc.strerror or exc}", tool=tool)) from None
 
 
 def _check_date(value: str | None, name: str) -> str | None:
@@ -213,25 +206,27 @@ def _container_dict(summary: ContainerSummary, journal) -> dict:
 
 
 def _journals(index: ZoneIndex) -> dict[int, Any]:
-    """Declaration line -> the zone an 'ai' append goes to (last [P4], else last [P5]), else the last [P3]."""
+    """Declaration line -> the zone an 'ai' append goes to (the writer's rule), else its last [P3] zone."""
     out = {}
     for h in index.containers():
-        for levels in ((4,), (5,), (3,)):
-            zones = journal_zones(index, h.index, levels)
-            if zones:
-                out[index.header_line(h.index)] = zones[-1]
-                break
+        zone = journal_for(index, h.index, "user")  # [P4], else [P5], else [P3]: what the AI may do there
+        if zone is not None:
+            out[index.header_line(h.index)] = zone
     return out
+
+
+def _relative(text: str, target: LayerFile) -> str:
+    """``text`` with the server's path of ``target`` replaced by the agent's (no path outside the layer shows)."""
+    return text.replace(str(target.path), target.rel)
 
 
 def build_server(root) -> MCPServer:
     """The MCP server of the layer folder ``root`` (see the module docstring)."""
     folder = LayerFolder(root)
+    cache = LayerCache(folder.root)
     server = _LayerServer(folder, name="zonemark", title="zonemark layer", version=__version__,
                           instructions=INSTRUCTIONS, log_level="WARNING")
-
-    def load_layer() -> Layer:
-        return Layer.load(folder.root)
+    server.cache = cache
 
     def tool(annotations: ToolAnnotations):
         """``server.tool`` with the docstring, dedented, as the description the agent reads."""
@@ -239,14 +234,18 @@ def build_server(root) -> MCPServer:
             return server.tool(annotations=annotations, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
         return register
 
+    def parsed(target: LayerFile):
+        """The file's document as its bytes are now (parsed once per content)."""
+        return cache.document(target.path)
+
     # -- read tools ------------------------------------------------------------------------
 
     @tool(READ)
     def layer_status() -> dict[str, Any]:
         """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
         the number of errors and warnings — the same data as `zonemark status --json`."""
-        with _agent_errors():
-            return _plain(status_data(load_layer()))
+        with _agent_errors("layer_status"):
+            return _plain(status_data(cache.layer()))
 
     @tool(READ)
     def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
@@ -255,12 +254,11 @@ def build_server(root) -> MCPServer:
         """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
         H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
         address to pass to read_container/append_entry, and the zone an entry appended to them goes to."""
-        with _agent_errors():
+        with _agent_errors("list_containers"):
             targets = [folder.file(file)] if file is not None else [folder.file(rel) for rel in folder.files()]
             files = []
             for target in targets:
-                data = target.path.read_bytes()
-                doc = parse(decode(data), path=str(target.path))
+                doc = parsed(target)
                 journals = _journals(ZoneIndex.build(doc))
                 files.append({"file": target.rel, "type": doc.file_type,
                               "containers": [_container_dict(c, journals.get(c.line))
@@ -272,10 +270,10 @@ def build_server(root) -> MCPServer:
                        limit: Annotated[int, Field(description="at most this many entries, the most recent",
                                                    ge=1, le=500)] = 20) -> dict[str, Any]:
         """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
-        with _agent_errors():
+        with _agent_errors("read_container"):
             target = folder.file(file)
             since = _check_date(since, "since")
-            doc = parse(decode(target.path.read_bytes()), path=str(target.path))
+            doc = parsed(target)
             index = ZoneIndex.build(doc)
             line = index.header_line(resolve_container(index, container))
             found = layer_containers.container_entries(doc, line, since=since, limit=limit)
@@ -289,10 +287,9 @@ def build_server(root) -> MCPServer:
     def list_zones(file: FileArg) -> dict[str, Any]:
         """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
         container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
-        with _agent_errors():
+        with _agent_errors("list_zones"):
             target = folder.file(file)
-            data = target.path.read_bytes()
-            doc = parse(decode(data), path=str(target.path))
+            data, doc = cache.snapshot(target.path)
             owners = {c.line: c.address for c in layer_containers.list_containers(doc)}
             zones = [{"line": z.line, "close_line": z.close_line, "zone": _zone(z.level),
                       "ai_may": AI_MAY.get(z.level, "nothing"), "inline": z.inline,
@@ -304,23 +301,23 @@ def build_server(root) -> MCPServer:
     def read_zone(file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
         """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
         edit_volatile."""
-        with _agent_errors(None):
+        with _agent_errors("read_zone"):
             target = folder.file(file)
-            data = target.path.read_bytes()
-            zone = index_of(data, target.path).zone_at_line(zone_line)
+            data, doc = cache.snapshot(target.path)
+            zone = ZoneIndex.build(doc).zone_at_line(zone_line)
             if zone is None:
                 raise ToolRefusal(render("NO_ZONE", f"no permission zone opens at or contains line {zone_line} of "
-                                                    f"{target.rel}"))
+                                                    f"{target.rel}", tool="read_zone"))
             return _plain({"file": target.rel, "line": zone.line, "close_line": zone.close_line,
                            "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
-                           "hash": zone_hash(data, zone), "content": zone_content(data, zone)})
+                           "hash": writer.zone_hash(data, zone), "content": zone_content(data, zone)})
 
     @tool(READ)
     def check() -> dict[str, Any]:
         """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
         first 200 diagnostics, each with file, line, column, code and message."""
-        with _agent_errors():
-            diags = load_layer().all_diagnostics()
+        with _agent_errors("check"):
+            diags = cache.layer().all_diagnostics()
             return _plain({
                 "errors": sum(d.severity is Severity.ERROR for d in diags),
                 "warnings": sum(d.severity is Severity.WARNING for d in diags),
@@ -329,26 +326,88 @@ def build_server(root) -> MCPServer:
                                 for d in diags[:MAX_DIAGNOSTICS]],
                 "truncated": len(diags) > MAX_DIAGNOSTICS})
 
+    @tool(READ)
+    def search_memory(query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
+                                                              "double quotes; word* for a prefix",
+                                                  max_length=MAX_QUERY_CHARS)],
+                      file: Annotated[str | None, Field(description="only this file of the layer",
+                                                        max_length=MAX_PATH_CHARS)] = None,
+                      container: Annotated[str | None, Field(description="only this container and what is under "
+                                                                         "it, as list_containers gives it",
+                                                             max_length=MAX_ADDRESS_CHARS)] = None,
+                      since: DateArg = None, until: DateArg = None,
+                      limit: Annotated[int, Field(description="at most this many hits, best first", ge=1,
+                                                  le=MAX_SEARCH_HITS)] = 10) -> dict[str, Any]:
+        """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
+        best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
+        between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
+        with _agent_errors("search_memory"):
+            rel = folder.file(file).rel if file is not None else None
+            since, until = _check_date(since, "since"), _check_date(until, "until")
+            try:
+                result = search(folder.root, query, file=rel, container=container, since=since, until=until,
+                                limit=limit)
+            except QueryError as exc:
+                raise ToolRefusal(render("BAD_QUERY", printable(str(exc)), tool="search_memory")) from None
+            except (SearchUnavailable, SearchError) as exc:
+                raise ToolRefusal(render("SEARCH_UNAVAILABLE", printable(str(exc)), tool="search_memory")) from None
+            hits = [{"file": h.file, "line": h.line, "kind": h.kind, "container": h.container, "zone": _zone(h.zone),
+                     "date": h.date, "title": h.title, "snippet": h.snippet, "score": h.score} for h in result.hits]
+            return _plain({"query": result.query, "hits": hits, "more": result.more, "files": result.files,
+                           "ranked_window": result.ranked_window})
+
+    @tool(READ)
+    def build_context(budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
+                                                                             "entries to fit this many tokens "
+                                                                             "(an offline estimate)", ge=1)]
+                      = None) -> dict[str, Any]:
+        """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
+        the active external modules and the memories, zone tags included, with a header that says what was left
+        out. Over budget_tokens, whole journal entries go, oldest memory entries first; [P1]/[P2] never go."""
+        with _agent_errors("build_context"):
+            try:
+                result = context(cache.layer(), budget_tokens)
+            except ContextRefused as exc:
+                raise ToolRefusal(render("BUDGET_TOO_SMALL", printable(str(exc)), tool="build_context")) from None
+            return _plain(result.to_dict())
+
+    @tool(READ)
+    def parse_trace(text: Annotated[str, Field(description="the chat answer holding a [NTRACE: v1] ... "
+                                                           "[/NTRACE] block", max_length=MAX_CHAT_CHARS)]
+                    ) -> dict[str, Any]:
+        """Read a Deferred Neural Trace (§N.18) from chat text and validate it against the layer: which nuclei,
+        modules and memories it names, what was dropped (unknown identifiers, lines quoting [P1]/[P2] text), and
+        whether tracing is enabled. Writes nothing."""
+        with _agent_errors("parse_trace"):
+            result = read_trace(text, cache.layer())
+            if not result.blocks:
+                raise ToolRefusal(render("NO_TRACE", "no [NTRACE: v1] ... [/NTRACE] block in the text",
+                                         tool="parse_trace"))
+            rejected = [b for b in result.blocks if b.rejected]
+            if len(rejected) == len(result.blocks):
+                reasons = "; ".join(f"line {b.open_line}: {b.reason}" for b in rejected[:3])
+                raise ToolRefusal(render("TRACE_REJECTED", printable(f"every trace block was rejected ({reasons})"),
+                                         tool="parse_trace"))
+            return _plain({**result.to_dict(), "illuminated": result.illuminated})
+
     # -- write tools (actor 'ai', through the safe writer) --------------------------------------
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                                             open_world_hint=False))
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
     def append_entry(file: FileArg, container: ContainerArg,
-                     title: Annotated[str, Field(description="one line: the entry's title", max_length=4 * MAX_TITLE_CHARS)],
+                     title: Annotated[str, Field(description="one line: the entry's title",
+                                                 max_length=4 * MAX_TITLE_CHARS)],
                      body: Annotated[str, Field(description="the entry's text (plain text; structure is escaped)",
                                                 max_length=MAX_BODY_CHARS)],
                      date: DateArg = None) -> dict[str, Any]:
         """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
         zone. The date defaults to today."""
-        with _agent_errors():
+        with _agent_errors("append_entry"):
             target = folder.file(file)
-        with _agent_errors(target):
             r = writer.append_entry(target.path, container, title, body, actor="ai", date=date)
             return _plain({"file": target.rel, "container": r.target, "line": r.line, "zone_line": r.zone,
                            "history_id": r.history_id, "escaped": list(r.changes)})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False))
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
                                              Field(description="module ids to make active", max_length=MAX_IDS)]
                          = [],
@@ -359,36 +418,29 @@ def build_server(root) -> MCPServer:
         rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
         if not activate and not deactivate:
             raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
-        with _agent_errors():
+        with _agent_errors("set_module_state"):
             r = writer.set_states(folder.root, activate, deactivate, actor="ai")
             reminder = folder.file(Path(os.path.relpath(r.path, folder.root)).as_posix())
-            registry = parse(decode(reminder.path.read_bytes())).registry
+            registry = cache.document(reminder.path).registry
             return _plain({"file": reminder.rel, "changed": r.changed, "history_id": r.history_id,
                            "active": list(registry.active) if registry else [],
                            "inactive": list(registry.inactive) if registry else []})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                                             open_world_hint=False))
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False))
     def edit_volatile(file: FileArg, zone_line: ZoneLineArg,
-                      content: Annotated[str, Field(description="the zone's new inner text", max_length=MAX_BODY_CHARS)],
+                      content: Annotated[str, Field(description="the zone's new inner text",
+                                                    max_length=MAX_BODY_CHARS)],
                       base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
                                                                   "zone", max_length=64)]) -> dict[str, Any]:
         """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed since you read
-        base_hash; refused for every other zone."""
-        with _agent_errors():
+        base_hash; refused for every other zone. Returns the zone's new hash, the base of your next edit."""
+        with _agent_errors("edit_volatile"):
             target = folder.file(file)
-        if not HASH_PATTERN.fullmatch(base_hash):
-            raise ToolRefusal(render("BAD_ARGUMENT", "base_hash must be the 64 lowercase hex digits read_zone "
-                                                     "returned"))
-        with _agent_errors(target):
-            r = edit_with_base_hash(target.path, zone_line, content, base_hash)
-            data = target.path.read_bytes()
-            zone = index_of(data, target.path).zone_at_line(r.zone or zone_line)
+            r = writer.edit_zone(target.path, zone_line, content, actor="ai", base_hash=base_hash)
             return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
-                           "hash": zone_hash(data, zone) if zone else None, "escaped": list(r.changes)})
+                           "hash": r.zone_hash, "escaped": list(r.changes)})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                                             open_world_hint=False))
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
     def propose_change(file: FileArg,
                        reason: Annotated[str, Field(description="one line: why the change is wanted",
                                                     max_length=MAX_REASON_CHARS)],
@@ -396,21 +448,43 @@ def build_server(root) -> MCPServer:
                                                      max_length=MAX_BODY_CHARS)],
                        zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
                                                               ge=1)] = None,
-                       container: Annotated[str | None, Field(description="or: the container whose zone to change",
-                                                              max_length=MAX_ADDRESS_CHARS)] = None) -> dict[str, Any]:
-        """Propose new text for a zone — by zone_line, or by container — for the user to review and apply
-        (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
+                       container: Annotated[str | None, Field(description="or: the container whose [P3] zone to "
+                                                                          "change", max_length=MAX_ADDRESS_CHARS)]
+                       = None) -> dict[str, Any]:
+        """Propose new text for a zone — by zone_line, or by container (its paired [P3] zone) — for the user to
+        review and apply (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
         if (zone_line is None) == (container is None):
             raise ToolRefusal(render("BAD_ARGUMENT", "give exactly one of zone_line and container"))
-        with _agent_errors():
+        with _agent_errors("propose_change"):
             target = folder.file(file)
-        with _agent_errors(target):
             p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor="ai",
-                        reason=reason)
+                               reason=reason)
             return _plain({"file": target.rel, "proposal": folder.rel(p.path), "zone_line": p.zone_line,
-                           "zone": _zone(p.zone_level),
-                           "would_add": [w.replace(str(target.path), target.rel) for w in p.would_add],
+                           "zone": _zone(p.zone_level), "would_add": [_relative(w, target) for w in p.would_add],
                            "diff": p.diff})
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    def ingest_log(text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "
+                                                          "entries, each closed by [/LOG] (§N.19)",
+                                              max_length=MAX_CHAT_CHARS)],
+                   file: FileArg, container: ContainerArg,
+                   dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
+                                                              "false files the entries")] = True) -> dict[str, Any]:
+        """File the log entries of chat text into a container, each through the same checks as append_entry,
+        as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
+        or refused, with its code and what to do instead). By default a dry run: nothing is written until you
+        pass dry_run=false."""
+        with _agent_errors("ingest_log"):
+            target = folder.file(file)
+            result = ingest(target.path, container, text, actor="ai", dry_run=dry_run)
+            data = result.to_dict()
+            data["file"] = target.rel
+            for item in data["items"]:
+                if item["reason"]:
+                    item["reason"] = _relative(item["reason"], target)
+                if item["code"] in CODES:
+                    item["instead"] = instead(item["code"], "ingest_log")
+            return _plain(data)
 
     # -- resources -----------------------------------------------------------------------------
 
@@ -418,7 +492,15 @@ def build_server(root) -> MCPServer:
     def status_resource() -> str:
         """The layer's status (as the layer_status tool), JSON."""
         try:
-            return json.dumps(_plain(status_data(load_layer())), ensure_ascii=False, indent=2)
+            return json.dumps(_plain(status_data(cache.layer())), ensure_ascii=False, indent=2)
+        except LayerError as exc:
+            raise ResourceError(printable(str(exc))) from None
+
+    @server.resource("zonemark://context", name="context", mime_type="text/markdown")
+    def context_resource() -> str:
+        """The layer as one text for a chat (as build_context without a budget, and `zonemark context`)."""
+        try:
+            return printable(context(cache.layer()).text)
         except LayerError as exc:
             raise ResourceError(printable(str(exc))) from None
 

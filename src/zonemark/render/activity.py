@@ -28,7 +28,7 @@ from ..core.parser import parse
 from ..core.text import decode
 from ..layer.enclosing import Enclosing, enclosing_container
 from ..layer.loader import Layer
-from ..writer.store import HistoryEntry, Store, StoreError
+from ..writer import HistoryEntry, Store, StoreError
 
 
 @dataclass(frozen=True)
@@ -50,18 +50,6 @@ class ActivityItem:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def undo_candidate(entries: list[HistoryEntry]) -> HistoryEntry | None:
-    """The write :meth:`Store.undo` would revert (``entries`` oldest first): the newest that is
-    neither an undo nor already undone (undo walks back step by step)."""
-    undone = set()
-    for entry in reversed(entries):
-        if entry.undoes is not None:
-            undone.add(entry.undoes)
-        elif entry.id not in undone:
-            return entry
-    return None
 
 
 def _first_changed_line(old: str, new: str) -> tuple[str, int]:
@@ -106,7 +94,7 @@ def file_activity(path: Path, rel: str, *, store: Store | None = None) -> list[A
                 saved[entry.id] = None
         return saved[entry.id]
 
-    candidate = undo_candidate(entries)
+    candidate = Store.undo_candidate(entries)
     reverts = (candidate is not None and current_sha is not None and entries[-1].written_sha256 == current_sha
                and candidate.written_sha256 == current_sha)
     items = []
@@ -138,4 +126,4 @@ def layer_activity(layer: Layer, *, store: Store | None = None, limit: int | Non
     return items if limit is None else items[:limit]
 
 
-__all__ = ["ActivityItem", "file_activity", "layer_activity", "undo_candidate"]
+__all__ = ["ActivityItem", "file_activity", "layer_activity"]

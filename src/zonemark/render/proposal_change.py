@@ -3,7 +3,7 @@
 :func:`zonemark.writer.proposals.list_proposals` says which proposals are open and whether
 each is stale; this module adds, for a person to read, the file's text now and the text
 ``apply`` would write: the declared zone found as the writer finds it
-(:func:`~zonemark.writer.proposals.locate_zone`) with its inner lines replaced by the proposed
+(:func:`~zonemark.writer.preview_proposal`) with its inner lines replaced by the proposed
 content in the file's line endings (ruling W1/W2; a test holds this equal to the bytes
 ``apply_proposal`` writes).  A stale proposal has no ``after``: it cannot be applied, and its
 stored diff (the change as it was proposed) is all there is to read.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.parser import parse
-from ..core.text import decode, encode
+from ..core.text import decode
 from ..layer.enclosing import Enclosing, enclosing_container
-from ..writer.proposals import PendingProposal, Proposal, list_proposals, locate_zone, stored_proposals
+from ..writer import PendingProposal, Proposal, list_proposals, preview_proposal, stored_proposals
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,11 @@ def proposal_change(pending: PendingProposal, root: Path) -> ProposalChange:
         return ProposalChange(pending, rel, None, None, None)
     text = decode(data)
     doc = parse(text, path=str(proposal.target))
-    zone = None if pending.stale else locate_zone(proposal, data)
-    if zone is None or zone.close_start is None:
+    preview = None if pending.stale else preview_proposal(proposal, data)
+    if preview is None:
         return ProposalChange(pending, rel, text, None, None)
-    inner = proposal.new_content.replace("\r\n", "\n").replace("\r", "\n")
-    if zone.close_end is not None and data[zone.close_end - 2:zone.close_end] == b"\r\n":
-        inner = inner.replace("\n", "\r\n")
-    after = decode(data[:zone.inner_start] + encode(inner) + data[zone.close_start:])
+    zone, new_data = preview
+    after = decode(new_data)
     closing = zone.close_line if zone.close_line is not None else zone.line
     return ProposalChange(pending, rel, text, after, enclosing_container(doc, closing))
 

@@ -1,9 +1,11 @@
 """Safe writes of IllAIra Markdown Standard files: permissions (§5.2), structure (§5.5), storage.
 
 ``from zonemark.writer import append_entry, rewrite_registry, edit_zone, propose,
-apply_proposal, history, undo, RefusedWrite, Store``.  See :mod:`.edit` for the permission
-matrix, :mod:`.sanitize` and :mod:`.verify` for the two barriers, :mod:`.store` for durable
-storage.  The names below are imported on first use, so that a one-shot command (``zonemark
+apply_proposal, history, undo, RefusedWrite, Store``.  Every name a service or a face uses is
+public here (``tests/test_architecture.py`` checks that nothing outside the writer imports a name
+of its modules that this table does not list).  See :mod:`.edit` for the permission matrix,
+:mod:`.sanitize` and :mod:`.verify` for the two barriers, :mod:`.refusals` for the refusal codes,
+:mod:`.store` for durable storage.  The names below are imported on first use, so that a one-shot command (``zonemark
 append``) loads only the modules it runs.
 """
 
@@ -15,11 +17,17 @@ TYPE_CHECKING = False
 
 #: public name -> the module of this package that defines it
 _EXPORTS = {
-    **dict.fromkeys(("ACTORS", "WriteResult", "append_entry", "edit_zone", "history", "rewrite_registry",
-                     "set_states", "undo"), "edit"),
-    **dict.fromkeys(("Proposal", "apply_proposal", "propose", "reject_proposal"), "proposals"),
-    **dict.fromkeys(("RefusedWrite", "sanitize_body", "sanitize_title"), "sanitize"),
-    **dict.fromkeys(("Store", "WriteConflict"), "store"),
+    **dict.fromkeys(("ACTORS", "DATE_HELP", "WriteResult", "append_entry", "check_date", "edit_zone",
+                     "find_container", "history", "rewrite_registry", "set_states", "undo"), "edit"),
+    **dict.fromkeys(("PendingProposal", "Proposal", "apply_proposal", "find_proposal", "list_proposals",
+                     "preview_proposal", "propose", "reject_proposal", "show_proposal", "stored_proposals"),
+                    "proposals"),
+    **dict.fromkeys(("REFUSALS", "InvalidDate", "Refusal", "RefusedWrite"), "refusals"),
+    **dict.fromkeys(("MAX_BODY_CHARS", "MAX_TITLE_CHARS", "sanitize_body", "sanitize_title"), "sanitize"),
+    **dict.fromkeys(("STATE_DIR_NAME", "HistoryEntry", "Store", "StoreError", "WriteConflict"), "store"),
+    **dict.fromkeys(("ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_hash"), "locate"),
+    **dict.fromkeys(("add_container", "new_file"), "scaffold"),
+    **dict.fromkeys(("replace_file",), "atomic"),
 }
 
 __all__ = list(_EXPORTS)
@@ -41,7 +49,13 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
-    from .edit import ACTORS, WriteResult, append_entry, edit_zone, history, rewrite_registry, set_states, undo
-    from .proposals import Proposal, apply_proposal, propose, reject_proposal
-    from .sanitize import RefusedWrite, sanitize_body, sanitize_title
-    from .store import Store, WriteConflict
+    from .atomic import replace_file
+    from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, find_container, history,
+                       rewrite_registry, set_states, undo)
+    from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_hash
+    from .proposals import (PendingProposal, Proposal, apply_proposal, find_proposal, list_proposals,
+                            preview_proposal, propose, reject_proposal, show_proposal, stored_proposals)
+    from .refusals import REFUSALS, InvalidDate, Refusal, RefusedWrite
+    from .sanitize import MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize_body, sanitize_title
+    from .scaffold import add_container, new_file
+    from .store import STATE_DIR_NAME, HistoryEntry, Store, StoreError, WriteConflict

@@ -41,6 +41,7 @@ Decisions:
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import re
 import threading
@@ -53,9 +54,12 @@ from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.parser import parse
 from ..core.text import decode, encode
-from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, unclosed_zones
+from .locate import (APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones,
+                     zone_hash)
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
-from .sanitize import RefusedWrite, quoted, sanitize_body, sanitize_entries, sanitize_title
+from . import duplicates
+from .refusals import InvalidDate, RefusedWrite
+from .sanitize import quoted, sanitize_body, sanitize_entries, sanitize_title
 from .skeleton import skeleton_index
 from .store import Store
 from .verify import Edit, Expect, Verdict, compare, full_check, incremental_check
@@ -79,6 +83,8 @@ class WriteResult:
     history_id: str | None
     changes: tuple[str, ...] = ()  # what the sanitiser neutralised
     method: str = ""  # 'incremental' or 'full' verification
+    zone_hash: str | None = None  # edit_zone: the hash of the zone's inner bytes now (the next base_hash)
+    duplicate_of: int | None = None  # append_entry(unless_present=True): line of the entry already there
 
 
 # -- shared helpers ------------------------------------------------------------------------
@@ -115,12 +121,13 @@ def remember(path, data: bytes, index: ZoneIndex) -> None:
 
 
 def forget(path=None) -> None:
-    """Drop the cached index of ``path`` (of every file when None)."""
+    """Drop the cached index (and duplicate keys) of ``path`` (of every file when None)."""
     with _cache_lock:
         if path is None:
             _cache.clear()
         else:
             _cache.pop(_key(path), None)
+    duplicates.forget(path)
 
 
 def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
@@ -131,13 +138,15 @@ def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
         return
     if lv in (1, 2):
         who = "user-only" if lv == 1 else "read-only without an explicit user command"
-        raise RefusedWrite(f"refused: {where} is {who} (§5.2); ai may not change it", zone=zone.line, rule="§5.2")
+        raise RefusedWrite(f"refused: {where} is {who} (§5.2); ai may not change it", code="ZONE_READ_ONLY",
+                           zone=zone.line, level=lv, rule="§5.2")
     if lv == 3:
         raise RefusedWrite(f"refused: {where} is long-term memory: ai changes there are proposals the user "
-                           f"applies (§5.2); use propose", zone=zone.line, rule="§5.2")
+                           f"applies (§5.2); use propose", code="ZONE_PROPOSE_ONLY", zone=zone.line, level=lv,
+                           rule="§5.2")
     if lv == 4 and wants == "edit":
         raise RefusedWrite(f"refused: {where} is append-only for ai (§5.2): editing or deleting needs the user; "
-                           f"use append or propose", zone=zone.line, rule="§5.2")
+                           f"use append or propose", code="ZONE_APPEND_ONLY", zone=zone.line, level=lv, rule="§5.2")
 
 
 def _zone_is_sane(data: bytes, zone: ZoneView) -> bool:
@@ -161,11 +170,12 @@ DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-
 
 
 def check_date(date: str) -> str:
-    """A §7.5 log date, by the parser's own rule (:func:`zonemark.core.syntax.valid_date_text`), or ValueError."""
+    """A §7.5 log date, by the parser's own rule (:func:`zonemark.core.syntax.valid_date_text`), or
+    :class:`~.refusals.InvalidDate` (a ValueError with the code BAD_DATE)."""
     if not isinstance(date, str):
-        raise ValueError("date must be a string such as 2026-05-03")
+        raise InvalidDate("date must be a string such as 2026-05-03")
     if not sx.valid_date_text(date.strip()) or "\n" in date.strip():
-        raise ValueError(f"{quoted(date)} is not {DATE_HELP}")
+        raise InvalidDate(f"{quoted(date)} is not {DATE_HELP}")
     return date.strip()
 
 
@@ -244,16 +254,37 @@ def _splice(path, index: ZoneIndex, zone: ZoneView, data: bytes, old_zone: str, 
     return _Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
 
 
+def barrier_refusal(what: str, verdict: Verdict, *, zone: int | None = None,
+                    level: int | None = None) -> RefusedWrite:
+    """The refusal of a write the re-check (§5.5) did not accept: STRUCTURE_CHANGED or NEW_DIAGNOSTIC."""
+    code = "STRUCTURE_CHANGED" if verdict.problems or not verdict.new_diagnostics else "NEW_DIAGNOSTIC"
+    return RefusedWrite(f"refused: {what}: {verdict.reason()} (§5.5, re-check)", code=code, zone=zone,
+                        level=level, rule="§5.5")
+
+
 def _barrier_refusal(what: str, zone: ZoneView | None, verdict: Verdict) -> RefusedWrite:
-    return RefusedWrite(f"refused: {what}: {verdict.reason()} (§5.5, re-check)",
-                        zone=zone.line if zone else None, rule="§5.5")
+    return barrier_refusal(what, verdict, zone=zone.line if zone else None, level=zone.level if zone else None)
 
 
 # -- append --------------------------------------------------------------------------------
 
+def find_container(path, container: str, *, store: Store | None = None) -> str:
+    """The label of the container ``container`` names in ``path`` now (:func:`.locate.resolve_container`), or
+    :class:`RefusedWrite` (``UNKNOWN_CONTAINER``, ``AMBIGUOUS_CONTAINER``); writes nothing."""
+    data = (store or Store()).read(path)
+    index = cached_index(path, data)
+    return index.label(resolve_container(index, container))
+
+
 def append_entry(path, container: str, title: str, body: str = "", *, actor: str = "ai",
-                 date: str | None = None, timestamp: bool = False, store: Store | None = None) -> WriteResult:
-    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``."""
+                 date: str | None = None, timestamp: bool = False, store: Store | None = None,
+                 unless_present: bool = False) -> WriteResult:
+    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``.
+
+    ``unless_present``: when the container already owns an entry with this date, title and body
+    (as written, :mod:`.duplicates`), write nothing and say where it is (``duplicate_of``) — checked
+    under the file's lock on its current bytes, so concurrent writers file one copy.
+    """
     check_actor(actor)
     store = store or Store()
     if date is not None and timestamp:
@@ -263,15 +294,28 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
     clean_body = sanitize_body(body or "")
     header = f"###### LOG: {date} — {clean_title.text}"
     entry = header + "\n" + (clean_body.text + "\n" if clean_body.text else "")
-    levels = (4, 5) if actor == "ai" else (4, 5, 3)
+    levels = APPEND_LEVELS[actor]
+    key = duplicates.entry_key(date, clean_title.text, clean_body.text)
     state: dict = {}
+
+    def present(data: bytes, index: ZoneIndex) -> tuple[int, dict] | None:
+        """(owner line, keys of its entries in ``data``) when ``key`` is not among them; else None after noting it."""
+        cid = resolve_container(index, container)
+        owner_line = index.header_line(cid)
+        keys = duplicates.cached_entries(path, owner_line, data)
+        if keys is None:
+            keys = duplicates.owned_entries(parse(decode(data), path=str(path)), owner_line)
+            duplicates.remember(path, owner_line, data, keys)
+        if key in keys:
+            state.update(duplicate=keys[key], label=index.label(cid))
+            return None
+        return owner_line, keys
 
     def select(index: ZoneIndex):
         cid = resolve_container(index, container)
-        for level in levels:
-            zones = journal_zones(index, cid, (level,))
-            if zones:
-                return cid, zones[-1]
+        zone = journal_for(index, cid, actor)
+        if zone is not None:
+            return cid, zone
         p3 = journal_zones(index, cid, (3,))
         if p3 and actor == "ai":
             refuse_for_level(p3[-1], actor, "append")
@@ -280,14 +324,20 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
             z = unclosed[-1]
             raise RefusedWrite(f"refused: the [P{z.level}] zone at line {z.line} that pairs with {index.label(cid)} "
                                f"is never closed (§5.4); the user must add [/P{z.level}] where it ends",
-                               zone=z.line, rule="§5.4")
+                               code="UNCLOSED_ZONE", zone=z.line, level=z.level, rule="§5.4")
         raise RefusedWrite(f"refused: {index.label(cid)} has no writable zone of its own to append to "
                            f"({'/'.join(f'[P{lv}]' for lv in levels)} after its declaration and before the "
                            f"next container, §7.1.2/§7.1.3); the user must add an empty [P4] there",
-                           rule="§7.1.2")
+                           code="NO_JOURNAL", rule="§7.1.2")
 
     def transform(data: bytes) -> bytes:
+        state.clear()  # the store may call this again on fresh bytes: nothing of an earlier run counts
         index = cached_index(path, data)
+        known = None
+        if unless_present:
+            known = present(data, index)
+            if known is None:
+                return data
         cid, zone = select(index)
         if not _zone_is_sane(data, zone):  # never trust a stale index: rebuild it
             index = ZoneIndex.build(parse(decode(data), path=str(path)))
@@ -295,7 +345,8 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
             cid, zone = select(index)
             if not _zone_is_sane(data, zone):
                 raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
-                                   f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
+                                   f"reliably; check the file with 'zonemark check'", code="ZONE_NOT_LOCATED",
+                                   zone=zone.line, level=zone.level, rule="§5.1")
         old_zone, inner_rel, close_rel = _zone_text(data, zone)
         pos = _end_of_content(old_zone, inner_rel, close_rel)
         if pos > inner_rel or zone.inline:
@@ -315,24 +366,43 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
                                    zone, done.verdict)
         state.update(data=done.data, index=index.shifted(done.at, line, done.added, done.added_lines),
                      line=line + lead, zone=zone.line, label=index.label(cid), method=done.verdict.method)
+        if known is not None:
+            owner, keys = known
+            state["keys"] = (owner, duplicates.after_append(keys, key, line + lead, line, done.added_lines))
         return done.data
 
     result = store.update(path, transform, actor=actor, action=f"append to {container}: {clean_title.text}")
+    changes = clean_title.changes + clean_body.changes
+    if "duplicate" in state:
+        return WriteResult(Path(path), False, state["duplicate"], None, state["label"], None, changes,
+                           duplicate_of=state["duplicate"])
     if result.changed:
         remember(path, state["data"], state["index"])
+        if "keys" in state:
+            duplicates.remember(path, state["keys"][0], state["data"], state["keys"][1])
     return WriteResult(Path(path), result.changed, state.get("line"), state.get("zone"), state.get("label", ""),
-                       result.history_id, clean_title.changes + clean_body.changes, state.get("method", ""))
+                       result.history_id, changes, state.get("method", ""))
 
 
 # -- edit a zone ---------------------------------------------------------------------------
 
-def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
-              store: Store | None = None) -> WriteResult:
-    """Replace the inner lines of the zone opened at (or containing) ``zone_line``."""
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", store: Store | None = None,
+              base_hash: str | None = None) -> WriteResult:
+    """Replace the inner lines of the zone opened at (or containing) ``zone_line``.
+
+    ``base_hash`` (W9): the :func:`~.locate.zone_hash` the caller read.  Under the lock, after the
+    permission check, the zone's inner bytes must still hash to it, else ``STALE_ZONE``: an edit
+    never overwrites a change its author has not seen.  The result's ``zone_hash`` is the next base.
+    """
     check_actor(actor)
     store = store or Store()
     if not isinstance(new_content, str):
         raise TypeError("new_content must be str")
+    if base_hash is not None and (not isinstance(base_hash, str) or not _HASH.fullmatch(base_hash)):
+        raise ValueError("base_hash must be the 64 lowercase hexadecimal digits of a zone hash")
     if actor == "ai":
         clean = sanitize_entries(new_content)
         content, changes = clean.text, clean.changes
@@ -350,33 +420,48 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai",
             zone = index.zone_at_line(int(zone_line))
             if zone is not None and not _zone_is_sane(data, zone):
                 raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
-                                   f"reliably; check the file with 'zonemark check'", zone=zone.line, rule="§5.1")
+                                   f"reliably; check the file with 'zonemark check'", code="ZONE_NOT_LOCATED",
+                                   zone=zone.line, level=zone.level, rule="§5.1")
         if zone is None:
-            raise RefusedWrite(f"refused: no permission zone opens at or contains line {zone_line}", rule="§5.1")
+            raise RefusedWrite(f"refused: no permission zone opens at or contains line {zone_line}", code="NO_ZONE",
+                               rule="§5.1")
         if zone.close_start is None:
             raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is never closed (§5.4)",
-                               zone=zone.line, rule="§5.4")
+                               code="UNCLOSED_ZONE", zone=zone.line, level=zone.level, rule="§5.4")
         refuse_for_level(zone, actor, "edit")
         if zone.inline:
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
-                               f"edit it by hand", zone=zone.line, rule="§5.1")
+                               f"edit it by hand", code="INLINE_ZONE", zone=zone.line, level=zone.level, rule="§5.1")
+        if base_hash is not None and zone_hash(data, zone) != base_hash:
+            raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} changed since its hash was "
+                               f"read; read it again and merge the change before editing", code="STALE_ZONE",
+                               zone=zone.line, level=zone.level, rule="W9")
         old_zone, inner_rel, close_rel = _zone_text(data, zone)
         expect = Expect(entries=None, owner_line=None, structure=actor == "user")
         done = _splice(path, index, zone, data, old_zone, inner_rel, close_rel - inner_rel, inner, zone.line + 1,
                        expect, zone.owner)
         if not done.verdict.ok:
             raise _barrier_refusal(f"editing the [P{zone.level}] zone at line {zone.line}", zone, done.verdict)
-        state.update(zone=zone.line, method=done.verdict.method)
+        state.update(zone=zone.line, method=done.verdict.method, hash=hashlib.sha256(encode(inner)).hexdigest())
         return done.data
 
     result = store.update(path, transform, actor=actor, action=f"edit zone at line {zone_line}")
     if result.changed:
         forget(path)  # the zone may have changed size and structure: rebuild on next use
     return WriteResult(Path(path), result.changed, state.get("zone"), state.get("zone"),
-                       f"zone at line {state.get('zone')}", result.history_id, changes, state.get("method", ""))
+                       f"zone at line {state.get('zone')}", result.history_id, changes, state.get("method", ""),
+                       zone_hash=state.get("hash"))
 
 
 # -- the registry (§7.3.1) -------------------------------------------------------------------
+
+def _zone_line_of(doc: Document, line: int) -> int | None:
+    """The opening line of the permission zone holding ``line`` (None outside every zone)."""
+    for b in doc.blocks:
+        if b.type == "permission_block" and b.line <= line <= b.end_line:
+            return b.line
+    return None
+
 
 def _registry_heading(doc: Document) -> Heading | None:
     if doc.registry is None:
@@ -398,7 +483,7 @@ def _clean_ids(ids, what: str) -> list[str]:
                 continue
             if not _ID.fullmatch(mid) or sx.TEMPORARY_ID.fullmatch(mid):
                 raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name (§7.3.1, §7.1.1)",
-                                   rule="§7.3.1")
+                                   code="INVALID_MODULE_ID", rule="§7.3.1")
             if mid not in out:
                 out.append(mid)
     return out
@@ -511,7 +596,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
     both = set(want_active) & set(want_inactive)
     if both:
         raise RefusedWrite(f"refused: module {sorted(both)[0]} cannot be both ACTIVE and INACTIVE (§7.3.1)",
-                           rule="§7.3.1")
+                           code="CONTRADICTORY_STATE", rule="§7.3.1")
     state: dict = {}
 
     def transform(data: bytes) -> bytes:
@@ -537,18 +622,18 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
             if mid in permanent:
                 where = f" (STATE at line {declared[mid].state_line})" if mid in declared else ""
                 raise RefusedWrite(f"refused: module {mid} has a permanent STATE{where}; the registry may not "
-                                   f"override it (§7.3.1)", rule="§7.3.1")
+                                   f"override it (§7.3.1)", code="PERMANENT_STATE", rule="§7.3.1")
             if mid not in known:
                 raise RefusedWrite(f"refused: module {mid} is not declared in this file"
                                    f"{' or its layer' if known_ids is not None else ''}; the registry names "
-                                   f"modules by id (§7.3.1)", rule="§7.3.1")
+                                   f"modules by id (§7.3.1)", code="UNKNOWN_MODULE", rule="§7.3.1")
         body = _registry_lines(act, ina)
         heading = _registry_heading(doc)
         if heading is None:
             if actor != "user":
                 raise RefusedWrite("refused: the file has no MODULE_STATE_REGISTRY; creating one needs a new [P4] "
                                    "zone, and only the user adds permission tags (§7.3.1, §5.5 Invariant 5)",
-                                   rule="§5.5")
+                                   code="NO_REGISTRY", rule="§7.3.1")
             sep = "" if text.endswith("\n") or not text else "\n"
             block = f"{sep}\n[P4]\n## MODULE_STATE_REGISTRY:\n{body}[/P4]\n"
             edit = Edit(CharOffset(len(text)), 0, len(block), text.count("\n") + 1, 0, block.count("\n"))
@@ -558,19 +643,24 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
         else:
             if actor != "user" and (heading.permission_level or 0) < 4:
                 where = (f"[P{heading.permission_level}]" if heading.permission_level else "outside any zone")
+                level = heading.permission_level
+                code = "ZONE_PROPOSE_ONLY" if level == 3 else "ZONE_READ_ONLY"
                 raise RefusedWrite(f"refused: the MODULE_STATE_REGISTRY at line {heading.line} is {where}; ai "
-                                   f"rewrites it only in [P4]/[P5] (§7.3.1, §5.2)", zone=heading.line, rule="§5.2")
+                                   f"rewrites it only in [P4]/[P5] (§7.3.1, §5.2)", code=code,
+                                   zone=_zone_line_of(doc, heading.line), level=level, rule="§5.2")
             edit, new_text = _replace_registry_lines(doc, heading, act, ina)
             expect = Expect(entries=0, structure=actor == "user", registry=True)
             zone_line = heading.line
         after = parse(new_text, path=str(path))
         verdict = compare(doc, after, edit, expect)
         if not verdict.ok:
-            raise _barrier_refusal("rewriting the MODULE_STATE_REGISTRY", None, verdict)
+            raise barrier_refusal("rewriting the MODULE_STATE_REGISTRY", verdict,
+                                  zone=None if heading is None else _zone_line_of(doc, heading.line),
+                                  level=None if heading is None else heading.permission_level)
         got = after.registry
         if got is None or list(got.active) != act or list(got.inactive) != ina:
             raise RefusedWrite("refused: the rewritten registry would not read back as requested (§7.3.1)",
-                               rule="§7.3.1")
+                               code="STRUCTURE_CHANGED", rule="§7.3.1")
         new_data = encode(new_text)
         state.update(line=zone_line, active=act, inactive=ina)
         return new_data
@@ -596,13 +686,14 @@ def _layer_targets(target: Path, ids: list[str]):
         layer = Layer.load(folder)
     except LayerError as exc:
         if target.is_dir():
-            raise RefusedWrite(f"refused: {exc}", rule="§7.3.1") from None
+            raise RefusedWrite(f"refused: {exc}", code="LAYER_UNREADABLE", rule="§7.3.1") from None
         return target, None, None
     reminders = [f for f in layer.files if f.file_type == "reminder"]
     if target.is_dir():
         if len(reminders) != 1:
             raise RefusedWrite(f"refused: {target} holds {len(reminders)} [reminder] files; give the file whose "
-                               f"registry to change", rule="§7.3.1")
+                               f"registry to change", code="NO_REGISTRY" if not reminders else "AMBIGUOUS_REMINDER",
+                               rule="§7.3.1")
         path, governs_all = reminders[0].path, True
     else:
         path = target
@@ -618,7 +709,7 @@ def _layer_targets(target: Path, ids: list[str]):
         if mid not in known and mid in unmerged:
             raise RefusedWrite(f"refused: module {mid} is declared in {unmerged[mid]}, which the layer does not "
                                f"merge (an id conflict, LAYER_ID_CONFLICT); resolve it first (§7.1.1)",
-                               rule="§7.1.1")
+                               code="ID_CONFLICT", rule="§7.1.1")
     return path, known, {m.module_id for m in modules if m.info.permanent}
 
 
@@ -645,7 +736,7 @@ def undo(path, *, actor: str = "user", store: Store | None = None):
     check_actor(actor)
     if actor != "user":
         raise RefusedWrite("refused: undo restores a previous version of the whole file; only the user may undo "
-                           "(§5.2)", rule="§5.2")
+                           "(§5.2)", code="USER_ONLY", rule="§5.2")
     result = (store or Store()).undo(path, actor=actor)
     forget(path)
     return result

@@ -22,6 +22,7 @@ Container addresses (:func:`resolve_container`):
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
 from .offsets import ByteOffset, char_to_byte_map
-from .sanitize import RefusedWrite, quoted
+from .refusals import RefusedWrite
+from .sanitize import quoted
 
 _CONTAINER_TYPES = ("module", "sub_module", "nucleus")
 #: Diagnostics the parser reports once per file, at the first occurrence (with a count).
@@ -196,6 +198,13 @@ class ZoneIndex:
                          move(self.h_start, at, d_bytes), self.zones_static, pos, first)
 
 
+def zone_hash(data: bytes, zone: ZoneView) -> str:
+    """SHA-256 (hex) of the zone's inner bytes as on disk, between its tag lines (to the end of the file when it
+    never closes): what a proposal records (W2) and what an edit with ``base_hash`` compares (W9)."""
+    end = zone.close_start if zone.close_start is not None else len(data)
+    return hashlib.sha256(data[zone.inner_start:end]).hexdigest()
+
+
 def _line_offset(src: str, line: int) -> int:
     pos = 0
     for _ in range(line - 1):
@@ -260,7 +269,7 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
     """The header index of the container named by ``address`` (see the module docstring)."""
     if not isinstance(address, str) or not address.strip():
         raise RefusedWrite("refused: give a container (a topic path such as 'Maintenance/Tyres' or a module id)",
-                           rule="address")
+                           code="UNKNOWN_CONTAINER")
     address = address.strip()
     containers = index.containers()
     # A whole-address match first (names may contain '/').
@@ -275,11 +284,11 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
         if not found:
             where = "at the top of the file" if parent is None else f"under {index.label(parent)}"
             raise RefusedWrite(f"refused: no container {quoted(seg)} {where}; known: "
-                               f"{_known(index, containers, parent)}", rule="address")
+                               f"{_known(index, containers, parent)}", code="UNKNOWN_CONTAINER")
         if len(found) > 1:
             lines = ", ".join(str(index.header_line(i)) for i in found)
             raise RefusedWrite(f"refused: {quoted(seg)} names {len(found)} containers (lines {lines}); "
-                               f"use '#n' for the n-th one", rule="address")
+                               f"use '#n' for the n-th one", code="AMBIGUOUS_CONTAINER")
         parent = found[0]
     assert parent is not None  # an address has at least one segment
     return parent
@@ -345,6 +354,20 @@ def journal_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ..
         if owner == container and level in levels and index.z_close_line[i] is not None:
             out.append(index.zone(i))
     return out
+
+
+#: The zone levels an append goes to, in order of preference, per actor (§5.2): the last [P4] zone that pairs
+#: with the container, else the last [P5]; for the user, else the last [P3].
+APPEND_LEVELS = {"ai": (4, 5), "user": (4, 5, 3)}
+
+
+def journal_for(index: ZoneIndex, container: int | None, actor: str = "ai") -> ZoneView | None:
+    """The zone an append by ``actor`` to ``container`` goes to (see :data:`APPEND_LEVELS`), or None."""
+    for level in APPEND_LEVELS[actor]:
+        zones = journal_zones(index, container, (level,))
+        if zones:
+            return zones[-1]
+    return None
 
 
 def unclosed_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ...]) -> list[ZoneView]:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
-import hashlib
 import json
 import os
 import secrets
@@ -39,10 +38,11 @@ from ..core import syntax as sx
 from ..core.parser import parse
 from ..core.text import decode, encode, printable
 from .atomic import replace_file
-from .edit import check_actor, forget
-from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container
+from .edit import barrier_refusal, check_actor, forget
+from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
-from .sanitize import RefusedWrite, quoted
+from .refusals import RefusedWrite
+from .sanitize import quoted
 from .store import STATE_DIR_NAME, Store
 from .verify import Edit, Expect, compare, new_diagnostics
 
@@ -88,10 +88,6 @@ def proposals_dir(target) -> Path:
     return target.parent / STATE_DIR_NAME / PROPOSALS_DIR
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _write_json(path: Path, data: dict) -> None:
     replace_file(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), mode=0o644,
                  make_parents=True)
@@ -112,7 +108,7 @@ def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
         if sx.PERMISSION_TAG.fullmatch(ln):
             raise RefusedWrite(f"refused: line {k} of the proposed content reads as a zone tag ({quoted(ln)}); a "
                                f"proposal changes the inside of one zone, never the zones (§5.1, §5.5)",
-                               zone=zone.line, rule="§5.5")
+                               code="CONTENT_REFUSED", zone=zone.line, level=zone.level, rule="§5.5")
     if inner and not inner.endswith("\n"):
         inner += "\n"
     assert zone.close_end is not None
@@ -125,6 +121,19 @@ def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
     """``data`` with the zone's inner bytes replaced (every other byte copied)."""
     assert zone.close_start is not None
     return data[:zone.inner_start] + encode(inner) + data[zone.close_start:]
+
+
+def preview_proposal(proposal: Proposal, data: bytes) -> tuple[ZoneView, bytes] | None:
+    """Where ``proposal`` would write in ``data`` (the file's bytes now) and what :func:`apply_proposal` would
+    write: the declared zone's inner lines replaced, line endings kept — before the re-check.  None when the
+    proposal is stale (its zone changed or is gone) or its content could never be written."""
+    zone = locate_zone(proposal, data)
+    if zone is None or zone.close_start is None:
+        return None
+    try:
+        return zone, _replaced(data, zone, _content_for(proposal.new_content, data, zone))
+    except RefusedWrite:
+        return None
 
 
 def _verdict(path: Path, data: bytes, new_data: bytes, zone: ZoneView):
@@ -160,19 +169,20 @@ def _zone_for_target(index: ZoneIndex, target) -> ZoneView:
     if isinstance(target, int) and not isinstance(target, bool):  # a zone line; a str is a container
         zone = index.zone_at_line(int(target))
         if zone is None:
-            raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", rule="§5.1")
+            raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", code="NO_ZONE",
+                               rule="§5.1")
         return zone
     cid = resolve_container(index, target)
     decl = index.header_line(cid)
     paired = [z for z in journal_zones(index, cid, (3,)) if not (z.line <= decl <= (z.close_line or z.line))]
     if not paired:
         raise RefusedWrite(f"refused: no [P3] zone pairs with {index.label(cid)} (a [P3] zone after its "
-                           f"declaration and before the next container, §7.1.2/§7.1.3); give the zone with "
-                           f"--zone LINE", rule="§7.1.2")
+                           f"declaration and before the next container, §7.1.2/§7.1.3); name the zone by its "
+                           f"line instead", code="NO_PROPOSAL_ZONE", rule="§7.1.2")
     if len(paired) > 1:
         lines = ", ".join(str(z.line) for z in paired)
         raise RefusedWrite(f"refused: {len(paired)} [P3] zones pair with {index.label(cid)} (lines {lines}); "
-                           f"give one with --zone LINE", rule="§7.1.2")
+                           f"name one by its line", code="AMBIGUOUS_ZONE", rule="§7.1.2")
     return paired[0]
 
 
@@ -192,19 +202,20 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     if zone.close_start is None or zone.inline:
         raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is "
                            f"{'never closed' if zone.close_start is None else 'opened inline'}; edit it by hand",
-                           zone=zone.line, rule="§5.1")
+                           code="UNCLOSED_ZONE" if zone.close_start is None else "INLINE_ZONE", zone=zone.line,
+                           level=zone.level, rule="§5.4" if zone.close_start is None else "§5.1")
     inner = _content_for(new_content, data, zone)
     new_data = _replaced(data, zone, inner)
     if new_data == data:
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
-                           zone=zone.line, rule="proposal")
+                           code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
     verdict, problems, found = _verdict(path, data, new_data, zone)
     would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
         "format": FORMAT, "id": pid, "status": "open", "file": path.name,
-        "zone": {"line": zone.line, "level": zone.level, "sha256": _sha(_inner(zone, data))},
+        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone)},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
         "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
     }
@@ -258,7 +269,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
     for i in range(len(index)):
         z = index.zone(i)
         if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
-                and _sha(_inner(z, data)) == proposal.zone_sha256:
+                and zone_hash(data, z) == proposal.zone_sha256:
             candidates.append(z)
     for z in candidates:
         if z.line == proposal.zone_line:
@@ -269,18 +280,20 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
 def _stale(proposal: Proposal) -> RefusedWrite:
     return RefusedWrite(f"refused: proposal {proposal.id} is stale: the [P{proposal.zone_level}] zone at line "
                         f"{proposal.zone_line} changed since the proposal was made (or is gone); ask for a new "
-                        f"proposal", zone=proposal.zone_line, rule="proposal")
+                        f"proposal", code="STALE_PROPOSAL", zone=proposal.zone_line, level=proposal.zone_level,
+                        rule="W2")
 
 
 def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = None):
     """Apply a proposal ('user' only); returns the store's UpdateResult."""
     check_actor(actor)
     if actor != "user":
-        raise RefusedWrite("refused: only the user may apply a proposal (§5.2)", rule="§5.2")
+        raise RefusedWrite("refused: only the user may apply a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
     store = store or Store()
     proposal = load(proposal_path)
     if proposal.status != "open":
-        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", rule="proposal")
+        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", code="PROPOSAL_CLOSED",
+                           rule="W2")
     target = proposal.target
 
     def transform(data: bytes) -> bytes:
@@ -294,8 +307,10 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
         verdict, problems, _found = _verdict(target, data, new_data, zone)
         if problems or not verdict.ok:
             why = problems[0] if problems else verdict.reason()
-            raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)", zone=zone.line,
-                               rule="§5.5")
+            if problems:
+                raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)",
+                                   code="STRUCTURE_CHANGED", zone=zone.line, level=zone.level, rule="§5.5")
+            raise barrier_refusal(f"applying {proposal.id}", verdict, zone=zone.line, level=zone.level)
         return new_data
 
     result = store.update(target, transform, actor=actor, action=f"apply proposal {proposal.id}")
@@ -315,12 +330,13 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     """
     check_actor(actor)
     if actor != "user":
-        raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", rule="§5.2")
+        raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
     if reason is not None and (not isinstance(reason, str) or "\n" in reason.strip()):
         raise ValueError("a rejection reason is one line of text")
     proposal = load(proposal_path)
     if proposal.status != "open":
-        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", rule="proposal")
+        raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", code="PROPOSAL_CLOSED",
+                           rule="W2")
     record = json.loads(proposal.path.read_text(encoding="utf-8"))
     record.update(status="rejected", rejected=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if reason and reason.strip():

@@ -48,6 +48,8 @@ Per-construct decisions (body lines)::
       '\\[/LOG]', '> [/LOG]', '`[/LOG]`', '&#91;/LOG]')
       (§N.19.3.4: never in a file, not even on screen)
     plain quote '> text', bullet '* text', '1. text'      keep
+    bullet marker not its §8 level's ('- a', nested '* b') rewrite    '* a', '  + b' (only where
+      (after the escapes above; :mod:`.bullets`, W10)                  CommonMark sees no change)
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
     NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
     lone surrogates (not encodable as UTF-8)             refuse
@@ -78,6 +80,8 @@ from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.text import printable
+from .bullets import canonical_bullets
+from .refusals import RefusedWrite
 
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 4_000_000
@@ -112,20 +116,6 @@ _MARKER_NOISE = re.compile(r"[\\*_`~]")
 _MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
 
 
-class RefusedWrite(Exception):
-    """A write the safe writer refuses; ``str(exc)`` is one line saying what was refused and why.
-
-    ``zone`` is the opening line of the zone concerned (or None), ``rule`` the spec
-    section or check that refused it.
-    """
-
-    def __init__(self, message: str, *, zone: int | None = None, rule: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.zone = zone
-        self.rule = rule
-
-
 @dataclass(frozen=True)
 class Sanitized:
     """The safe text and a short note per construct that was neutralised or stripped."""
@@ -148,7 +138,8 @@ def quoted(value: object, limit: int = 80) -> str:
 
 
 def _refuse(what: str, why: str, rule: str) -> RefusedWrite:
-    return RefusedWrite(f"refused: {what}: {why} ({rule})", rule=rule)
+    code = "BAD_TITLE" if what == "title" else "CONTENT_REFUSED"
+    return RefusedWrite(f"refused: {what}: {why} ({rule})", code=code, rule=rule)
 
 
 def sanitize_title(title: str) -> Sanitized:
@@ -305,6 +296,9 @@ def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
                 line = escaped
                 changes.append("HTML escaped")
         out.append(line)
+    out, rewritten = canonical_bullets(out, lambda line: _find_structure(line) is not None, after_paragraph=entries)
+    if rewritten:
+        changes.append("list markers set to * + - by level (§8)")
     return out, changes
 
 

@@ -42,7 +42,8 @@ from ..core.parser import parse
 from ..core.text import decode, encode
 from .atomic import sync_dir, unlink_quietly, write_temp
 from .locate import HeaderInfo, ZoneIndex, journal_zones, resolve_container
-from .sanitize import RefusedWrite
+from .offsets import ByteOffset, chars_before
+from .refusals import RefusedWrite
 from .store import Store
 from .verify import Edit, Expect, compare
 
@@ -86,8 +87,8 @@ class AddedContainer:
     history_id: str | None
 
 
-def _refuse(message: str, rule: str) -> RefusedWrite:
-    return RefusedWrite(f"refused: {message} ({rule})", rule=rule)
+def _refuse(message: str, rule: str, code: str) -> RefusedWrite:
+    return RefusedWrite(f"refused: {message} ({rule})", code=code, rule=rule)
 
 
 def check_name(name, what: str = "name") -> str:
@@ -96,14 +97,14 @@ def check_name(name, what: str = "name") -> str:
         raise TypeError(f"{what} must be str, not {type(name).__name__}")
     text = name.strip()
     if not text:
-        raise _refuse(f"the {what} is empty", "§7.1")
+        raise _refuse(f"the {what} is empty", "§7.1", "BAD_NAME")
     if _BREAKS.search(text):
-        raise _refuse(f"the {what} is one line of a header; it contains a line break", "§4.1")
+        raise _refuse(f"the {what} is one line of a header; it contains a line break", "§4.1", "BAD_NAME")
     bad = sx.CONTROL_CHARS.search(text) or re.search("[\ud800-\udfff]", text)
     if bad:
-        raise _refuse(f"the {what} contains the control character U+{ord(bad.group()):04X}", "§4.1")
+        raise _refuse(f"the {what} contains the control character U+{ord(bad.group()):04X}", "§4.1", "BAD_NAME")
     if len(text) > MAX_NAME_CHARS:
-        raise _refuse(f"the {what} has {len(text)} characters (at most {MAX_NAME_CHARS})", "§4.1")
+        raise _refuse(f"the {what} has {len(text)} characters (at most {MAX_NAME_CHARS})", "§4.1", "BAD_NAME")
     checks = ((_ZONE_TAG, "a zone tag such as [P1]", "§5.5"),
               (re.compile(r"\[\s*NUCLEI\s*:", re.IGNORECASE), "a [NUCLEI: ...] tag", "§7.1.2, §7.4.4"),
               (sx.LOOSE_FILE_TAG, "a file-type tag", "§3.2"),
@@ -111,9 +112,9 @@ def check_name(name, what: str = "name") -> str:
               (re.compile(r"<!--|-->"), "an HTML comment marker", "§4"))
     for pattern, label, rule in checks:
         if pattern.search(text):
-            raise _refuse(f"the {what} '{text}' contains {label}, which would be read as structure", rule)
+            raise _refuse(f"the {what} '{text}' contains {label}, which would be read as structure", rule, "BAD_NAME")
     if sx.CLOSING_HASHES.search(" " + text):
-        raise _refuse(f"the {what} '{text}' ends in '#', which a header drops as closing hashes", "§4.1")
+        raise _refuse(f"the {what} '{text}' ends in '#', which a header drops as closing hashes", "§4.1", "BAD_NAME")
     return text
 
 
@@ -130,9 +131,11 @@ def module_id_for(name: str) -> str:
 
 def _check_id(module_id: str) -> str:
     if not isinstance(module_id, str) or not _ID.fullmatch(module_id.strip()):
-        raise _refuse(f"'{module_id}' is not a module id (letters, digits, '_' or '-', no spaces or ':')", "§7.1")
+        raise _refuse(f"'{module_id}' is not a module id (letters, digits, '_' or '-', no spaces or ':')",
+                      "§7.1", "INVALID_MODULE_ID")
     if sx.TEMPORARY_ID.fullmatch(module_id.strip()):
-        raise _refuse(f"'{module_id}' is in the temporary-id namespace ~Tn, never written to a file", "§7.1.1")
+        raise _refuse(f"'{module_id}' is in the temporary-id namespace ~Tn, never written to a file",
+                      "§7.1.1", "INVALID_MODULE_ID")
     return module_id.strip()
 
 
@@ -178,7 +181,7 @@ def render_new(kind: str, name: str, *, topics=(), module_id: str | None = None)
         segments = [check_name(_strip_keyword(s), "topic name") for s in raw.strip().strip("/").split("/")]
         if len(segments) > MAX_SUBTOPIC_LEVEL - 1:
             raise _refuse(f"'{raw}' is {len(segments)} levels deep; SUBTOPIC3 (H5) is the deepest container",
-                          "§7.1.3")
+                          "§7.1.3", "BAD_PARENT")
         for depth in range(1, len(segments) + 1):
             address = "/".join(segments[:depth])
             if address in seen:
@@ -214,13 +217,14 @@ def new_file(kind: str, name: str, folder=".", *, topics=(), module_id: str | No
     doc = parse(text)
     if doc.diagnostics:  # the templates are clean; a name that is not would show here
         d = doc.diagnostics[0]
-        raise _refuse(f"the name '{name.strip()}' would make the new file report {d.code}: {d.message}", "§14")
+        raise _refuse(f"the name '{name.strip()}' would make the new file report {d.code}: {d.message}",
+                      "§14", "BAD_NAME")
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder")
     target = folder / filename_for(kind, name)
     if target.exists() or target.is_symlink():
-        raise _refuse(f"{target} already exists; zonemark never overwrites a file", "§3.4")
+        raise _refuse(f"{target} already exists; zonemark never overwrites a file", "§3.4", "FILE_EXISTS")
     if folder.is_dir():
         _check_layer(folder, kind, doc)
     folder.mkdir(parents=True, exist_ok=True)
@@ -236,12 +240,14 @@ def _create_exclusive(target: Path, data: bytes) -> None:
         try:
             os.link(temp, target)  # atomic, and fails with FileExistsError if the name is taken
         except FileExistsError:
-            raise _refuse(f"{target} already exists; zonemark never overwrites a file", "§3.4") from None
+            raise _refuse(f"{target} already exists; zonemark never overwrites a file", "§3.4",
+                          "FILE_EXISTS") from None
         except OSError:  # a file system without hard links: exclusive create, then write
             try:
                 fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
             except FileExistsError:
-                raise _refuse(f"{target} already exists; zonemark never overwrites a file", "§3.4") from None
+                raise _refuse(f"{target} already exists; zonemark never overwrites a file",
+                              "§3.4", "FILE_EXISTS") from None
             try:
                 os.write(fd, data)
                 os.fsync(fd)
@@ -272,12 +278,13 @@ def _check_layer(folder: Path, kind: str, new_doc: Document) -> None:
         if kind == "reminder" and b"[reminder]" in data[:1 << 16]:
             head = decode(data[:1 << 16])
             if parse(head[:head.rfind("\n") + 1] or head).file_type == "reminder":
-                raise _refuse(f"the layer in {folder} already has a reminder, {rel}; a layer has exactly one", "§3")
+                raise _refuse(f"the layer in {folder} already has a reminder, {rel}; a layer has exactly one",
+                              "§3", "SECOND_REMINDER")
         if new_ids and any(i.encode() in data for i in new_ids):
             for m in parse(decode(data)).modules:
                 if m.id in new_ids and m.keyword is None:
                     raise _refuse(f"MODULE {m.id} is already declared in {rel}:{m.line}; give another id "
-                                  f"(--id)", "§7.1.1")
+                                  f"(--id)", "§7.1.1", "ID_TAKEN")
 
 
 # -- new containers ------------------------------------------------------------------------------
@@ -300,7 +307,7 @@ def _insertion(index: ZoneIndex, parent: HeaderInfo, data: bytes) -> int:
             if zone is None or zone.level not in (1, 2, 3) or zone.inline or \
                     data[zone.inner_start:index.h_start[h.index]].strip():
                 raise _refuse(f"the header at line {line} does not open a [P1]-[P3] zone of its own, so the new "
-                              f"container cannot be placed before it; add it by hand", "§7.1.2")
+                              f"container cannot be placed before it; add it by hand", "§7.1.2", "FILE_BROKEN")
             return zone.start
     return len(data)
 
@@ -339,18 +346,21 @@ def _check_result(before: Document, after: Document, at_line: int, added_lines: 
     if new:
         code = next(iter(new))
         d = next(x for x in after.diagnostics if x.code == code)
-        raise _refuse(f"the new container would add {code} at line {d.line}: {d.message}", "§5.5, re-check")
+        raise _refuse(f"the new container would add {code} at line {d.line}: {d.message}",
+                      "§5.5, re-check", "NEW_DIAGNOSTIC")
     want = {moved(e): (moved(o) if o else 0) for e, o in _owners(before).items()}
     got = {e: o for e, o in _owners(after).items() if e in want}
     if got != want:
-        raise _refuse("the new container would take entries from another container", "§7.1.3, re-check")
+        raise _refuse("the new container would take entries from another container",
+                      "§7.1.3, re-check", "STRUCTURE_CHANGED")
     index = ZoneIndex.build(after)
     cid = resolve_container(index, address)
     if index.header_line(cid) != header_line:
-        raise _refuse(f"'{address}' would not name the new container", "§7.1.3, re-check")
+        raise _refuse(f"'{address}' would not name the new container", "§7.1.3, re-check", "STRUCTURE_CHANGED")
     journals = journal_zones(index, cid, (4,))
     if not journals:
-        raise _refuse(f"the new container '{address}' would have no journal of its own", "§7.1.2, re-check")
+        raise _refuse(f"the new container '{address}' would have no journal of its own",
+                      "§7.1.2, re-check", "STRUCTURE_CHANGED")
     return journals[-1].line
 
 
@@ -367,7 +377,7 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
         raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
     if actor != "user":
         raise _refuse("adding a container changes the file's structure; only the user may (use --as user)",
-                      "§5.5")
+                      "§5.5", "USER_ONLY")
     if not isinstance(container_path, str):
         raise TypeError(f"container path must be str, not {type(container_path).__name__}")
     store = store or Store()
@@ -379,7 +389,7 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
         if before.file_type is None or broken:
             why = (f"{broken[0].code} at line {broken[0].line}" if broken else "no file type in its H1")
             raise _refuse(f"{path} cannot take a new container until it is fixed ({why}; see 'zonemark check')",
-                          "§3.2, §5.4")
+                          "§3.2, §5.4", "FILE_BROKEN")
         index = ZoneIndex.build(before)
         if before.file_type == "external_memory":
             header, address, at = _plan_topic(index, container_path, data)
@@ -389,11 +399,12 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
         new, at_line, line = _splice(data, at, block)
         after = parse(decode(new), path=str(path))
         added = new.count(b"\n") - data.count(b"\n")
-        start = len(decode(data[:at]))
+        start = chars_before(data, ByteOffset(at))
         edit = Edit(start, 0, len(after.source) - len(before.source), at_line, 0, added)
         verdict = compare(before, after, edit, Expect(entries=0, structure=True))
         if not verdict.ok:  # the writer's own barrier: nothing outside the insertion, no new error
-            raise _refuse(f"adding '{address}': {verdict.reason()}", "§5.5, re-check")
+            raise _refuse(f"adding '{address}': {verdict.reason()}",
+                          "§5.5, re-check", "STRUCTURE_CHANGED" if verdict.problems else "NEW_DIAGNOSTIC")
         header_line = line + 1
         journal = _check_result(before, after, at_line, added, address, header_line)
         state.update(header=header, line=header_line, journal=journal, address=address)
@@ -407,22 +418,23 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
 def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str, str, int]:
     segments = [s.strip() for s in container_path.strip().strip("/").split("/")]
     if not segments or not segments[-1]:
-        raise _refuse("give a topic name, or a path such as 'Maintenance/Tyres'", "§7.1.2")
+        raise _refuse("give a topic name, or a path such as 'Maintenance/Tyres'", "§7.1.2", "BAD_NAME")
     name = check_name(_strip_keyword(segments[-1]), "topic name")
     parent: HeaderInfo | None = None
     if len(segments) > 1:
         parent_address = "/".join(segments[:-1])
         parent = index.headers[resolve_container(index, parent_address)]
         if parent.keyword not in ("TOPIC", "SUBTOPIC"):
-            raise _refuse(f"'{parent_address}' is not a topic or sub-topic; sub-topics go under topics", "§7.1.3")
+            raise _refuse(f"'{parent_address}' is not a topic or sub-topic; sub-topics go under topics",
+                          "§7.1.3", "BAD_PARENT")
         if parent.level >= MAX_SUBTOPIC_LEVEL:
             raise _refuse(f"'{parent_address}' is a SUBTOPIC3 (H5), the deepest container; nothing goes under it",
-                          "§7.1.3")
+                          "§7.1.3", "BAD_PARENT")
     level = 2 if parent is None else parent.level + 1
     siblings = [h for h in index.containers() if h.parent == (parent.index if parent else None)]
     if any(h.name == name for h in siblings):
         where = "at the top of the file" if parent is None else f"under '{'/'.join(segments[:-1])}'"
-        raise _refuse(f"a container '{name}' already exists {where}", "§7.1.2")
+        raise _refuse(f"a container '{name}' already exists {where}", "§7.1.2", "CONTAINER_EXISTS")
     address = "/".join(segments[:-1] + [name])
     at = len(data) if parent is None else _insertion(index, parent, data)
     return _topic_header(name, level), address, at
@@ -431,7 +443,7 @@ def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str
 def _plan_module(index: ZoneIndex, doc: Document, spec: str, module_id: str | None, path, data: bytes):
     text = spec.strip()
     if "/" in text:
-        raise _refuse("sub-modules are added by hand; give 'ID: NAME' for a module", "§7.3")
+        raise _refuse("sub-modules are added by hand; give 'ID: NAME' for a module", "§7.3", "BAD_NAME")
     m = _MODULE_SPEC.fullmatch(text)
     if m:
         ident, name = m.group(1), m.group(2)
@@ -448,7 +460,7 @@ def _plan_module(index: ZoneIndex, doc: Document, spec: str, module_id: str | No
         ident = _next_number(taken) if doc.file_type == "reminder" else module_id_for(name)
     ident = _check_id(ident)
     if ident in taken:
-        raise _refuse(f"MODULE {ident} is already declared in {taken[ident]}; give another id", "§7.1.1")
+        raise _refuse(f"MODULE {ident} is already declared in {taken[ident]}; give another id", "§7.1.1", "ID_TAKEN")
     return f"## MODULE {ident}: {name} [NUCLEI: ]", ident, _module_insertion(index, data), _module_block(ident, name)
 
 

@@ -66,19 +66,42 @@ ID_WIDTH = 8
 
 
 class StoreError(Exception):
-    """Base class of the store's refusals; the message is one line meant for the user."""
+    """Base class of the store's refusals; the message is one line meant for the user.
+
+    ``code`` is a key of :data:`zonemark.writer.refusals.REFUSALS`, as for every refusal.
+    """
+
+    code = "FILE_NOT_WRITABLE"
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    def __reduce__(self):  # the code survives pickling (multiprocessing)
+        return _rebuild_store_error, (type(self), str(self), self.code)
+
+
+def _rebuild_store_error(cls: type, message: str, code: str) -> StoreError:
+    return cls(message, code=code)
 
 
 class WriteConflict(StoreError):
     """The write was refused so as not to overwrite a change someone else made."""
 
+    code = "WRITE_CONFLICT"
+
 
 class NothingToUndo(WriteConflict):
     """:meth:`Store.undo` found no saved version to restore."""
 
+    code = "NOTHING_TO_UNDO"
+
 
 class HistoryCorrupt(StoreError):
     """A saved version no longer matches the checksum recorded when it was saved."""
+
+    code = "HISTORY_CORRUPT"
 
 
 @dataclass(frozen=True)
@@ -257,7 +280,7 @@ class Store:
         folder = self.history_dir(path)
         entries = {entry.id: entry for entry in self._committed(folder)}
         if history_id not in entries:
-            raise StoreError(f"{path}: no saved version {history_id!r} in the history")
+            raise StoreError(f"{path}: no saved version {history_id!r} in the history", code="NO_SUCH_VERSION")
         return self._load_version(folder, entries[history_id], path)
 
     def undo(self, path: str | os.PathLike[str], *, actor: str) -> UpdateResult:
@@ -280,7 +303,7 @@ class Store:
             if _sha256(current) != expected:
                 raise WriteConflict(f"{path}: the file changed since zonemark last wrote it "
                                     f"(history {entries[-1].id}); undo refused so that change is not lost")
-            chosen = self._undo_candidate(entries)
+            chosen = self.undo_candidate(entries)
             if chosen is None:
                 raise NothingToUndo(f"{path}: every saved version still kept has already been undone "
                                     f"(retention {self.retention}); nothing to undo")
@@ -467,8 +490,9 @@ class Store:
         return data
 
     @staticmethod
-    def _undo_candidate(entries: list[HistoryEntry]) -> HistoryEntry | None:
-        """The newest entry that is neither an undo nor already undone (undo walks back step by step)."""
+    def undo_candidate(entries: list[HistoryEntry]) -> HistoryEntry | None:
+        """The write :meth:`undo` would revert, of ``entries`` oldest first: the newest entry that is neither
+        an undo nor already undone (undo walks back step by step)."""
         undone = set()
         for entry in reversed(entries):
             if entry.undoes is not None:

@@ -1,0 +1,95 @@
+"""When a new entry is already in its container: one rule, checked under the lock (ruling CL7).
+
+An entry is a *duplicate* when an entry owned by the same container (§7.1.3, in any of its
+zones) has the same date, title and body as the new one **as the writer would write it**
+(sanitised title and body), comparing bodies without regard to CR LF versus LF or to blank
+lines around them.  :func:`zonemark.writer.append_entry` with ``unless_present=True`` runs this
+check inside the store's locked transform, on the file's current bytes: two processes filing
+the same text at once file it once.
+
+The owned entries of a container are read from the parser's outline of the whole file.  So
+that filing N entries in a row does not parse a large file N times, the keys found are kept
+for the exact bytes they were read from, and moved forward over the writer's own append (the
+new entry added, the lines after it shifted); any other change to the file — another process,
+the user — makes the bytes differ, and the file is read again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+
+from ..core.document import Document
+
+Key = tuple[str | None, str, str]
+
+_CACHE_SIZE = 4
+_cache: "OrderedDict[tuple[str, int], tuple[bytes, dict[Key, int]]]" = OrderedDict()
+_lock = threading.Lock()
+
+
+def normal_body(text: str) -> str:
+    """A body as compared: CR LF as LF, blank lines around it dropped."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def entry_key(date: str | None, title: str, body: str) -> Key:
+    """The duplicate key of an entry from its date and its title and body as written (sanitised)."""
+    return date, title.strip(), normal_body(body)
+
+
+def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:
+    """key -> line of every entry owned by the container declared at ``owner_line`` (the first of each key)."""
+    found: dict[Key, int] = {}
+    for node in doc.outline().walk():
+        if node.line != owner_line or node.kind == "file":
+            continue
+        for entry in node.entries:
+            raw = entry.block.raw_markdown
+            body = raw.split("\n", 1)[1] if "\n" in raw else ""
+            found.setdefault(entry_key(entry.date, entry.title or "", body), entry.line)
+    return found
+
+
+def _key(path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def cached_entries(path, owner_line: int, data: bytes) -> dict[Key, int] | None:
+    """The keys of the container at ``owner_line`` in exactly ``data``, if known."""
+    with _lock:
+        hit = _cache.get((_key(path), owner_line))
+    if hit is not None and (hit[0] is data or hit[0] == data):
+        return hit[1]
+    return None
+
+
+def remember(path, owner_line: int, data: bytes, keys: dict[Key, int]) -> None:
+    with _lock:
+        _cache[(_key(path), owner_line)] = (data, keys)
+        _cache.move_to_end((_key(path), owner_line))
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def after_append(keys: dict[Key, int], new: Key, line: int, at_line: int, added_lines: int) -> dict[Key, int]:
+    """The keys once an entry ``new`` was written at ``line``, ``added_lines`` lines inserted before old ``at_line``."""
+    moved = {k: (n + added_lines if n >= at_line else n) for k, n in keys.items()}
+    moved.setdefault(new, line)
+    return moved
+
+
+def forget(path=None) -> None:
+    with _lock:
+        if path is None:
+            _cache.clear()
+        else:
+            real = _key(path)
+            for k in [k for k in _cache if k[0] == real]:
+                del _cache[k]
