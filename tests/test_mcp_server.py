@@ -279,6 +279,37 @@ def test_a_symlink_out_of_the_layer_is_neither_read_nor_written_nor_listed(agent
     assert not any("link" in r.name or "fuori" in r.name for r in agent.resources())
 
 
+def test_a_file_linked_from_outside_reaches_no_tool_that_reads_the_whole_layer(agent, layer, tmp_path):
+    """status, context, search, check: none of them reads a file whose link leads out of the layer folder."""
+    private = tmp_path / "privato"
+    private.mkdir()
+    (private / "segreti[ext_memory].md").write_text(
+        "# Segreti — 秘密 [external_memory]\n\n[P1]\n## TOPIC: Banca\n[/P1]\n\n[P4]\n"
+        "###### LOG: 2026-01-01 — pin\nPIN 4242 riservatissimo — 極秘\n[/P4]\n", encoding="utf-8")
+    os.symlink(private / "segreti[ext_memory].md", layer / "link[ext_memory].md")
+    for name, arguments in (("layer_status", {}), ("build_context", {}), ("check", {}), ("list_containers", {}),
+                            ("search_memory", {"query": "riservatissimo"}), ("search_memory", {"query": "banca"})):
+        data = agent.call(name, **arguments)
+        text = json.dumps(data.get("hits", data), ensure_ascii=False)
+        assert "riservatissimo" not in text and "Banca" not in text and "link[ext_memory]" not in text, name
+    [context] = agent.read("zonemark://context").contents
+    [status] = agent.read("zonemark://status").contents
+    assert "riservatissimo" not in context.text and "link[ext_memory]" not in status.text
+    assert "Colosseo" in context.text  # the layer's own files are all there
+    assert agent.call("search_memory", query="colosseo")["hits"]
+
+
+def test_set_module_state_never_writes_a_reminder_linked_from_outside(tmp_path):
+    layer = make_layer(tmp_path / "layer")
+    outside = tmp_path / "altrove[reminder].md"
+    (layer / REMINDER_NAME).rename(outside)
+    os.symlink(outside, layer / REMINDER_NAME)
+    before = outside.read_bytes()
+    text = Agent(build_server(layer)).refused("set_module_state", activate=["002"])
+    assert code_of(text) in {"PATH_OUTSIDE_LAYER", "NO_REGISTRY"}
+    assert outside.read_bytes() == before and (layer / REMINDER_NAME).is_symlink()
+
+
 def test_a_symlink_inside_the_layer_is_followed(agent, layer):
     os.symlink(layer / MEMORY_NAME, layer / "alias[ext_memory].md")
     agent.call("append_entry", file="alias[ext_memory].md", container="Viaggi", title="via — 経由", body="ok")

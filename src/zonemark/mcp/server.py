@@ -346,7 +346,7 @@ def build_server(root) -> MCPServer:
             since, until = _check_date(since, "since"), _check_date(until, "until")
             try:
                 result = search(folder.root, query, file=rel, container=container, since=since, until=until,
-                                limit=limit)
+                                limit=limit, confined=True)
             except QueryError as exc:
                 raise ToolRefusal(render("BAD_QUERY", printable(str(exc)), tool="search_memory")) from None
             except (SearchUnavailable, SearchError) as exc:
@@ -419,6 +419,7 @@ def build_server(root) -> MCPServer:
         if not activate and not deactivate:
             raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
         with _agent_errors("set_module_state"):
+            folder.refuse_outside_reminder()
             r = writer.set_states(folder.root, activate, deactivate, actor="ai")
             reminder = folder.file(Path(os.path.relpath(r.path, folder.root)).as_posix())
             registry = cache.document(reminder.path).registry
