@@ -155,6 +155,23 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
+def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
+    """The tool error of an ``ingest_log`` whose every entry is refused: nothing was (or would be) filed."""
+    items = data["items"]
+    codes = [item["code"] for item in items if item["code"] in CODES]
+    code = codes[0] if codes else "BAD_ARGUMENT"
+    verb = "would be" if data["dryRun"] else "was"
+    more = f"; and {len(items) - 10} more" if len(items) > 10 else ""
+    if len({(item["code"], item["reason"]) for item in items}) == 1:  # one cause: say it once
+        titles = ", ".join(f"'{item['title']}'" for item in items[:10])
+        each = f"{titles}{more}: {items[0]['reason']}"
+    else:
+        each = "; ".join(f"'{item['title']}' (text line {item['headerLine']}): {item['code']}: {item['reason']}"
+                         for item in items[:10]) + more
+    return render(code, printable(f"nothing {verb} filed in {container!r} of {target.rel}: all {len(items)} log "
+                                  f"entries refused — {each}")[:4000], tool="ingest_log")
+
+
 @contextlib.contextmanager
 def _agent_errors(tool: str):
     """Turn every anticipated failure of ``tool`` into a :class:`ToolRefusal` in the agent's words."""
@@ -485,6 +502,8 @@ def build_server(root) -> MCPServer:
                     item["reason"] = _relative(item["reason"], target)
                 if item["code"] in CODES:
                     item["instead"] = instead(item["code"], "ingest_log")
+            if data["items"] and all(item["status"] == "refused" for item in data["items"]):
+                raise ToolRefusal(_nothing_filed(data, target, container))
             return _plain(data)
 
     # -- resources -----------------------------------------------------------------------------
