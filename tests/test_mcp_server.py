@@ -240,6 +240,32 @@ def test_a_missing_argument_is_named(agent):
     assert code_of(text) == "BAD_ARGUMENT" and "title" in text
 
 
+_CHAT = "###### LOG: 2026-09-01 — Nara — 奈良\ncervi ovunque — 鹿\n[/LOG]\n"
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    *[("ingest_log", {"text": _CHAT, "file": MEMORY_NAME, "container": "Viaggi", "dry_run": v})
+      for v in (0, 1, 0.0, "0", "no", "off", "false", "False", "true")],
+    *[("read_zone", {"file": REMINDER_NAME, "zone_line": v}) for v in (True, 3.0, "3")],
+    *[("edit_volatile", {"file": REMINDER_NAME, "zone_line": v, "content": "x — 新", "base_hash": "0" * 64})
+      for v in (True, 31.0, "31")],
+    *[("propose_change", {"file": MEMORY_NAME, "zone_line": v, "reason": "r — 理由", "content": "x — 新"})
+      for v in (True, 3.0, "3")],
+    ("read_container", {"file": MEMORY_NAME, "container": "Viaggi", "limit": True}),
+    ("search_memory", {"query": "kyoto", "limit": "5"}),
+    ("build_context", {"budget_tokens": True}),
+    ("build_context", {"budget_tokens": 5000.0}),
+])
+def test_an_argument_of_another_json_type_is_refused_not_converted(agent, layer, tool, arguments):
+    """The schema's JSON types, nothing coerced: 0, "no" or "false" is not the boolean false that writes, and
+    true is not line 1."""
+    before = snapshot(layer)
+    text = agent.refused(tool, **arguments)
+    assert code_of(text) == "BAD_ARGUMENT" and tool in text
+    assert snapshot(layer) == before
+    assert not (layer / ".zonemark" / "proposals").exists()
+
+
 # -- paths ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, code", [

@@ -80,7 +80,8 @@ ContainerArg = Annotated[str, Field(description="a container address as list_con
                                     max_length=MAX_ADDRESS_CHARS)]
 DateArg = Annotated[str | None, Field(description="ISO 8601 date, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]",
                                       max_length=40)]
-ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1)]
+ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1,
+                                   strict=True)]
 
 
 class ToolRefusal(ToolError):
@@ -285,7 +286,7 @@ def build_server(root) -> MCPServer:
     @tool(READ)
     def read_container(file: FileArg, container: ContainerArg, since: DateArg = None,
                        limit: Annotated[int, Field(description="at most this many entries, the most recent",
-                                                   ge=1, le=500)] = 20) -> dict[str, Any]:
+                                                   ge=1, le=500, strict=True)] = 20) -> dict[str, Any]:
         """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
         with _agent_errors("read_container"):
             target = folder.file(file)
@@ -354,7 +355,7 @@ def build_server(root) -> MCPServer:
                                                              max_length=MAX_ADDRESS_CHARS)] = None,
                       since: DateArg = None, until: DateArg = None,
                       limit: Annotated[int, Field(description="at most this many hits, best first", ge=1,
-                                                  le=MAX_SEARCH_HITS)] = 10) -> dict[str, Any]:
+                                                  le=MAX_SEARCH_HITS, strict=True)] = 10) -> dict[str, Any]:
         """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
         best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
         between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
@@ -376,7 +377,8 @@ def build_server(root) -> MCPServer:
     @tool(READ)
     def build_context(budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
                                                                              "entries to fit this many tokens "
-                                                                             "(an offline estimate)", ge=1)]
+                                                                             "(an offline estimate)", ge=1,
+                                                                strict=True)]
                       = None) -> dict[str, Any]:
         """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
         the active external modules and the memories, zone tags included, with a header that says what was left
@@ -465,7 +467,7 @@ def build_server(root) -> MCPServer:
                        content: Annotated[str, Field(description="the zone's proposed new inner text",
                                                      max_length=MAX_BODY_CHARS)],
                        zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
-                                                              ge=1)] = None,
+                                                              ge=1, strict=True)] = None,
                        container: Annotated[str | None, Field(description="or: the container whose [P3] zone to "
                                                                           "change", max_length=MAX_ADDRESS_CHARS)]
                        = None) -> dict[str, Any]:
@@ -487,7 +489,7 @@ def build_server(root) -> MCPServer:
                                               max_length=MAX_CHAT_CHARS)],
                    file: FileArg, container: ContainerArg,
                    dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
-                                                              "false files the entries")] = True) -> dict[str, Any]:
+                                                              "false files the entries", strict=True)] = True) -> dict[str, Any]:
         """File the log entries of chat text into a container, each through the same checks as append_entry,
         as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
         or refused, with its code and what to do instead). By default a dry run: nothing is written until you
