@@ -91,6 +91,20 @@ def test_layer_status_shows_files_modules_and_memories(agent):
     assert data["diagnostics"] == {"errors": 0, "warnings": 0}
 
 
+def test_no_answer_shows_where_the_layer_lies_on_the_servers_disk(agent, layer):
+    """The agent sees paths relative to the layer folder: not the user's home, not the folder's location."""
+    os.symlink(layer / "perso[ext_memory].md", layer / "rotto[ext_memory].md")  # dangling, inside the layer
+    status = agent.call("layer_status")
+    assert status["root"] == "."
+    check = agent.call("check")
+    assert any(d["code"] == "LAYER_UNREADABLE_FILE" and "perso[ext_memory].md" in d["message"]
+               for d in check["diagnostics"])
+    [resource] = agent.read("zonemark://status").contents
+    for text in (json.dumps(status, ensure_ascii=False), json.dumps(check, ensure_ascii=False), resource.text,
+                 json.dumps(agent.call("build_context"), ensure_ascii=False)):
+        assert str(layer.resolve()) not in text and str(layer) not in text
+
+
 def test_list_containers_gives_zone_entries_last_date_and_the_journal_an_append_goes_to(agent):
     data = agent.call("list_containers", file=MEMORY_NAME)
     [only] = data["files"]

@@ -88,14 +88,19 @@ class ToolRefusal(ToolError):
     """A refusal or a bad argument, already in the agent's words (:func:`.refusals.render`)."""
 
 
-def _plain(value):
-    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``)."""
+def _plain(value, root: Path | None = None):
+    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``) and, given the
+    layer folder ``root``, every path in it relative to that folder (for facts about the layer, never for
+    the text of a file: that is the user's, byte for byte)."""
     if isinstance(value, str):
-        return printable(value)
+        text = printable(value)
+        if root is not None and str(root) in text:
+            text = text.replace(str(root) + "/", "").replace(str(root), ".")
+        return text
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v, root) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v, root) for v in value]
     return value
 
 
@@ -246,6 +251,10 @@ def build_server(root) -> MCPServer:
                           instructions=INSTRUCTIONS, log_level="WARNING")
     server.cache = cache
 
+    def located(value):
+        """Facts about the layer (not the text of its files), every path relative to the layer folder."""
+        return _plain(value, folder.root)
+
     def tool(annotations: ToolAnnotations):
         """``server.tool`` with the docstring, dedented, as the description the agent reads."""
         def register(fn):
@@ -263,7 +272,7 @@ def build_server(root) -> MCPServer:
         """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
         the number of errors and warnings — the same data as `zonemark status --json`."""
         with _agent_errors("layer_status"):
-            return _plain(status_data(cache.layer()))
+            return located(status_data(cache.layer()))
 
     @tool(READ)
     def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
@@ -336,7 +345,7 @@ def build_server(root) -> MCPServer:
         first 200 diagnostics, each with file, line, column, code and message."""
         with _agent_errors("check"):
             diags = cache.layer().all_diagnostics()
-            return _plain({
+            return located({
                 "errors": sum(d.severity is Severity.ERROR for d in diags),
                 "warnings": sum(d.severity is Severity.WARNING for d in diags),
                 "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
@@ -514,7 +523,7 @@ def build_server(root) -> MCPServer:
     def status_resource() -> str:
         """The layer's status (as the layer_status tool), JSON."""
         try:
-            return json.dumps(_plain(status_data(cache.layer())), ensure_ascii=False, indent=2)
+            return json.dumps(located(status_data(cache.layer())), ensure_ascii=False, indent=2)
         except LayerError as exc:
             raise ResourceError(printable(str(exc))) from None
 
