@@ -105,6 +105,19 @@ def test_no_answer_shows_where_the_layer_lies_on_the_servers_disk(agent, layer):
         assert str(layer.resolve()) not in text and str(layer) not in text
 
 
+def test_no_refusal_shows_where_the_layer_lies_on_the_servers_disk(agent, layer):
+    (layer / MEMORY_NAME).chmod(0o444)
+    text = agent.refused("append_entry", file=MEMORY_NAME, container="Viaggi", title="sola lettura — 読み取り",
+                         body="x")
+    assert code_of(text) == "FILE_NOT_WRITABLE" and MEMORY_NAME in text and str(layer) not in text
+    (layer / MEMORY_NAME).chmod(0o644)
+    for path in layer.rglob("*.md"):
+        path.unlink()
+    for tool in ("layer_status", "check", "build_context"):
+        text = agent.refused(tool)
+        assert code_of(text) == "LAYER_UNREADABLE" and "no .md files" in text and str(layer) not in text, tool
+
+
 def test_list_containers_gives_zone_entries_last_date_and_the_journal_an_append_goes_to(agent):
     data = agent.call("list_containers", file=MEMORY_NAME)
     [only] = data["files"]

@@ -138,13 +138,14 @@ class _LayerServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
-            if isinstance(cause, ToolRefusal):
-                raise ToolError(str(cause)) from cause
+            if isinstance(cause, ToolRefusal):  # paths in the agent's terms: relative to the layer folder
+                raise ToolError(_plain(str(cause), self.folder.root)) from cause
             if isinstance(cause, ValidationError):
                 raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
             if isinstance(exc, UnexpectedToolError):
                 what = f"{cause.__class__.__name__}: {cause}" if cause is not None else str(exc)
-                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed ({printable(what)[:300]})")) \
+                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed "
+                                                                   f"({_plain(what, self.folder.root)[:300]})")) \
                     from cause
             if cause is None and str(exc).startswith("Unknown tool"):
                 raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
@@ -192,8 +193,8 @@ def _agent_errors(tool: str):
                                  tool=tool)) from None
     except StoreError as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), tool=tool)) from None
-    except LayerError as exc:
-        raise ToolRefusal(render("NO_SUCH_FILE", printable(str(exc)), tool=tool)) from None
+    except LayerError as exc:  # the folder itself: no .md file left, or it cannot be listed
+        raise ToolRefusal(render("LAYER_UNREADABLE", printable(str(exc)), tool=tool)) from None
     except InvalidDate as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), rule="§7.5", tool=tool)) from None
     except (ValueError, TypeError) as exc:
