@@ -502,8 +502,8 @@ def build_server(root) -> MCPServer:
                                                               "false files the entries", strict=True)] = True) -> dict[str, Any]:
         """File the log entries of chat text into a container, each through the same checks as append_entry,
         as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
-        or refused, with its code and what to do instead). By default a dry run: nothing is written until you
-        pass dry_run=false."""
+        or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the
+        call is a tool error. By default a dry run: nothing is written until you pass dry_run=false."""
         with _agent_errors("ingest_log"):
             target = folder.file(file)
             result = ingest(target.path, container, text, actor="ai", dry_run=dry_run)
