@@ -118,6 +118,17 @@ def test_no_refusal_shows_where_the_layer_lies_on_the_servers_disk(agent, layer)
         assert code_of(text) == "LAYER_UNREADABLE" and "no .md files" in text and str(layer) not in text, tool
 
 
+@pytest.mark.parametrize("text, shown", [
+    ("/srv/strato", "."),
+    ("/srv/strato/diario[ext_memory].md: the file is read-only", "diario[ext_memory].md: the file is read-only"),
+    ("no .md files in folder: /srv/strato", "no .md files in folder: the layer folder"),
+    ("(to /srv/strato2/altro.md)", "(to /srv/strato2/altro.md)"),  # a sibling folder is not the layer
+    ("/srv/strato.bak/x.md", "/srv/strato.bak/x.md"),
+])
+def test_paths_in_answers_are_made_relative_to_the_layer_folder_only(text, shown):
+    assert server_module._plain(text, __import__("pathlib").Path("/srv/strato")) == shown
+
+
 def test_list_containers_gives_zone_entries_last_date_and_the_journal_an_append_goes_to(agent):
     data = agent.call("list_containers", file=MEMORY_NAME)
     [only] = data["files"]

@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import json
 import os
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -94,8 +95,11 @@ def _plain(value, root: Path | None = None):
     the text of a file: that is the user's, byte for byte)."""
     if isinstance(value, str):
         text = printable(value)
-        if root is not None and str(root) in text:
-            text = text.replace(str(root) + "/", "").replace(str(root), ".")
+        if root is not None and str(root) in text:  # the folder itself, not a sibling such as 'layer2'
+            if text == str(root):
+                return "."
+            text = re.sub(re.escape(str(root)) + r"(/|(?=$|[\s'\")\]:;,]|\.(?:\s|$)))",
+                          lambda m: "" if m.group(1) == "/" else "the layer folder", text)
         return text
     if isinstance(value, dict):
         return {k: _plain(v, root) for k, v in value.items()}
