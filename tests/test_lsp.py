@@ -429,3 +429,29 @@ async def test_a_zone_tag_written_inside_a_writable_zone_is_text_to_the_hover(cl
     assert "Genetic Memory" not in hover.contents.value  # no zone rights: it opens no zone
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u), position=at(6, 1)))
     assert "Volatile Memory" in hover.contents.value
+
+
+async def test_columns_after_japanese_and_emoji_on_the_same_line_are_utf16_with_lf_and_crlf(client: LanguageClient):
+    """A finding that starts after 日本語 and 😀 (two UTF-16 units) on its own line, LF and CRLF alike."""
+    text = ("# ノート 😀 [external_module]\n\n[P1]\n## MODULE 007: 寿司😀 — 日本語 [NUCLEI: 1, 7]\n### STATE\n"
+            "active\n[/P1]\n")
+    header = text.split("\n")[3]
+    tag = header[header.index("[NUCLEI"):]
+    start = utf16(header[:header.index("[NUCLEI")])
+    assert start != header.index("[NUCLEI")  # the emoji makes code points and UTF-16 units differ
+    for name, body in (("lf[ext_module].md", text), ("crlf[ext_module].md", text.replace("\n", "\r\n"))):
+        u = open_file(client, name, body)
+        ds = await diagnostics(client, u, lambda ds: "MALFORMED_NUCLEI_TAG" in codes(ds)
+                               or "UNRESOLVED_NUCLEUS_REFERENCE" in codes(ds))
+        found = next(d for d in ds if d.code in ("MALFORMED_NUCLEI_TAG", "UNRESOLVED_NUCLEUS_REFERENCE"))
+        assert found.range == types.Range(start=at(3, start), end=at(3, start + utf16(tag))), name
+        hover = await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u),
+                                                                         position=at(3, start + 1)))
+        assert hover is not None and found.code in hover.contents.value
+        for position in (at(3, 10_000), at(10_000, 0), at(10_000, 10_000)):  # past the line's end and the file's
+            await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u), position=position))
+            await client.text_document_definition_async(types.DefinitionParams(text_document=doc_id(u),
+                                                                               position=position))
+        again = await client.text_document_hover_async(types.HoverParams(text_document=doc_id(u),
+                                                                         position=at(3, start + 1)))
+        assert again == hover  # still answering, the same

@@ -90,6 +90,27 @@ def test_e1_the_home_folder_and_a_filesystem_root_are_never_read_whole(tmp_path,
                                                                          "DEPRECATED_ITALIAN_KEYWORD"]
 
 
+def test_e1_a_workspace_folder_that_is_the_home_folder_or_a_root_is_not_read_whole_either(tmp_path, monkeypatch):
+    """An editor opened on the home folder (or on '/') must not make the server walk all of it: such a
+    workspace folder is passed over, and a file in it belongs to the layer of its own folder."""
+    from pathlib import Path
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
+    (tmp_path / "appunti").mkdir()
+    f = tmp_path / "appunti" / "hub[ext_module].md"
+    f.write_text(SOURCE, encoding="utf-8")
+    for folders in ([tmp_path], [Path("/")], [Path("/"), tmp_path]):
+        s = Session()
+        s.set_folders(folders)
+        assert s.root_for(f) == tmp_path / "appunti"
+        assert s.root_for(tmp_path / "stray.md") is None
+        assert [live.root for live in s.workspace_layers()] == []
+        s.open(f.as_uri(), SOURCE, 1)
+        assert s.context(f.as_uri()).live.root == tmp_path / "appunti"
+    s = Session()
+    s.set_folders([Path("/"), tmp_path, tmp_path / "appunti"])
+    assert [live.root for live in s.workspace_layers()] == [tmp_path / "appunti"]
+
+
 def test_published_diagnostics_follow_random_edits_exactly(tmp_path):
     """Random edits through the server's text sync (in-process): after each one the published
     diagnostics are those of the whole text parsed afresh as a layer, at the same places."""

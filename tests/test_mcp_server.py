@@ -91,6 +91,44 @@ def test_layer_status_shows_files_modules_and_memories(agent):
     assert data["diagnostics"] == {"errors": 0, "warnings": 0}
 
 
+def test_no_answer_shows_where_the_layer_lies_on_the_servers_disk(agent, layer):
+    """The agent sees paths relative to the layer folder: not the user's home, not the folder's location."""
+    os.symlink(layer / "perso[ext_memory].md", layer / "rotto[ext_memory].md")  # dangling, inside the layer
+    status = agent.call("layer_status")
+    assert status["root"] == "."
+    check = agent.call("check")
+    assert any(d["code"] == "LAYER_UNREADABLE_FILE" and "perso[ext_memory].md" in d["message"]
+               for d in check["diagnostics"])
+    [resource] = agent.read("zonemark://status").contents
+    for text in (json.dumps(status, ensure_ascii=False), json.dumps(check, ensure_ascii=False), resource.text,
+                 json.dumps(agent.call("build_context"), ensure_ascii=False)):
+        assert str(layer.resolve()) not in text and str(layer) not in text
+
+
+def test_no_refusal_shows_where_the_layer_lies_on_the_servers_disk(agent, layer):
+    (layer / MEMORY_NAME).chmod(0o444)
+    text = agent.refused("append_entry", file=MEMORY_NAME, container="Viaggi", title="sola lettura — 読み取り",
+                         body="x")
+    assert code_of(text) == "FILE_NOT_WRITABLE" and MEMORY_NAME in text and str(layer) not in text
+    (layer / MEMORY_NAME).chmod(0o644)
+    for path in layer.rglob("*.md"):
+        path.unlink()
+    for tool in ("layer_status", "check", "build_context"):
+        text = agent.refused(tool)
+        assert code_of(text) == "LAYER_UNREADABLE" and "no .md files" in text and str(layer) not in text, tool
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("/srv/strato", "."),
+    ("/srv/strato/diario[ext_memory].md: the file is read-only", "diario[ext_memory].md: the file is read-only"),
+    ("no .md files in folder: /srv/strato", "no .md files in folder: the layer folder"),
+    ("(to /srv/strato2/altro.md)", "(to /srv/strato2/altro.md)"),  # a sibling folder is not the layer
+    ("/srv/strato.bak/x.md", "/srv/strato.bak/x.md"),
+])
+def test_paths_in_answers_are_made_relative_to_the_layer_folder_only(text, shown):
+    assert server_module._plain(text, __import__("pathlib").Path("/srv/strato")) == shown
+
+
 def test_list_containers_gives_zone_entries_last_date_and_the_journal_an_append_goes_to(agent):
     data = agent.call("list_containers", file=MEMORY_NAME)
     [only] = data["files"]
@@ -240,6 +278,32 @@ def test_a_missing_argument_is_named(agent):
     assert code_of(text) == "BAD_ARGUMENT" and "title" in text
 
 
+_CHAT = "###### LOG: 2026-09-01 — Nara — 奈良\ncervi ovunque — 鹿\n[/LOG]\n"
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    *[("ingest_log", {"text": _CHAT, "file": MEMORY_NAME, "container": "Viaggi", "dry_run": v})
+      for v in (0, 1, 0.0, "0", "no", "off", "false", "False", "true")],
+    *[("read_zone", {"file": REMINDER_NAME, "zone_line": v}) for v in (True, 3.0, "3")],
+    *[("edit_volatile", {"file": REMINDER_NAME, "zone_line": v, "content": "x — 新", "base_hash": "0" * 64})
+      for v in (True, 31.0, "31")],
+    *[("propose_change", {"file": MEMORY_NAME, "zone_line": v, "reason": "r — 理由", "content": "x — 新"})
+      for v in (True, 3.0, "3")],
+    ("read_container", {"file": MEMORY_NAME, "container": "Viaggi", "limit": True}),
+    ("search_memory", {"query": "kyoto", "limit": "5"}),
+    ("build_context", {"budget_tokens": True}),
+    ("build_context", {"budget_tokens": 5000.0}),
+])
+def test_an_argument_of_another_json_type_is_refused_not_converted(agent, layer, tool, arguments):
+    """The schema's JSON types, nothing coerced: 0, "no" or "false" is not the boolean false that writes, and
+    true is not line 1."""
+    before = snapshot(layer)
+    text = agent.refused(tool, **arguments)
+    assert code_of(text) == "BAD_ARGUMENT" and tool in text
+    assert snapshot(layer) == before
+    assert not (layer / ".zonemark" / "proposals").exists()
+
+
 # -- paths ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, code", [
@@ -277,6 +341,37 @@ def test_a_symlink_out_of_the_layer_is_neither_read_nor_written_nor_listed(agent
         assert code_of(agent.refused("read_container", file=name, container="Viaggi")) == "PATH_OUTSIDE_LAYER"
     assert secret.read_bytes() == before
     assert not any("link" in r.name or "fuori" in r.name for r in agent.resources())
+
+
+def test_a_file_linked_from_outside_reaches_no_tool_that_reads_the_whole_layer(agent, layer, tmp_path):
+    """status, context, search, check: none of them reads a file whose link leads out of the layer folder."""
+    private = tmp_path / "privato"
+    private.mkdir()
+    (private / "segreti[ext_memory].md").write_text(
+        "# Segreti — 秘密 [external_memory]\n\n[P1]\n## TOPIC: Banca\n[/P1]\n\n[P4]\n"
+        "###### LOG: 2026-01-01 — pin\nPIN 4242 riservatissimo — 極秘\n[/P4]\n", encoding="utf-8")
+    os.symlink(private / "segreti[ext_memory].md", layer / "link[ext_memory].md")
+    for name, arguments in (("layer_status", {}), ("build_context", {}), ("check", {}), ("list_containers", {}),
+                            ("search_memory", {"query": "riservatissimo"}), ("search_memory", {"query": "banca"})):
+        data = agent.call(name, **arguments)
+        text = json.dumps(data.get("hits", data), ensure_ascii=False)
+        assert "riservatissimo" not in text and "Banca" not in text and "link[ext_memory]" not in text, name
+    [context] = agent.read("zonemark://context").contents
+    [status] = agent.read("zonemark://status").contents
+    assert "riservatissimo" not in context.text and "link[ext_memory]" not in status.text
+    assert "Colosseo" in context.text  # the layer's own files are all there
+    assert agent.call("search_memory", query="colosseo")["hits"]
+
+
+def test_set_module_state_never_writes_a_reminder_linked_from_outside(tmp_path):
+    layer = make_layer(tmp_path / "layer")
+    outside = tmp_path / "altrove[reminder].md"
+    (layer / REMINDER_NAME).rename(outside)
+    os.symlink(outside, layer / REMINDER_NAME)
+    before = outside.read_bytes()
+    text = Agent(build_server(layer)).refused("set_module_state", activate=["002"])
+    assert code_of(text) in {"PATH_OUTSIDE_LAYER", "NO_REGISTRY"}
+    assert outside.read_bytes() == before and (layer / REMINDER_NAME).is_symlink()
 
 
 def test_a_symlink_inside_the_layer_is_followed(agent, layer):

@@ -5,9 +5,13 @@ Also the command's own failures (one line, exit 2) and that no other command imp
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -169,3 +173,45 @@ def test_ctrl_c_at_a_terminal_stops_the_server(tmp_path):
             proc.kill()
             proc.wait()
         os.close(terminal)
+
+
+def test_a_call_with_text_that_is_not_unicode_is_answered_with_a_tool_error(tmp_path):
+    """JSON may escape a lone surrogate ('\\ud800', as JavaScript's JSON.stringify writes it); such a call gets
+    the BAD_ARGUMENT every other bad string gets, not silence that leaves the client waiting."""
+    layer = make_layer(tmp_path / "layer")
+    before = (layer / MEMORY_NAME).read_bytes()
+    surrogate = "\\" + "ud800"  # the six characters of the JSON escape
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "prova", "version": "1"}}}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "append_entry",
+                               "arguments": {"file": MEMORY_NAME, "container": "Viaggi", "title": "@",
+                                             "body": "Nara — 奈良"}}}, ensure_ascii=False).replace("@", surrogate),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                    "params": {"name": "list_zones", "arguments": {"file": MEMORY_NAME}}}),
+    ]
+    proc = subprocess.Popen([ZONEMARK, "mcp", str(layer)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    answers = {}
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        lines_out: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines_out.put(x) for x in proc.stdout], daemon=True).start()
+        deadline = time.monotonic() + 20
+        while not {2, 3} <= set(answers) and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                answer = json.loads(lines_out.get(timeout=0.2))
+                answers[answer.get("id")] = answer
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    assert {1, 2, 3} <= set(answers)
+    refused = answers[2]["result"]
+    assert refused["isError"] is True
+    assert refused["content"][0]["text"].startswith("BAD_ARGUMENT: append_entry: title: ")
+    assert answers[3]["result"].get("isError") is not True
+    assert (layer / MEMORY_NAME).read_bytes() == before

@@ -239,13 +239,29 @@ def test_ingest_log_files_the_entries_once(agent, layer):
 
 
 def test_ingest_log_reports_refused_entries_with_their_code_and_alternative(agent, layer):
+    mixed = CHAT + "\n###### LOG: 2026-02-30 — impossibile — 不可能\nx\n[/LOG]\n"
+    data = agent.call("ingest_log", text=mixed, file=MEMORY_NAME, container="Viaggi", dry_run=False)
+    assert [(i["status"], i["code"]) for i in data["items"]] == [("filed", None), ("filed", None),
+                                                                  ("refused", "BAD_DATE")]
+    assert data["items"][2]["instead"] == instead("BAD_DATE", "ingest_log")
+    assert "Osaka" in (layer / MEMORY_NAME).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("container, code, dry_run", [
+    ("Ricordi", "ZONE_PROPOSE_ONLY", False),  # its journal is [P3]
+    ("Ricordi", "ZONE_PROPOSE_ONLY", True),
+    ("Archivio", "NO_JOURNAL", False),  # a [P1] declaration and no zone of its own
+])
+def test_ingest_log_that_can_file_no_entry_is_a_tool_error(agent, layer, container, code, dry_run):
+    """Every entry refused: the agent learns it from is_error, with the code, each entry and what to do."""
     before = snapshot(layer)
-    data = agent.call("ingest_log", text=CHAT, file=MEMORY_NAME, container="Ricordi", dry_run=False)
-    assert [(i["status"], i["code"]) for i in data["items"]] == [("refused", "ZONE_PROPOSE_ONLY")] * 2
-    assert "ingest_log" not in data["items"][0]["instead"] and "propose_change" in data["items"][0]["instead"]
-    bad = agent.call("ingest_log", text="###### LOG: 2026-02-30 — impossibile — 不可能\nx\n[/LOG]\n",
-                     file=MEMORY_NAME, container="Viaggi", dry_run=False)
-    assert [(i["status"], i["code"]) for i in bad["items"]] == [("refused", "BAD_DATE")]
+    text = agent.refused("ingest_log", text=CHAT, file=MEMORY_NAME, container=container, dry_run=dry_run)
+    assert code_of(text) == code and instead_line(text) == instead(code, "ingest_log")
+    assert "Nara — 奈良" in text and "Osaka" in text and "2 log entries" in text
+    assert str(layer) not in text
+    bad = agent.refused("ingest_log", text="###### LOG: 2026-02-30 — impossibile — 不可能\nx\n[/LOG]\n",
+                        file=MEMORY_NAME, container="Viaggi", dry_run=False)
+    assert code_of(bad) == "BAD_DATE"
     assert snapshot(layer) == before
 
 

@@ -298,3 +298,51 @@ def test_the_command_line_imports_nothing_of_the_page_until_it_runs():
             "or m.startswith('zonemark.review')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_hostile_names_of_the_folder_files_topics_and_entries_make_no_markup(tmp_path):
+    """A folder, a file name, a title, a topic and an entry written to break out of text, of an attribute and of a
+    textarea: on every page they are text, and the only elements and attributes are the page's own."""
+    from html.parser import HTMLParser
+
+    from zonemark.writer import append_entry
+
+    breakout = "</textarea><script>alert(1)</script>\"'><img src=x onerror=alert(2) onmouseover=alert(3)>"
+    layer = make_layer(tmp_path)
+    layer = layer.rename(tmp_path / "strato\"><img src=x onerror=alert(4)>")
+    name = "\"><img src=x onerror=alert(5)>[ext_memory].md"
+    (layer / name).write_text(f"# Ostile — 敵 {breakout} [external_memory]\n\n[P1]\n## TOPIC: Tema {breakout}\n"
+                              "[/P1]\n\n[P4]\n[/P4]\n[P9]\n", encoding="utf-8")
+    append_entry(layer / name, f"Tema {breakout}", f"voce — 項目 {breakout}", f"corpo {breakout}\n{breakout}",
+                 actor="ai", date="2026-10-12")
+
+    class Elements(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.found: list[tuple[str, str]] = []
+
+        def handle_starttag(self, tag, attrs):
+            for key, value in attrs:
+                if key.startswith("on") or "javascript:" in (value or ""):
+                    self.found.append((tag, key))
+            if tag in ("img", "iframe", "object", "embed", "base") and (tag, dict(attrs).get("id")) != \
+                    ("iframe", "graph-frame"):
+                self.found.append((tag, ""))
+            if tag == "script" and dict(attrs).get("type") != "application/json" and "src" not in dict(attrs):
+                self.found.append((tag, "inline"))
+
+    with ReviewServer(layer) as running:
+        targets = [("/activity", {}), ("/proposals", {}), ("/modules", {}), ("/check", {}), ("/graph", {}),
+                   ("/file", {"path": name, "line": "4"})]
+        for route, params in targets:
+            status, _, body = running.get(route, **params)
+            text = body.decode("utf-8")
+            assert status == 200, route
+            parser = Elements()
+            parser.feed(text)
+            assert parser.found == [], route
+            assert "onerror=alert(2)" not in text.replace("&lt;img src=x onerror=alert(2)", ""), route
+        activity = running.get("/activity")[2].decode("utf-8")
+        assert "voce — 項目 \\&lt;/textarea&gt;\\&lt;script&gt;" in activity  # the writer's '\\<', escaped
+        status, _, frame = running.get("/graph/frame")
+        assert status == 200 and "<img" not in frame.decode("utf-8")

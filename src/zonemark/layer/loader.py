@@ -147,9 +147,10 @@ class Layer:
 
     # -- loading ------------------------------------------------------------------------
     @classmethod
-    def load(cls, path, *, only=None, exclude=None) -> "Layer":
-        """Read every ``.md`` file under ``path`` (or the single file ``path``) as one layer."""
-        root, found = discover(path)
+    def load(cls, path, *, only=None, exclude=None, confined: bool = False) -> "Layer":
+        """Read every ``.md`` file under ``path`` (or the single file ``path``) as one layer
+        (``confined``: only files that resolve inside the folder, see :func:`discover`)."""
+        root, found = discover(path, confined=confined)
         found = select(found, only=only, exclude=exclude)
         if not found:
             raise LayerError(f"no .md files left in {path} after --only/--exclude")
@@ -216,7 +217,7 @@ SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__"))
 IGNORE_FILE = ".zonemarkignore"
 
 
-def discover(path) -> tuple[Path, list[tuple[str, Path]]]:
+def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]]]:
     """The layer root and its files as (relative posix path, path), sorted by relative path.
 
     Walking a folder (issue-7 rulings, docs/conformance.md "Which files a folder holds"): hidden
@@ -226,6 +227,10 @@ def discover(path) -> tuple[Path, list[tuple[str, Path]]]:
     reached twice (through a symbolic link) is read once, under its own name when it is inside
     the layer.  A dangling symbolic link stays in the list, so the loader reports it
     (``LAYER_UNREADABLE_FILE``) and checks the rest.
+
+    ``confined`` (the faces an AI drives: the MCP server) leaves out every file whose resolved
+    location, after every symbolic link, is outside the resolved folder: a link inside the
+    layer does not lend an agent a file the user keeps elsewhere.
     """
     p = Path(path)
     if not p.exists():
@@ -250,9 +255,18 @@ def discover(path) -> tuple[Path, list[tuple[str, Path]]]:
         exc = errors[0]
         raise LayerError(f"cannot list {path}: {exc.strerror or exc}")
     found = select(_one_per_file(p, found), exclude=ignore_patterns(p) or None)
+    if confined:
+        found = [x for x in found if inside(p, x[1])]
     if not found:
         raise LayerError(f"no .md files in folder: {path}")
     return p, sorted(found, key=lambda x: x[0])
+
+
+def inside(root, path) -> bool:
+    """Whether ``path``, every symbolic link resolved, lies inside the folder ``root`` (resolved)."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(path))
+    return real == real_root or real_root in real.parents
 
 
 def _one_per_file(root: Path, found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:

@@ -2,7 +2,8 @@
 
 An open file belongs to the layer of the deepest workspace folder holding it, else to the
 layer of its own folder (the folder ``zonemark check`` would be given) — but the home folder
-and a filesystem root are never read whole as a layer; a file that the folder's layer does
+and a filesystem root are never read whole as a layer, not even when the editor opened one of
+them as a workspace folder; a file that the folder's layer does
 not list (not ``.md``, or left out by the folder rules), a file in such a folder and an
 ``untitled:`` buffer are checked alone.  Open texts override the disk
 (:class:`zonemark.layer.live.LiveLayer`).
@@ -56,16 +57,16 @@ class Session:
             del self.layers[root]
 
     def root_for(self, path: Path) -> Path | None:
-        """The deepest workspace folder holding ``path``, else its own folder — unless that is the
-        home folder or a filesystem root, never read whole as a layer (None: checked alone)."""
+        """The deepest workspace folder holding ``path``, else its own folder — but the home folder and a
+        filesystem root are never read whole as a layer, not even as a workspace folder (None: checked alone)."""
         best = None
         for folder in self.folders:
-            if path == folder or folder in path.parents:
+            if (path == folder or folder in path.parents) and not _never_whole(folder):
                 best = folder
         if best is not None:
             return best
         parent = path.parent
-        if parent == parent.parent or parent == Path.home():
+        if _never_whole(parent):
             return None
         return parent
 
@@ -81,7 +82,7 @@ class Session:
     def workspace_layers(self) -> list[LiveLayer]:
         """A live layer per workspace folder, and those of open files outside them."""
         for folder in self.folders:
-            if folder not in self.layers:
+            if folder not in self.layers and not _never_whole(folder):
                 self.layers[folder] = LiveLayer(folder)
         return list(self.layers.values())
 
@@ -172,6 +173,11 @@ class Session:
         if live_root is None:
             return fallback
         return uris.from_fs_path(str(live_root / rel)) or fallback
+
+
+def _never_whole(folder: Path) -> bool:
+    """The home folder or a filesystem root: walking it would read every .md file of the user or the disk."""
+    return folder == folder.parent or folder == Path.home()
 
 
 def _share_lines(doc: Document, buf: TextBuffer) -> None:

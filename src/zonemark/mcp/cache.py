@@ -15,7 +15,8 @@ status-change time and identity (device, inode) *and* by the SHA-256 of its byte
 Nothing else is kept: the list of files is discovered again at every call (a new or removed file is
 seen at once), and the layer is rebuilt from the documents (:meth:`Layer.from_documents`) whenever
 one of them changed.  A file that cannot be read makes the layer fall back to :meth:`Layer.load`,
-which reports it (``LAYER_UNREADABLE_FILE``) as ``zonemark check`` does.
+which reports it (``LAYER_UNREADABLE_FILE``) as ``zonemark check`` does.  The walk is *confined*
+(:func:`zonemark.layer.discover`): a file linked in from outside the layer folder is not the layer's.
 """
 
 from __future__ import annotations
@@ -71,14 +72,14 @@ class LayerCache:
     def layer(self) -> Layer:
         """The layer as its files are now (LayerError when the folder holds no .md file)."""
         with self._lock:
-            _root, found = discover(self.root)
+            _root, found = discover(self.root, confined=True)
             docs = []
             try:
                 for rel, path in found:
                     docs.append((rel, path, self._document(path)))
             except OSError:
                 self._layer = None
-                return Layer.load(self.root)
+                return Layer.load(self.root, confined=True)
             current = tuple(doc for _rel, _path, doc in docs)
             if (self._layer is None or len(current) != len(self._layer_docs)
                     or any(a is not b for a, b in zip(current, self._layer_docs))

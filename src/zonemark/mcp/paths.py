@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..layer.loader import discover
+from ..core.parser import parse_file
+from ..layer.loader import discover, inside
 from ..writer import STATE_DIR_NAME
 
 MAX_PATH_CHARS = 1024
@@ -51,7 +52,7 @@ class LayerFolder:
     def files(self) -> list[str]:
         """The ``.md`` files of the layer now (relative, ``/``-separated, sorted), as the layer loader finds them."""
         try:
-            _root, found = discover(self.root)
+            _root, found = discover(self.root, confined=True)
         except Exception:  # no .md file (yet), or an unreadable folder: nothing to list
             return []
         out = []
@@ -100,6 +101,21 @@ class LayerFolder:
             what = "is a folder" if real.is_dir() else "does not exist"
             raise PathRefused("NO_SUCH_FILE", f"'{name}' {what} in the layer folder")
         return LayerFile("/".join(parts), real)
+
+    def refuse_outside_reminder(self) -> None:
+        """:class:`PathRefused` when a ``[reminder]`` of the folder is a link that leads outside it.
+
+        ``set_module_state`` names no file: the writer rewrites the folder's reminder, which it finds
+        among every file the folder lists — links out included — so the server looks first.
+        """
+        try:
+            _root, found = discover(self.root)
+        except Exception:  # no .md file: the writer says so in its own words
+            return
+        for rel, path in found:
+            if not inside(self.root, path) and path.exists() and parse_file(path).file_type == "reminder":
+                raise PathRefused("PATH_OUTSIDE_LAYER", f"the layer's reminder '{rel}' leads outside the layer "
+                                                        f"folder (a symbolic link); zonemark writes only inside it")
 
     def rel(self, path) -> str:
         """``path`` (inside the layer) relative to the layer folder, ``/``-separated."""

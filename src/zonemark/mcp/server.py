@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import json
 import os
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -80,21 +81,30 @@ ContainerArg = Annotated[str, Field(description="a container address as list_con
                                     max_length=MAX_ADDRESS_CHARS)]
 DateArg = Annotated[str | None, Field(description="ISO 8601 date, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]",
                                       max_length=40)]
-ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1)]
+ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1,
+                                   strict=True)]
 
 
 class ToolRefusal(ToolError):
     """A refusal or a bad argument, already in the agent's words (:func:`.refusals.render`)."""
 
 
-def _plain(value):
-    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``)."""
+def _plain(value, root: Path | None = None):
+    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``) and, given the
+    layer folder ``root``, every path in it relative to that folder (for facts about the layer, never for
+    the text of a file: that is the user's, byte for byte)."""
     if isinstance(value, str):
-        return printable(value)
+        text = printable(value)
+        if root is not None and str(root) in text:  # the folder itself, not a sibling such as 'layer2'
+            if text == str(root):
+                return "."
+            text = re.sub(re.escape(str(root)) + r"(/|(?=$|[\s'\")\]:;,]|\.(?:\s|$)))",
+                          lambda m: "" if m.group(1) == "/" else "the layer folder", text)
+        return text
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v, root) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v, root) for v in value]
     return value
 
 
@@ -132,13 +142,14 @@ class _LayerServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
-            if isinstance(cause, ToolRefusal):
-                raise ToolError(str(cause)) from cause
+            if isinstance(cause, ToolRefusal):  # paths in the agent's terms: relative to the layer folder
+                raise ToolError(_plain(str(cause), self.folder.root)) from cause
             if isinstance(cause, ValidationError):
                 raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
             if isinstance(exc, UnexpectedToolError):
                 what = f"{cause.__class__.__name__}: {cause}" if cause is not None else str(exc)
-                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed ({printable(what)[:300]})")) \
+                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed "
+                                                                   f"({_plain(what, self.folder.root)[:300]})")) \
                     from cause
             if cause is None and str(exc).startswith("Unknown tool"):
                 raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
@@ -155,6 +166,23 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
+def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
+    """The tool error of an ``ingest_log`` whose every entry is refused: nothing was (or would be) filed."""
+    items = data["items"]
+    codes = [item["code"] for item in items if item["code"] in CODES]
+    code = codes[0] if codes else "BAD_ARGUMENT"
+    verb = "would be" if data["dryRun"] else "was"
+    more = f"; and {len(items) - 10} more" if len(items) > 10 else ""
+    if len({(item["code"], item["reason"]) for item in items}) == 1:  # one cause: say it once
+        titles = ", ".join(f"'{item['title']}'" for item in items[:10])
+        each = f"{titles}{more}: {items[0]['reason']}"
+    else:
+        each = "; ".join(f"'{item['title']}' (text line {item['headerLine']}): {item['code']}: {item['reason']}"
+                         for item in items[:10]) + more
+    return render(code, printable(f"nothing {verb} filed in {container!r} of {target.rel}: all {len(items)} log "
+                                  f"entries refused — {each}")[:4000], tool="ingest_log")
+
+
 @contextlib.contextmanager
 def _agent_errors(tool: str):
     """Turn every anticipated failure of ``tool`` into a :class:`ToolRefusal` in the agent's words."""
@@ -169,8 +197,8 @@ def _agent_errors(tool: str):
                                  tool=tool)) from None
     except StoreError as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), tool=tool)) from None
-    except LayerError as exc:
-        raise ToolRefusal(render("NO_SUCH_FILE", printable(str(exc)), tool=tool)) from None
+    except LayerError as exc:  # the folder itself: no .md file left, or it cannot be listed
+        raise ToolRefusal(render("LAYER_UNREADABLE", printable(str(exc)), tool=tool)) from None
     except InvalidDate as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), rule="§7.5", tool=tool)) from None
     except (ValueError, TypeError) as exc:
@@ -228,6 +256,10 @@ def build_server(root) -> MCPServer:
                           instructions=INSTRUCTIONS, log_level="WARNING")
     server.cache = cache
 
+    def located(value):
+        """Facts about the layer (not the text of its files), every path relative to the layer folder."""
+        return _plain(value, folder.root)
+
     def tool(annotations: ToolAnnotations):
         """``server.tool`` with the docstring, dedented, as the description the agent reads."""
         def register(fn):
@@ -245,7 +277,7 @@ def build_server(root) -> MCPServer:
         """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
         the number of errors and warnings — the same data as `zonemark status --json`."""
         with _agent_errors("layer_status"):
-            return _plain(status_data(cache.layer()))
+            return located(status_data(cache.layer()))
 
     @tool(READ)
     def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
@@ -268,7 +300,7 @@ def build_server(root) -> MCPServer:
     @tool(READ)
     def read_container(file: FileArg, container: ContainerArg, since: DateArg = None,
                        limit: Annotated[int, Field(description="at most this many entries, the most recent",
-                                                   ge=1, le=500)] = 20) -> dict[str, Any]:
+                                                   ge=1, le=500, strict=True)] = 20) -> dict[str, Any]:
         """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
         with _agent_errors("read_container"):
             target = folder.file(file)
@@ -318,7 +350,7 @@ def build_server(root) -> MCPServer:
         first 200 diagnostics, each with file, line, column, code and message."""
         with _agent_errors("check"):
             diags = cache.layer().all_diagnostics()
-            return _plain({
+            return located({
                 "errors": sum(d.severity is Severity.ERROR for d in diags),
                 "warnings": sum(d.severity is Severity.WARNING for d in diags),
                 "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
@@ -337,7 +369,7 @@ def build_server(root) -> MCPServer:
                                                              max_length=MAX_ADDRESS_CHARS)] = None,
                       since: DateArg = None, until: DateArg = None,
                       limit: Annotated[int, Field(description="at most this many hits, best first", ge=1,
-                                                  le=MAX_SEARCH_HITS)] = 10) -> dict[str, Any]:
+                                                  le=MAX_SEARCH_HITS, strict=True)] = 10) -> dict[str, Any]:
         """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
         best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
         between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
@@ -346,7 +378,7 @@ def build_server(root) -> MCPServer:
             since, until = _check_date(since, "since"), _check_date(until, "until")
             try:
                 result = search(folder.root, query, file=rel, container=container, since=since, until=until,
-                                limit=limit)
+                                limit=limit, confined=True)
             except QueryError as exc:
                 raise ToolRefusal(render("BAD_QUERY", printable(str(exc)), tool="search_memory")) from None
             except (SearchUnavailable, SearchError) as exc:
@@ -359,7 +391,8 @@ def build_server(root) -> MCPServer:
     @tool(READ)
     def build_context(budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
                                                                              "entries to fit this many tokens "
-                                                                             "(an offline estimate)", ge=1)]
+                                                                             "(an offline estimate)", ge=1,
+                                                                strict=True)]
                       = None) -> dict[str, Any]:
         """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
         the active external modules and the memories, zone tags included, with a header that says what was left
@@ -419,6 +452,7 @@ def build_server(root) -> MCPServer:
         if not activate and not deactivate:
             raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
         with _agent_errors("set_module_state"):
+            folder.refuse_outside_reminder()
             r = writer.set_states(folder.root, activate, deactivate, actor="ai")
             reminder = folder.file(Path(os.path.relpath(r.path, folder.root)).as_posix())
             registry = cache.document(reminder.path).registry
@@ -447,7 +481,7 @@ def build_server(root) -> MCPServer:
                        content: Annotated[str, Field(description="the zone's proposed new inner text",
                                                      max_length=MAX_BODY_CHARS)],
                        zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
-                                                              ge=1)] = None,
+                                                              ge=1, strict=True)] = None,
                        container: Annotated[str | None, Field(description="or: the container whose [P3] zone to "
                                                                           "change", max_length=MAX_ADDRESS_CHARS)]
                        = None) -> dict[str, Any]:
@@ -469,11 +503,11 @@ def build_server(root) -> MCPServer:
                                               max_length=MAX_CHAT_CHARS)],
                    file: FileArg, container: ContainerArg,
                    dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
-                                                              "false files the entries")] = True) -> dict[str, Any]:
+                                                              "false files the entries", strict=True)] = True) -> dict[str, Any]:
         """File the log entries of chat text into a container, each through the same checks as append_entry,
         as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
-        or refused, with its code and what to do instead). By default a dry run: nothing is written until you
-        pass dry_run=false."""
+        or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the
+        call is a tool error. By default a dry run: nothing is written until you pass dry_run=false."""
         with _agent_errors("ingest_log"):
             target = folder.file(file)
             result = ingest(target.path, container, text, actor="ai", dry_run=dry_run)
@@ -484,6 +518,8 @@ def build_server(root) -> MCPServer:
                     item["reason"] = _relative(item["reason"], target)
                 if item["code"] in CODES:
                     item["instead"] = instead(item["code"], "ingest_log")
+            if data["items"] and all(item["status"] == "refused" for item in data["items"]):
+                raise ToolRefusal(_nothing_filed(data, target, container))
             return _plain(data)
 
     # -- resources -----------------------------------------------------------------------------
@@ -492,7 +528,7 @@ def build_server(root) -> MCPServer:
     def status_resource() -> str:
         """The layer's status (as the layer_status tool), JSON."""
         try:
-            return json.dumps(_plain(status_data(cache.layer())), ensure_ascii=False, indent=2)
+            return json.dumps(located(status_data(cache.layer())), ensure_ascii=False, indent=2)
         except LayerError as exc:
             raise ResourceError(printable(str(exc))) from None
 

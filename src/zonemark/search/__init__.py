@@ -27,10 +27,10 @@ __all__ = ["search", "layer_files", "Index", "Hit", "SearchResult", "SearchError
            "SearchUnavailable", "translate", "require_fts5"]
 
 
-def layer_files(layer) -> tuple[Path, list[tuple[str, Path]], bool]:
+def layer_files(layer, *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]], bool]:
     """The folder the index lives in, the layer's files (relative path, path), and whether ``layer`` is a folder."""
     try:
-        root, found = discover(layer)
+        root, found = discover(layer, confined=confined)
     except LayerError as exc:
         raise SearchError(str(exc)) from None
     return root, found, Path(layer).is_dir()
@@ -82,7 +82,8 @@ def _select(root: Path, found, file) -> list[tuple[str, Path]]:
 
 def search(layer, query: str, *, file: str | None = None, container: str | None = None, since: str | None = None,
            until: str | None = None, zone=None, limit: int = 10, raw: bool = False, rebuild: bool = False,
-           in_memory: bool = False, rank_all: bool = False, markers: tuple[str, str] = ("«", "»")) -> SearchResult:
+           in_memory: bool = False, rank_all: bool = False, markers: tuple[str, str] = ("«", "»"),
+           confined: bool = False) -> SearchResult:
     """Search the layer at ``layer`` (a folder, or one file) for ``query``; see the module docstring.
 
     ``file`` narrows to one file (or a glob), ``container`` to a container and everything under
@@ -90,6 +91,7 @@ def search(layer, query: str, *, file: str | None = None, container: str | None 
     (inclusive, at the precision given), ``zone`` to permission levels.  A query matching more
     than :data:`RANK_WINDOW` rows ranks the most recent ones (``SearchResult.ranked_window``)
     unless ``rank_all``.  ``rebuild`` discards the cache first; ``in_memory`` never writes one.
+    ``confined`` searches only files that resolve inside the folder (:func:`zonemark.layer.discover`).
     """
     match = translate(query, raw=raw)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
@@ -101,7 +103,7 @@ def search(layer, query: str, *, file: str | None = None, container: str | None 
     if container is not None and not isinstance(container, str):
         raise QueryError(f"container must be a path such as 'Maintenance/Tyres', not {type(container).__name__}")
     container = (container or "").strip().strip("/").strip() or None
-    root, found, is_folder = layer_files(layer)
+    root, found, is_folder = layer_files(layer, confined=confined)
     selected = _select(root, found, file)
     shown_root = Path(layer) if is_folder else None
     attempt_rebuild, attempt_memory = rebuild, in_memory
