@@ -288,3 +288,33 @@ def test_reject_marks_a_proposal_rejected_and_never_touches_the_file(tmp_path, s
     code, _, err = run(capsys, ["reject", str(tmp_path), "--as", "user"])
     assert code == 2 and "is a folder" in err
     assert f.read_bytes() == before
+
+
+def test_a_tampered_proposal_file_is_set_aside_and_never_breaks_the_listing(tmp_path, store, capsys, monkeypatch):
+    """A proposal file edited by hand (or by an agent with file access) is not a valid proposal: `proposals`
+    lists the others, `--show` and `apply` say so in one line, and no field of the wrong type (a NUL in the
+    file name, a list for the status, a number for what it would add, an id that is not its file name)
+    reaches a traceback or the screen."""
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    g = tmp_path / "d.md"
+    g.write_text(PLANS, encoding="utf-8")
+    bad = propose(f, 8, "###### LOG: 2026-01-02 — x\nriga — 行\n", reason="r", store=store)
+    good = propose(g, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto — 京都.\n", reason="autunno",
+                   store=store)
+    record = json.loads(bad.path.read_text(encoding="utf-8"))
+    before = f.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for key, value in (("file", "\u0000"), ("file", "mem.md\u0000x"), ("would_add", 5), ("status", ["x"]),
+                       ("reason", {"a": 1}), ("id", "../../x"), ("id", good.id), ("created", 5),
+                       ("proposed_by", None), ("diff", 3), ("status", "maybe")):
+        bad.path.write_text(json.dumps(dict(record, **{key: value}), ensure_ascii=False), encoding="utf-8")
+        what = (key, value)
+        assert [p.id for p in list_proposals(tmp_path)] == [good.id], what
+        code, out, err = run(capsys, ["proposals", str(tmp_path)])
+        assert code == 0 and good.id in out and "autunno" in out, (what, err)
+        code, out, err = run(capsys, ["proposals", "--show", bad.id])
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (what, err)
+        code, out, err = run(capsys, ["apply", str(bad.path), "--as", "user"])
+        assert code == 2 and err.count("\n") == 1 and "not a valid zonemark proposal" in err, (what, err)
+        assert f.read_bytes() == before, what

@@ -224,7 +224,7 @@ def register(subparsers) -> None:
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if args.show:
             proposal = _run(lambda: find_proposal(where, args.show))
-            sys.stdout.write(show_proposal(proposal))
+            sys.stdout.write(_run(lambda: show_proposal(proposal)))
             return EXIT_OK
         pending = _run(lambda: list_proposals(where))
         if not pending:

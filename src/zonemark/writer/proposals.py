@@ -49,6 +49,7 @@ from .verify import Edit, Expect, compare, new_diagnostics
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
 _LOG_MARKER = "[/LOG]"
+_STATUSES = ("open", "applied", "rejected")
 
 
 @dataclass(frozen=True)
@@ -253,8 +254,15 @@ def load(proposal_path) -> Proposal:
     name = record.get("file")
     if (not isinstance(zone, dict) or type(zone.get("line")) is not int or type(zone.get("level")) is not int
             or not isinstance(zone.get("sha256"), str) or not isinstance(record.get("new_content"), str)
-            or not isinstance(name, str) or "/" in name or os.sep in name or name in ("", ".", "..")):
+            or not isinstance(name, str) or "/" in name or os.sep in name or name in ("", ".", "..")
+            or any(ord(c) < 32 or ord(c) == 127 for c in name)):
         raise ValueError(f"{p} is not a valid zonemark proposal (zone, file or content missing)")
+    # Every other field as propose() writes it: a record edited by hand is set aside, never half read.
+    would_add = record.get("would_add", [])
+    if (record.get("id", p.stem) != p.stem or record.get("status") not in _STATUSES
+            or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff"))
+            or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)):
+        raise ValueError(f"{p} is not a valid zonemark proposal (a field was changed by hand)")
     folder = p.resolve().parent
     if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
         raise ValueError(f"{p} is not inside a {STATE_DIR_NAME}/{PROPOSALS_DIR} folder")
