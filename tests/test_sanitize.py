@@ -216,3 +216,35 @@ def test_fences_the_writer_lets_through_end_where_commonmark_ends_them():
 def test_unclosed_or_indented_fence_is_escaped():
     assert sanitize_body(" ```\nx\n ```").text == " \\```\nx\n \\```"
     assert sanitize_body("```\nnever closed — mai").text == "\\```\nnever closed — mai"
+
+
+#: Characters a reader of the raw text does not see: format controls (bidi marks such as U+061C,
+#: the tag characters of U+E0000, interlinear annotation), the variation selectors, the combining
+#: grapheme joiner, the Hangul fillers and the blank Braille pattern.
+INVISIBLE = ["\u061c", "\u034f", "\u115f", "\u1160", "\u17b4", "\u180b", "\u3164", "\ufe0f", "\uffa0",
+             "\ufff9", "\u2800", "\U0001d173", "\U000e0001", "\U000e0020", "\U000e0100", "\u200b\u061c"]
+
+
+@pytest.mark.parametrize("blank", INVISIBLE)
+def test_structure_behind_any_invisible_character_is_escaped(blank):
+    """W4: an invisible character before a zone tag or a header is set aside like indentation —
+    '\\u061c[/P4]' reads as '[/P4]' to the next model reading the raw text."""
+    for core in ("[/P4]", "[P1] riga — 行", "## MODULE 999: EVIL", "* R0: x", "---"):
+        for prefix in ("", "> ", "* "):
+            line = prefix + blank + core
+            out = sanitize_body(f"Perché — prima\n{line}\n東京 — dopo").text.split("\n")
+            assert out[1] == prefix + blank + "\\" + core, (ascii(line), ascii(out[1]))
+            assert not parse(in_zone("\n".join(out))).diagnostics
+
+
+@pytest.mark.parametrize("blank", INVISIBLE + ["\u200b", "\u2060", "\ufeff", "\u202e"])
+def test_the_log_marker_with_invisible_characters_around_it_is_removed(blank):
+    """CL1 reads '\\u200b[/LOG]' as the marker itself; §N.19.3.4: it never reaches a file, as a body line
+    or as the whole of a title."""
+    for line in (blank + "[/LOG]", "[/LOG]" + blank, blank + "\\[/LOG]" + blank, "> " + blank + "[/LOG]"):
+        out = sanitize_body(f"Perché — prima\n{line}\n東京 — dopo")
+        assert out.text == "Perché — prima\n東京 — dopo", ascii(line)
+        with pytest.raises(RefusedWrite, match="empty"):
+            sanitize_title(line)
+    with pytest.raises(RefusedWrite, match="empty"):  # a title nobody can see is no title
+        sanitize_title(f" {blank} {blank}")

@@ -53,8 +53,10 @@ Per-construct decisions (body lines)::
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
     NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
     lone surrogates (not encodable as UTF-8)             refuse
-    zero-width and other invisible characters, Unicode   set aside    (like indentation:
-      spaces before the first significant character                   '\\u200b\\[P1]')
+    zero-width and other invisible characters (bidi      set aside    (like indentation:
+      marks, fillers, variation selectors, tag                        '\\u200b\\[P1]')
+      characters), Unicode spaces before the first
+      significant character
     fullwidth '＃' '［' and other look-alikes              keep         (other characters)
     leading/trailing blank lines of the body             strip
 
@@ -94,9 +96,18 @@ _LOG_MARKER = "[/LOG]"
 #: an odd run of backslashes already escapes it.
 _HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
 _COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
+#: Characters a reader of the raw text does not see (Unicode's default-ignorable code points and
+#: the other format controls, plus the blanks that draw nothing): soft hyphen, combining grapheme
+#: joiner, Arabic letter mark and the other bidi controls, Hangul and Khmer fillers, Mongolian and
+#: variation selectors, zero-width characters, the blank Braille pattern, BOM, interlinear
+#: annotation, shorthand and musical format controls, the tag characters of U+E0000.
+_INVISIBLE_CHARS = (r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                    r"\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
+                    r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
 #: What is set aside before the first significant character: whitespace (Unicode spaces too)
-#: and invisible format characters (zero-width, bidi controls, BOM, soft hyphen).
-_BLANK = r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+#: and the invisible characters.
+_BLANK = r"[\s" + _INVISIBLE_CHARS + "]"
 _LEAD = re.compile(_BLANK + "*")
 _QUOTE_MARK = re.compile(r">")
 _LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=" + _BLANK + "|$)")
@@ -154,7 +165,7 @@ def sanitize_title(title: str) -> Sanitized:
     if _SURROGATE.search(title):
         raise _refuse("title", "it is not valid Unicode (lone surrogate)", "§7.5")
     text = title.strip()
-    if _renders_as_marker(text):
+    if _renders_as_marker(text) or not _INVISIBLE.sub("", text).strip():
         text = ""
     if not text:
         raise _refuse("title", "it is empty", "§7.5")
@@ -179,7 +190,7 @@ def _renders_as_marker(line: str) -> bool:
     if "LOG" not in line and "&" not in line:
         return False
     seen = html.unescape(line)
-    seen = _MARKER_NOISE.sub("", seen)
+    seen = _MARKER_NOISE.sub("", _INVISIBLE.sub("", seen))
     seen = seen[_MARKER_LEAD.match(seen).end():]  # type: ignore[union-attr]
     return seen.strip() == _LOG_MARKER  # the marker is uppercase (§N.19.2); '[/log]' is escaped as a tag
 
