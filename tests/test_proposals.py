@@ -318,3 +318,56 @@ def test_a_tampered_proposal_file_is_set_aside_and_never_breaks_the_listing(tmp_
         code, out, err = run(capsys, ["apply", str(bad.path), "--as", "user"])
         assert code == 2 and err.count("\n") == 1 and "not a valid zonemark proposal" in err, (what, err)
         assert f.read_bytes() == before, what
+
+
+SAME_SHAPE = """# Viaggi — 旅 [external_memory]
+
+[P1]
+## TOPIC: Roma
+[/P1]
+
+[P4]
+[/P4]
+
+[P1]
+## TOPIC: Kyōto — 京都
+[/P1]
+
+[P4]
+[/P4]
+
+[P1]
+## TOPIC: Tokyo — 東京
+[/P1]
+
+[P4]
+[/P4]
+"""
+
+
+def test_apply_never_lands_in_another_container_whose_zone_looks_the_same(tmp_path, store):
+    """Containers made from one template have zones with the same bytes. The user deletes the topic
+    before the proposal's: the next topic's zone now sits at the recorded line with the recorded hash.
+    The proposal still goes to its own container's zone (found where it moved), never to that one."""
+    f = tmp_path / "viaggi.md"
+    f.write_text(SAME_SHAPE, encoding="utf-8")
+    prop = propose(f, 14, "###### LOG: 2026-04-01 — tempio\nKinkaku-ji — 金閣寺.\n", reason="r", store=store)
+    assert prop.zone_line == 14
+    f.write_text(SAME_SHAPE.replace("[P1]\n## TOPIC: Roma\n[/P1]\n\n[P4]\n[/P4]\n\n", ""), encoding="utf-8")
+    assert lines_of(f)[13] == "[P4]"  # Tokyo's zone is now where Kyōto's was
+    apply_proposal(prop.path, actor="user", store=store)
+    text = f.read_text(encoding="utf-8")
+    assert "## TOPIC: Kyōto — 京都\n[/P1]\n\n[P4]\n###### LOG: 2026-04-01 — tempio\nKinkaku-ji — 金閣寺.\n[/P4]" in text
+    assert text.endswith("## TOPIC: Tokyo — 東京\n[/P1]\n\n[P4]\n[/P4]\n")
+
+
+def test_a_proposal_whose_container_is_gone_is_stale_even_if_a_zone_looks_the_same(tmp_path, store):
+    f = tmp_path / "viaggi.md"
+    f.write_text(SAME_SHAPE, encoding="utf-8")
+    prop = propose(f, 14, "###### LOG: 2026-04-01 — tempio\nriga.\n", reason="r", store=store)
+    f.write_text(SAME_SHAPE.replace("[P1]\n## TOPIC: Kyōto — 京都\n[/P1]\n\n[P4]\n[/P4]\n\n", ""), encoding="utf-8")
+    before = f.read_bytes()
+    with pytest.raises(RefusedWrite, match="stale"):
+        apply_proposal(prop.path, actor="user", store=store)
+    assert f.read_bytes() == before
+    assert [p.stale for p in list_proposals(tmp_path)] == [True]

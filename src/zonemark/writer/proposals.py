@@ -16,7 +16,8 @@ Rulings (docs/conformance.md, "Proposals"):
   declaration itself.  None, or more than one, is refused — never guessed.
 * :func:`apply_proposal` ('user' only) never reads the stored diff.  It finds the declared
   zone — at its recorded line, or, when lines before it moved, the one zone of that level
-  whose inner bytes still hash to the recorded value — and recomputes the change from the
+  whose inner bytes still hash to the recorded value, in the same container (the header lines
+  open at its close, recorded too) — and recomputes the change from the
   proposed content.  A zone whose content changed since is *stale*: refused, with a message
   that says so.  The result passes the user re-check of :mod:`.verify` and the store
   (history, undo).
@@ -69,6 +70,9 @@ class Proposal:
     created: str
     status: str
     would_add: tuple[str, ...]  # diagnostics the change would add (formatted lines)
+    #: the header lines open at the zone's closing tag (its container and those around it), as when proposed;
+    #: None for a record that does not hold them
+    zone_context: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,8 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
         "format": FORMAT, "id": pid, "status": "open", "file": path.name,
-        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone)},
+        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
+                 "context": list(_context(index, zone))},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
         "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
     }
@@ -229,10 +234,17 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
 
 def _from_record(p: Path, record: dict, target: Path) -> Proposal:
     zone = record["zone"]
+    context = zone.get("context")
     return Proposal(p, str(record.get("id") or p.stem), target, zone["line"], zone["level"], zone["sha256"],
                     record["new_content"], str(record.get("diff", "")), str(record.get("reason", "")),
                     str(record.get("proposed_by", "")), str(record.get("created", "")),
-                    str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()))
+                    str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()),
+                    None if context is None else tuple(context))
+
+
+def _context(index: ZoneIndex, zone: ZoneView) -> tuple[str, ...]:
+    """The header lines open at ``zone``'s closing tag, outermost first: the container it belongs to."""
+    return tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
 
 
 def load(proposal_path) -> Proposal:
@@ -261,7 +273,9 @@ def load(proposal_path) -> Proposal:
     would_add = record.get("would_add", [])
     if (record.get("id", p.stem) != p.stem or record.get("status") not in _STATUSES
             or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff"))
-            or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)):
+            or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)
+            or not (zone.get("context") is None or (isinstance(zone["context"], list)
+                                                    and all(isinstance(x, str) for x in zone["context"])))):
         raise ValueError(f"{p} is not a valid zonemark proposal (a field was changed by hand)")
     folder = p.resolve().parent
     if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
@@ -270,14 +284,17 @@ def load(proposal_path) -> Proposal:
 
 
 def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> ZoneView | None:
-    """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content."""
+    """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content —
+    in the same container (the same header lines open at its close), so that a zone of another container
+    with the same bytes (containers made from one template) is never taken for it (W2)."""
     if index is None:
         index = ZoneIndex.build(parse(decode(data)))
     candidates = []
     for i in range(len(index)):
         z = index.zone(i)
         if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
-                and zone_hash(data, z) == proposal.zone_sha256:
+                and zone_hash(data, z) == proposal.zone_sha256 \
+                and (proposal.zone_context is None or _context(index, z) == proposal.zone_context):
             candidates.append(z)
     for z in candidates:
         if z.line == proposal.zone_line:
