@@ -371,3 +371,39 @@ def test_a_proposal_whose_container_is_gone_is_stale_even_if_a_zone_looks_the_sa
         apply_proposal(prop.path, actor="user", store=store)
     assert f.read_bytes() == before
     assert [p.stale for p in list_proposals(tmp_path)] == [True]
+
+
+ESCAPES = "\x1b]0;pwned\x07\x1b[31mROSSO — 赤\x1b[0m\rover\x9b2J"
+
+
+def test_a_reason_with_control_characters_is_refused(tmp_path, store, capsys):
+    """A reason is one line of text: an escape sequence an agent puts there (to retitle or clear the user's
+    terminal, or a CR to overwrite the line shown) is refused, by the writer, for every face."""
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    before = f.read_bytes()
+    for reason in (ESCAPES, "ok\rhidden", "a\x00b", "x\x85y"):
+        with pytest.raises(ValueError, match="one-line reason"):
+            propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto.\n", reason=reason, store=store)
+    p = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto.\n", reason="autunno — 秋", store=store)
+    with pytest.raises(ValueError, match="one line"):
+        reject_proposal(p.path, actor="user", reason="no\x1b[2J")
+    assert f.read_bytes() == before
+    assert len(list((tmp_path / ".zonemark" / "proposals").glob("*.json"))) == 1
+
+
+def test_what_a_proposal_holds_reaches_the_terminal_without_control_characters(tmp_path, store, capsys,
+                                                                               monkeypatch):
+    """A record written before the rule (or by hand) and proposed content with escapes: `proposals` and
+    `--show` print them as \\xNN, never as the control characters themselves."""
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    p = propose(f, "Plans", f"###### LOG: 2026-02-01 — viaggio\nKyōto {ESCAPES}.\n", reason="r", store=store)
+    record = json.loads(p.path.read_text(encoding="utf-8"))
+    p.path.write_text(json.dumps(dict(record, reason=ESCAPES), ensure_ascii=False), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for argv in (["proposals", str(tmp_path)], ["proposals", "--show", p.id]):
+        code, out, err = run(capsys, argv)
+        assert code == 0, err
+        assert not any(c in out + err for c in "\x1b\x07\r\x9b"), (argv, ascii(out))
+        assert "ROSSO — 赤" in out and "\\x1B" in out

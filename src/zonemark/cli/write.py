@@ -91,8 +91,8 @@ def _run(action):
 
 def _one_line(message: str) -> str:
     """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN)."""
-    from ..core.text import printable
-    return printable(message).replace("\r", "\\r").replace("\n", "\\n")
+    from ..core.text import escape_controls, printable
+    return escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n"))
 
 
 def _notes(changes) -> None:
@@ -249,7 +249,7 @@ def register(subparsers) -> None:
             print(f"{path}: no saved versions")
             return EXIT_OK
         for e in entries:
-            print(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}")
+            print(_one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
         return EXIT_OK
 
     def cmd_undo(args) -> int:

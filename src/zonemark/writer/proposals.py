@@ -31,13 +31,14 @@ import datetime as _dt
 import difflib
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.parser import parse
-from ..core.text import decode, encode, printable
+from ..core.text import decode, encode, escape_controls, printable
 from .atomic import replace_file
 from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, zone_hash
@@ -51,6 +52,8 @@ FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
 _LOG_MARKER = "[/LOG]"
 _STATUSES = ("open", "applied", "rejected")
+#: What a one-line reason may not hold: line breaks of any kind and control characters (tab aside).
+_NOT_ONE_LINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -196,8 +199,8 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
     check_actor(actor)
     store = store or Store()
-    if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
-        raise ValueError("a proposal needs a one-line reason")
+    if not isinstance(reason, str) or not reason.strip() or _NOT_ONE_LINE.search(reason.strip()):
+        raise ValueError("a proposal needs a one-line reason (text without line breaks or control characters)")
     if not isinstance(new_content, str):
         raise TypeError("new_content must be str")
     path = Path(path)
@@ -356,7 +359,7 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     check_actor(actor)
     if actor != "user":
         raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
-    if reason is not None and (not isinstance(reason, str) or "\n" in reason.strip()):
+    if reason is not None and (not isinstance(reason, str) or _NOT_ONE_LINE.search(reason.strip())):
         raise ValueError("a rejection reason is one line of text")
     proposal = load(proposal_path)
     if proposal.status != "open":
@@ -461,4 +464,4 @@ def show_proposal(proposal: Proposal) -> str:
                 _diff(proposal.target.name, data, new_data)]
         if proposal.would_add:
             body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
-    return printable("\n".join(head + [""] + body)) + "\n"
+    return escape_controls(printable("\n".join(head + [""] + body))) + "\n"
