@@ -248,3 +248,14 @@ def test_the_log_marker_with_invisible_characters_around_it_is_removed(blank):
             sanitize_title(line)
     with pytest.raises(RefusedWrite, match="empty"):  # a title nobody can see is no title
         sanitize_title(f" {blank} {blank}")
+
+
+def test_c1_control_characters_are_removed_from_bodies_and_refused_in_titles():
+    """U+0080-U+009F are controls too (U+009B is the one-character CSI that starts a terminal escape
+    sequence): removed from AI content like the C0 ones, refused in a title; U+0085 is a line break."""
+    out = sanitize_body("Perché\x9b2J — 東京\x90x\x9d0;t\x07\nriga\x85seconda\x80")
+    assert out.text == "Perché2J — 東京x0;t\nriga\nseconda"
+    assert "control characters removed" in out.changes
+    for title in ("titolo\x9b31m — 赤", "\x80x", "x\x9f"):
+        with pytest.raises(RefusedWrite, match="control character U\\+00"):
+            sanitize_title(title)

@@ -51,7 +51,8 @@ Per-construct decisions (body lines)::
     bullet marker not its §8 level's ('- a', nested '* b') rewrite    '* a', '  + b' (only where
       (after the escapes above; :mod:`.bullets`, W10)                  CommonMark sees no change)
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
-    NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
+    NUL and other C0 controls, DEL (sx.CONTROL_CHARS),   strip        (removed)
+      C1 controls U+0080-U+009F (U+009B is a CSI)
     lone surrogates (not encodable as UTF-8)             refuse
     zero-width and other invisible characters (bidi      set aside    (like indentation:
       marks, fillers, variation selectors, tag                        '\\u200b\\[P1]')
@@ -91,6 +92,9 @@ MAX_BODY_CHARS = 4_000_000
 _LINE_BREAKS = re.compile(r"\r\n|[\r\u2028\u2029\x85]")
 _TITLE_BREAKS = re.compile(r"[\n\r\u2028\u2029\x85\x0b\x0c]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: The parser's control characters (C0 but tab and line breaks, DEL) and the C1 controls, which a terminal
+#: may read as the start of an escape sequence (U+009B is a one-character CSI).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _LOG_MARKER = "[/LOG]"
 #: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
 #: an odd run of backslashes already escapes it.
@@ -159,7 +163,7 @@ def sanitize_title(title: str) -> Sanitized:
         raise TypeError(f"title must be str, not {type(title).__name__}")
     if _TITLE_BREAKS.search(title):
         raise _refuse("title", "a title is one line (it contains a line break)", "§7.5")
-    control = sx.CONTROL_CHARS.search(title)
+    control = _CONTROLS.search(title)
     if control:
         raise _refuse("title", f"control character U+{ord(control.group()):04X} is not allowed", "§7.5")
     if _SURROGATE.search(title):
@@ -324,7 +328,7 @@ def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
     text = _LINE_BREAKS.sub("\n", body)
     if text != body:
         changes.append("line breaks normalised to \\n")
-    cleaned = sx.CONTROL_CHARS.sub("", text)
+    cleaned = _CONTROLS.sub("", text)
     if cleaned != text:
         changes.append("control characters removed")
     out, more = _clean_lines(cleaned, entries)
