@@ -244,9 +244,9 @@ def test_the_log_marker_with_invisible_characters_around_it_is_removed(blank):
     for line in (blank + "[/LOG]", "[/LOG]" + blank, blank + "\\[/LOG]" + blank, "> " + blank + "[/LOG]"):
         out = sanitize_body(f"Perché — prima\n{line}\n東京 — dopo")
         assert out.text == "Perché — prima\n東京 — dopo", ascii(line)
-        with pytest.raises(RefusedWrite, match="empty"):
+        with pytest.raises(RefusedWrite, match="empty|control character"):  # bidi controls: W15
             sanitize_title(line)
-    with pytest.raises(RefusedWrite, match="empty"):  # a title nobody can see is no title
+    with pytest.raises(RefusedWrite, match="empty|control character"):  # a title nobody can see is no title
         sanitize_title(f" {blank} {blank}")
 
 
@@ -259,3 +259,16 @@ def test_c1_control_characters_are_removed_from_bodies_and_refused_in_titles():
     for title in ("titolo\x9b31m — 赤", "\x80x", "x\x9f"):
         with pytest.raises(RefusedWrite, match="control character U\\+00"):
             sanitize_title(title)
+
+
+@pytest.mark.parametrize("bidi", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
+                                  "\u2069"])
+def test_bidi_embedding_override_and_isolate_controls_are_removed(bidi):
+    """'\\u202e]4P/[' shows as '[/P4]' in an editor that honours the override (the 'Trojan Source'
+    trick): the embedding, override and isolate controls are removed from AI content (the marks
+    U+200E/U+200F and U+061C, which Arabic and Hebrew text needs, stay) and refused in a title."""
+    out = sanitize_body(f"Perché — 東京\n{bidi}]4P/[\nx {bidi}<!-- y\n\u200fשלום\u200e ok")
+    assert out.text == "Perché — 東京\n]4P/[\nx \\<!-- y\n\u200fשלום\u200e ok"
+    assert "bidirectional controls removed" in out.changes
+    with pytest.raises(RefusedWrite, match=f"U\\+{ord(bidi):04X}"):
+        sanitize_title(f"titolo {bidi}olotit")

@@ -53,6 +53,8 @@ Per-construct decisions (body lines)::
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
     NUL and other C0 controls, DEL (sx.CONTROL_CHARS),   strip        (removed)
       C1 controls U+0080-U+009F (U+009B is a CSI)
+    bidi embedding/override/isolate controls             strip        (removed; the marks
+      (U+202A-U+202E, U+2066-U+2069)                                  U+200E/F, U+061C stay)
     lone surrogates (not encodable as UTF-8)             refuse
     zero-width and other invisible characters (bidi      set aside    (like indentation:
       marks, fillers, variation selectors, tag                        '\\u200b\\[P1]')
@@ -95,6 +97,9 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: The parser's control characters (C0 but tab and line breaks, DEL) and the C1 controls, which a terminal
 #: may read as the start of an escape sequence (U+009B is a one-character CSI).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: The bidirectional embedding, override and isolate controls: they reorder what an editor shows
+#: ('\u202e]4P/[' shows as '[/P4]'). The marks U+200E, U+200F and U+061C stay (right-to-left text needs them).
+_BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 _LOG_MARKER = "[/LOG]"
 #: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
 #: an odd run of backslashes already escapes it.
@@ -163,7 +168,7 @@ def sanitize_title(title: str) -> Sanitized:
         raise TypeError(f"title must be str, not {type(title).__name__}")
     if _TITLE_BREAKS.search(title):
         raise _refuse("title", "a title is one line (it contains a line break)", "§7.5")
-    control = _CONTROLS.search(title)
+    control = _CONTROLS.search(title) or _BIDI_CONTROLS.search(title)
     if control:
         raise _refuse("title", f"control character U+{ord(control.group()):04X} is not allowed", "§7.5")
     if _SURROGATE.search(title):
@@ -331,6 +336,9 @@ def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
     cleaned = _CONTROLS.sub("", text)
     if cleaned != text:
         changes.append("control characters removed")
+    text, cleaned = cleaned, _BIDI_CONTROLS.sub("", cleaned)
+    if cleaned != text:
+        changes.append("bidirectional controls removed")
     out, more = _clean_lines(cleaned, entries)
     return Sanitized("\n".join(out), tuple(dict.fromkeys(changes + more)))
 
