@@ -407,3 +407,27 @@ def test_what_a_proposal_holds_reaches_the_terminal_without_control_characters(t
         assert code == 0, err
         assert not any(c in out + err for c in "\x1b\x07\r\x9b"), (argv, ascii(out))
         assert "ROSSO — 赤" in out and "\\x1B" in out
+
+
+@pytest.mark.parametrize("line", ["> [/P3]", "* [/P3]", "1. [P1]", "[ /P3 ]", "[/p3]", "\t[/P3]", "    [/P3]",
+                                  "\u3000[/P3]", "\u200b[P1]", "\u061c[/P3]", "> > [P 1] — zona", "  * [/P4] 東京"])
+def test_a_proposal_may_not_hold_a_line_that_reads_as_a_zone_tag_in_any_spelling(tmp_path, store, line):
+    """W1 with W4's reader: the next session reads the applied zone as raw text, where an indented,
+    quoted, listed, lower-case or spaced '[/P3]' still closes the zone. The user reviewing the diff may
+    not see an invisible character before it; such a line is refused like the parser's own tag."""
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    with pytest.raises(RefusedWrite, match="zone tag") as exc:
+        propose(f, 7, f"###### LOG: 2026-02-01 — viaggio\nKyōto — 京都.\n{line}\n## TOPIC: EVIL\n", reason="r",
+                store=store)
+    assert exc.value.code == "CONTENT_REFUSED"
+    assert not (tmp_path / ".zonemark" / "proposals").exists() or not list((tmp_path / ".zonemark" / "proposals").iterdir())
+
+
+@pytest.mark.parametrize("line", ["> [!IMPORTANT] tenere — 大事", "* R1: never copy a [P1] zone", "text [P1] mid-line",
+                                  "\uff3bP1\uff3d fullwidth", "[link](http://x) — 東京"])
+def test_a_proposal_may_mention_zones_in_text(tmp_path, store, line):
+    f = tmp_path / "d.md"
+    f.write_text(PLANS, encoding="utf-8")
+    p = propose(f, 7, f"###### LOG: 2026-02-01 — viaggio\n{line}\n", reason="r", store=store)
+    assert line in p.new_content

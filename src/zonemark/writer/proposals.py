@@ -44,7 +44,7 @@ from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
-from .sanitize import quoted
+from .sanitize import quoted, reads_as_zone_tag
 from .store import STATE_DIR_NAME, Store
 from .verify import Edit, Expect, compare, new_diagnostics
 
@@ -113,7 +113,7 @@ def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
     kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]  # §N.19.3.4: never written to a file
     inner = "\n".join(kept)
     for k, ln in enumerate(kept, 1):
-        if sx.PERMISSION_TAG.fullmatch(ln):
+        if sx.PERMISSION_TAG.fullmatch(ln) or reads_as_zone_tag(ln):
             raise RefusedWrite(f"refused: line {k} of the proposed content reads as a zone tag ({quoted(ln)}); a "
                                f"proposal changes the inside of one zone, never the zones (§5.1, §5.5)",
                                code="CONTENT_REFUSED", zone=zone.line, level=zone.level, rule="§5.5")

@@ -251,6 +251,17 @@ def _find_structure(line: str) -> tuple[int, str] | None:
     return None
 
 
+_ZONE_TAG_LIKE = re.compile(r"\[" + _BLANK + r"*/?" + _BLANK + r"*[Pp]" + _BLANK + r"*\d+" + _BLANK + r"*\]")
+
+
+def reads_as_zone_tag(line: str) -> bool:
+    """Whether a reader of the raw text takes ``line`` for a permission tag: ``[Pn]`` or ``[/Pn]`` in any
+    spelling (lower case, spaced) once indentation, invisible characters, quote and list markers are set
+    aside (W4) — what a proposal may not hold (W1)."""
+    found = _find_structure(line)
+    return found is not None and found[1] == "bracket tag" and bool(_ZONE_TAG_LIKE.match(line, found[0]))
+
+
 def _escape(line: str, pos: int, what: str) -> str:
     rest = line[pos:]
     if what == "STATE field":
