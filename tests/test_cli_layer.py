@@ -148,6 +148,20 @@ def test_status_memories_and_unmerged(capsys):
     assert "Not merged (id conflict): a_clash[ext_module].md" in out
 
 
+def test_status_of_a_file_declaring_one_module_id_twice(capsys, tmp_path):
+    """The second declaration of an id is ignored (its id is none of the layer's): status lists it as such
+    instead of failing."""
+    f = tmp_path / "m[ext_module].md"
+    f.write_text("# Moduli — モジュール [external_module]\n\n[P1]\n## MODULE 042: PRIMO\n### STATE\nactive\n\n"
+                 "## MODULE 042: SECONDO — 二\n### STATE\nactive\n[/P1]\n", encoding="utf-8")
+    for target in (tmp_path, f):
+        code, out, err = run(capsys, "status", target)
+        assert code == 1 and "Traceback" not in err and "internal error" not in err, err
+        rows = [ln.split() for ln in out.splitlines() if "PRIMO" in ln or "SECONDO" in ln]
+        assert rows[0][:2] == ["042", "PRIMO"]
+        assert rows[1][:3] == ["-", "(ignored)", "SECONDO"]
+
+
 # -- bad inputs -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command", ["graph", "status"])
