@@ -241,3 +241,22 @@ def test_an_unexpected_error_is_one_line_and_exit_2(memory, capsys, monkeypatch)
     code, out, err = run(capsys, monkeypatch, ["outline", memory])
     assert code == 2 and out == ""
     assert one_line(err).startswith("zonemark: internal error (KeyError: ")
+
+
+def test_a_byte_order_mark_of_a_body_or_content_file_is_not_written(memory, capsys, monkeypatch, tmp_path):
+    """Editors on Windows save UTF-8 with a BOM: it marks the encoding, it is not text (as for ingest)."""
+    body = tmp_path / "body.txt"
+    body.write_bytes("\ufeffcorpo con BOM — 本文\n".encode())
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Open", "--title", "da file",
+                                               "--body-file", body])
+    assert code == 0, err
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Open", "--title", "da stdin"],
+                       stdin="\ufeffda stdin — 標準入力\n".encode())
+    assert code == 0, err
+    text = memory.read_text(encoding="utf-8")
+    assert "— da file\ncorpo con BOM — 本文\n" in text and "— da stdin\nda stdin — 標準入力\n" in text
+    assert "\ufeff" not in text
+    code, out, err = run(capsys, monkeypatch, ["propose", memory, "--container", "Plans", "--reason", "r",
+                                               "--content-file", body])
+    assert code == 0, err
+    assert "\ufeff" not in Path(out.strip()).read_text(encoding="utf-8")

@@ -30,7 +30,7 @@ def _read_stdin(what: str, *, required: bool = False) -> str:
         return ""
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
     except UnicodeDecodeError:
         raise CliError(f"zonemark: {what} on stdin is not valid UTF-8", EXIT_USAGE) from None
 
@@ -49,7 +49,7 @@ def _read_text_file(name: str, what: str) -> str:
     except OSError as exc:
         raise CliError(f"zonemark: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
     except UnicodeDecodeError:
         raise CliError(f"zonemark: {what} file {name} is not valid UTF-8", EXIT_USAGE) from None
 
