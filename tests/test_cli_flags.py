@@ -247,10 +247,11 @@ def test_a_byte_order_mark_of_a_body_or_content_file_is_not_written(memory, caps
     """Editors on Windows save UTF-8 with a BOM: it marks the encoding, it is not text (as for ingest)."""
     body = tmp_path / "body.txt"
     body.write_bytes("\ufeffcorpo con BOM — 本文\n".encode())
-    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Open", "--title", "da file",
-                                               "--body-file", body])
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Plans", "--title", "da file",
+                                               "--body-file", body, "--as", "user"])
     assert code == 0, err
-    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Open", "--title", "da stdin"],
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Plans", "--title", "da stdin",
+                                               "--as", "user"],
                        stdin="\ufeffda stdin — 標準入力\n".encode())
     assert code == 0, err
     text = memory.read_text(encoding="utf-8")
