@@ -214,3 +214,16 @@ def test_check_example_layer_has_no_errors(capsys):
     code, out, _ = run(capsys, "check", EXAMPLE)
     assert code == 0 and " 0 errors" in out
     assert "LAYER_" not in out
+
+
+def test_outline_and_status_never_send_a_file_s_escape_sequences_to_the_terminal(capsys, tmp_path):
+    """A file shared with the user may hold ESC sequences (to retitle or clear the terminal): `check`
+    reports them (CONTROL_CHARACTER); the text views show them as \\xNN, like every message."""
+    f = tmp_path / "m[ext_memory].md"
+    f.write_bytes("# Memo\x1b]0;T\x07 [external_memory]\n\n[P1]\n## TOPIC: Ro\x1b[31mma — ローマ\n[/P1]\n\n[P4]\n"
+                  "###### LOG: 2026-01-01 — ti\x1b[2Jtle\ncorpo\n[/P4]\n".encode())
+    for argv in (("outline", f), ("status", tmp_path), ("status", f)):
+        code, out, err = run(capsys, *argv)
+        assert code in (0, 1), err
+        assert not any(c in out + err for c in "\x1b\x07"), (argv, ascii(out))
+        assert "\\x1B" in out
