@@ -431,3 +431,18 @@ def test_a_proposal_may_mention_zones_in_text(tmp_path, store, line):
     f.write_text(PLANS, encoding="utf-8")
     p = propose(f, 7, f"###### LOG: 2026-02-01 — viaggio\n{line}\n", reason="r", store=store)
     assert line in p.new_content
+
+
+def test_a_proposal_made_through_a_symbolic_link_targets_the_real_file(tmp_path, store):
+    """The proposal is stored next to the real file (its .zonemark), so it names the real file too: the link's
+    name there would be a file that does not exist."""
+    (tmp_path / "sub").mkdir()
+    real = tmp_path / "sub" / "diario.md"
+    real.write_text(PLANS, encoding="utf-8")
+    link = tmp_path / "link.md"
+    link.symlink_to(Path("sub") / "diario.md")
+    p = propose(link, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto — 京都.\n", reason="r", store=store)
+    assert p.target == real.resolve()
+    assert [(x.id, x.stale) for x in list_proposals(tmp_path)] == [(p.id, False)]
+    apply_proposal(p.path, actor="user", store=store)
+    assert "Kyōto — 京都." in real.read_text(encoding="utf-8") and link.is_symlink()

@@ -222,7 +222,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
-        "format": FORMAT, "id": pid, "status": "open", "file": path.name,
+        "format": FORMAT, "id": pid, "status": "open", "file": Path(os.path.realpath(path)).name,
         "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
                  "context": list(_context(index, zone))},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
