@@ -382,7 +382,7 @@ def test_a_reason_with_control_characters_is_refused(tmp_path, store, capsys):
     f = tmp_path / "d.md"
     f.write_text(PLANS, encoding="utf-8")
     before = f.read_bytes()
-    for reason in (ESCAPES, "ok\rhidden", "a\x00b", "x\x85y"):
+    for reason in (ESCAPES, "ok\rhidden", "a\x00b", "x\x85y", "perché — 理由 " * 100):
         with pytest.raises(ValueError, match="one-line reason"):
             propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto.\n", reason=reason, store=store)
     p = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto.\n", reason="autunno — 秋", store=store)

@@ -52,6 +52,7 @@ FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
 _LOG_MARKER = "[/LOG]"
 _STATUSES = ("open", "applied", "rejected")
+MAX_REASON_CHARS = 500
 #: What a one-line reason may not hold: line breaks of any kind and control characters (tab aside).
 _NOT_ONE_LINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -199,8 +200,10 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
     check_actor(actor)
     store = store or Store()
-    if not isinstance(reason, str) or not reason.strip() or _NOT_ONE_LINE.search(reason.strip()):
-        raise ValueError("a proposal needs a one-line reason (text without line breaks or control characters)")
+    if (not isinstance(reason, str) or not reason.strip() or _NOT_ONE_LINE.search(reason.strip())
+            or len(reason.strip()) > MAX_REASON_CHARS):
+        raise ValueError(f"a proposal needs a one-line reason (text of at most {MAX_REASON_CHARS} characters, "
+                         f"without line breaks or control characters)")
     if not isinstance(new_content, str):
         raise TypeError("new_content must be str")
     path = Path(path)
