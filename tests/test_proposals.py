@@ -264,6 +264,16 @@ def test_a_proposal_keeps_a_crlf_file_crlf(tmp_path, store):
         .replace("\n", "\r\n").encode("utf-8")
 
 
+def test_show_of_a_crlf_file_shows_its_lines_not_their_carriage_returns(tmp_path, store):
+    from zonemark.writer import show_proposal
+    f = tmp_path / "crlf.md"
+    f.write_bytes(PLANS.replace("\n", "\r\n").encode("utf-8"))
+    prop = propose(f, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto in autunno — 秋.\n", reason="r", store=store)
+    shown = show_proposal(prop)
+    assert "\r" not in shown and "\\x0D" not in shown
+    assert "+Kyōto in autunno — 秋." in shown.split("\n") and "-Andare a Kyōto — forse in primavera." in shown.split("\n")
+
+
 def test_reject_marks_a_proposal_rejected_and_never_touches_the_file(tmp_path, store, capsys, monkeypatch):
     f = tmp_path / "d.md"
     f.write_text(PLANS, encoding="utf-8")

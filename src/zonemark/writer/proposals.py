@@ -53,6 +53,7 @@ PROPOSALS_DIR = "proposals"
 _LOG_MARKER = "[/LOG]"
 _STATUSES = ("open", "applied", "rejected")
 MAX_REASON_CHARS = 500
+_CR_AT_LINE_END = re.compile(r"\r(?=\n|\Z)")
 #: What a one-line reason may not hold: line breaks of any kind and control characters (tab aside).
 _NOT_ONE_LINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -467,4 +468,5 @@ def show_proposal(proposal: Proposal) -> str:
                 _diff(proposal.target.name, data, new_data)]
         if proposal.would_add:
             body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
-    return escape_controls(printable("\n".join(head + [""] + body))) + "\n"
+    # line ends of a CRLF file as line ends; every other control character as \xNN (W13)
+    return escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body)))) + "\n"
