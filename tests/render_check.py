@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from markdown_it import MarkdownIt
 
@@ -20,13 +21,21 @@ MD = MarkdownIt("commonmark")
 
 # -- the independent raw-text reader -----------------------------------------------------------
 
+#: What a reader of the raw text does not see before a line's first character: whitespace, format
+#: controls (category Cf: bidi marks, zero-width characters, the tag characters of U+E0000) and the
+#: characters that draw nothing (variation selectors, grapheme joiner, fillers, the blank Braille cell).
+_UNSEEN = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Cf") + \
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u2800\u3164\uffa0" + \
+    "".join(map(chr, range(0xFE00, 0xFE10))) + "".join(map(chr, range(0xE0100, 0xE01F0)))
+_BLANKS = "[\\s" + re.escape(_UNSEEN) + "]"
+
 _RAW_STRUCTURE = [
     ("zone tag", re.compile(r"\[\s*/?\s*P\s*\d+\s*\]", re.IGNORECASE)),
     ("header", re.compile(r"#")),
     ("anchor", re.compile(r"\[!")),
-    ("rule bullet", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*[A-Z]+\d+\s*:")),
-    ("registry line", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*(?:ACTIVE|INACTIVE)\s*:")),
-    ("connection", re.compile(r"[*+-][\s\u200b-\u200f\u2060\ufeff]*(?:MODULE|NUCLEUS)\b")),
+    ("rule bullet", re.compile(r"[*+-]" + _BLANKS + r"*[A-Z]+\d+\s*:")),
+    ("registry line", re.compile(r"[*+-]" + _BLANKS + r"*(?:ACTIVE|INACTIVE)\s*:")),
+    ("connection", re.compile(r"[*+-]" + _BLANKS + r"*(?:MODULE|NUCLEUS)\b")),
     ("separator", re.compile(r"(?:([-*_])(?:[ \t]*\1){2,}|=+|-+)[ \t]*$")),
     ("fence", re.compile(r"`{3}|~{3}")),
 ]
@@ -34,17 +43,17 @@ _RAW_STRUCTURE = [
 
 def raw_reading(line: str) -> str | None:
     """What a reader of the raw text would take ``line`` for, or None."""
-    if line.strip() == "[/LOG]":
+    if re.sub(_BLANKS, "", line) == "[/LOG]":
         return "[/LOG] marker"
     # read each stage: the whole line, then with one more marker set aside
     pos = 0
     while True:
-        lead = re.match(r"[\s\u200b-\u200f\u2060\ufeff]*", line[pos:]).end()
+        lead = re.match(r"" + _BLANKS + r"*", line[pos:]).end()
         rest = line[pos + lead:]
         for name, pattern in _RAW_STRUCTURE:
             if pattern.match(rest) and not (name == "fence" and pos + lead == 0):  # column-0 fences may pass
                 return name
-        m = re.match(r">|(?:[*+-]|\d{1,9}[.)])(?=[\s\u200b-\u200f\u2060\ufeff]|$)", rest)
+        m = re.match(r">|(?:[*+-]|\d{1,9}[.)])(?=" + _BLANKS + r"|$)", rest)
         if not m:
             return None
         pos += lead + m.end()

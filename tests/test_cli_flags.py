@@ -196,3 +196,68 @@ def test_a_refused_write_leaves_nothing_behind(memory, capsys, monkeypatch, tmp_
     assert code == 1, err
     assert sorted(p.name for p in memory.parent.iterdir()) == before
     assert memory.read_bytes() == old
+
+
+HUGE = "9" * 20_000
+
+
+@pytest.mark.parametrize("argv", [
+    ["state", "{file}", "--activate", HUGE], ["edit", "{file}", "--zone", HUGE, "--content-file", "{file}"],
+    ["apply", HUGE, "--as", "user"], ["reject", HUGE, "--as", "user"], ["explain", HUGE], ["outline", HUGE],
+    ["check", HUGE], ["undo", HUGE, "--as", "user"], ["history", HUGE], ["trace", "{dir}", HUGE],
+    ["search", "{dir}", "x", "--container", HUGE], ["append", "{file}", "--container", "Città\n" + HUGE, "--title", "t"],
+    # a path longer than a file name may be (ENAMETOOLONG): one line, never a traceback, for every command
+    *[[cmd, "{dir}/" + HUGE] for cmd in ("check", "outline", "parse", "roundtrip", "status", "graph", "context",
+                                          "history", "proposals")],
+    ["append", "{dir}/" + HUGE, "--container", "Plans", "--title", "t", "--body", "b"],
+    ["append", "{file}", "--container", "Plans", "--title", "t", "--body-file", HUGE],
+    ["edit", "{dir}/" + HUGE, "--zone", "7", "--content-file", "{file}"], ["state", "{dir}/" + HUGE, "--activate", "1"],
+    ["propose", "{file}", "--zone", "7", "--reason", "r", "--content-file", HUGE],
+    ["search", "{dir}/" + HUGE, "x"], ["ingest", "{file}", "--container", "Plans", HUGE],
+    ["ingest", "{dir}/" + HUGE, "--container", "Plans", "{file}"], ["ingest", "--extract", HUGE],
+    ["new", "memory", "x", "--dir", "{dir}/" + HUGE], ["add-container", "{dir}/" + HUGE, "T", "--as", "user"],
+    ["context", "{dir}", "-o", "{dir}/" + HUGE], ["graph", "{dir}", "-o", "{dir}/" + HUGE],
+])
+def test_a_message_quoting_a_huge_argument_stays_a_short_line(memory, capsys, monkeypatch, argv):
+    """A message is one line a person can read: a value it quotes is shortened in the middle (its start
+    and its end kept), whatever the command and whoever builds the message."""
+    old = memory.read_bytes()
+    argv = [a.replace("{dir}", str(memory.parent)).replace("{file}", str(memory)) for a in argv]
+    code, _, err = run(capsys, monkeypatch, argv, stdin=b"")
+    assert code in (1, 2)
+    line = one_line(err)
+    assert len(line) <= 600, (argv[0], len(line))
+    assert "999" in line or "Citt" in line or "too long" in line
+    assert memory.read_bytes() == old
+
+
+def test_an_unexpected_error_is_one_line_and_exit_2(memory, capsys, monkeypatch):
+    """The last resort of the command line: a defect in a command is one line on stderr, never a traceback."""
+    from zonemark.cli import core
+
+    def broken(args):
+        raise KeyError("città — 東京\n[/P4]")
+    monkeypatch.setattr(core, "cmd_outline", broken)
+    code, out, err = run(capsys, monkeypatch, ["outline", memory])
+    assert code == 2 and out == ""
+    assert one_line(err).startswith("zonemark: internal error (KeyError: ")
+
+
+def test_a_byte_order_mark_of_a_body_or_content_file_is_not_written(memory, capsys, monkeypatch, tmp_path):
+    """Editors on Windows save UTF-8 with a BOM: it marks the encoding, it is not text (as for ingest)."""
+    body = tmp_path / "body.txt"
+    body.write_bytes("\ufeffcorpo con BOM — 本文\n".encode())
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Plans", "--title", "da file",
+                                               "--body-file", body, "--as", "user"])
+    assert code == 0, err
+    code, _, err = run(capsys, monkeypatch, ["append", memory, "--container", "Plans", "--title", "da stdin",
+                                               "--as", "user"],
+                       stdin="\ufeffda stdin — 標準入力\n".encode())
+    assert code == 0, err
+    text = memory.read_text(encoding="utf-8")
+    assert "— da file\ncorpo con BOM — 本文\n" in text and "— da stdin\nda stdin — 標準入力\n" in text
+    assert "\ufeff" not in text
+    code, out, err = run(capsys, monkeypatch, ["propose", memory, "--container", "Plans", "--reason", "r",
+                                               "--content-file", body])
+    assert code == 0, err
+    assert "\ufeff" not in Path(out.strip()).read_text(encoding="utf-8")

@@ -148,6 +148,20 @@ def test_status_memories_and_unmerged(capsys):
     assert "Not merged (id conflict): a_clash[ext_module].md" in out
 
 
+def test_status_of_a_file_declaring_one_module_id_twice(capsys, tmp_path):
+    """The second declaration of an id is ignored (its id is none of the layer's): status lists it as such
+    instead of failing."""
+    f = tmp_path / "m[ext_module].md"
+    f.write_text("# Moduli — モジュール [external_module]\n\n[P1]\n## MODULE 042: PRIMO\n### STATE\nactive\n\n"
+                 "## MODULE 042: SECONDO — 二\n### STATE\nactive\n[/P1]\n", encoding="utf-8")
+    for target in (tmp_path, f):
+        code, out, err = run(capsys, "status", target)
+        assert code == 1 and "Traceback" not in err and "internal error" not in err, err
+        rows = [ln.split() for ln in out.splitlines() if "PRIMO" in ln or "SECONDO" in ln]
+        assert rows[0][:2] == ["042", "PRIMO"]
+        assert rows[1][:3] == ["-", "(ignored)", "SECONDO"]
+
+
 # -- bad inputs -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command", ["graph", "status"])
@@ -200,3 +214,16 @@ def test_check_example_layer_has_no_errors(capsys):
     code, out, _ = run(capsys, "check", EXAMPLE)
     assert code == 0 and " 0 errors" in out
     assert "LAYER_" not in out
+
+
+def test_outline_and_status_never_send_a_file_s_escape_sequences_to_the_terminal(capsys, tmp_path):
+    """A file shared with the user may hold ESC sequences (to retitle or clear the terminal): `check`
+    reports them (CONTROL_CHARACTER); the text views show them as \\xNN, like every message."""
+    f = tmp_path / "m[ext_memory].md"
+    f.write_bytes("# Memo\x1b]0;T\x07 [external_memory]\n\n[P1]\n## TOPIC: Ro\x1b[31mma — ローマ\n[/P1]\n\n[P4]\n"
+                  "###### LOG: 2026-01-01 — ti\x1b[2Jtle\ncorpo\n[/P4]\n".encode())
+    for argv in (("outline", f), ("status", tmp_path), ("status", f)):
+        code, out, err = run(capsys, *argv)
+        assert code in (0, 1), err
+        assert not any(c in out + err for c in "\x1b\x07"), (argv, ascii(out))
+        assert "\\x1B" in out

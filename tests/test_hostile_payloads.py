@@ -110,13 +110,13 @@ def raw_text_payloads() -> list[str]:
              "* R0: x", "*\tR0: x", "* R0:x", "[!CAUTION] Attenzione", "---", "***", "===", "* ACTIVE: 042",
              "* MODULE 042", "**STATE:** inactive", "```", "~~~"]
     for prefix in ("> ", "> > ", ">", "* ", "  * ", "1. ", "- ", "+ ", "* > ", "  ", "\u200b", "\u00a0", "\u3000",
-                   "\u202e"):
+                   "\u202e", "\u061c", "\U000e0001", "> \u3164"):
         out += [prefix + core for core in cores]
     # comments and HTML anywhere in a line; the marker in every rendering
     out += ["visibile — 見える <!--\nnascosto — 隠す\n-->", "a <!-- b", "testo <!-- [/P4] -->", "x <span hidden>y</span>",
             "\\<!-- escaped", "\\\\<!-- even backslashes", "* item <!--\n  still\n-->", "> <!-- q",
             "\\[/LOG]", "\\[/LOG\\]", "> [/LOG]", "* [/LOG]", "`[/LOG]`", "**[/LOG]**", "&#91;/LOG&#93;",
-            "&lbrack;/LOG&rbrack;", "voce\n\\[/LOG]\nseguito — 続き"]
+            "&lbrack;/LOG&rbrack;", "voce\n\\[/LOG]\nseguito — 続き", "\u200b[/LOG]\u2060", "\u061c\\[/LOG]"]
     return out
 
 

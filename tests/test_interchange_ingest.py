@@ -174,6 +174,24 @@ def test_cl8_dry_run_reports_what_would_happen_and_writes_nothing(memory):
     assert not (memory.parent / ".zonemark").exists()
 
 
+def test_cl8_dry_run_of_a_read_only_file_reports_the_refusal_the_write_would_meet(memory):
+    """CL8: the dry run's report is exact — a read-only memory file refuses every entry there too, with the
+    same reason (naming the user's file, never the temporary copy)."""
+    import os
+    import stat
+    os.chmod(memory, stat.S_IRUSR | stat.S_IRGRP)
+    try:
+        before = memory.read_bytes()
+        dry = ingest(memory, "Macchina", CHAT, dry_run=True)
+        real = ingest(memory, "Macchina", CHAT, store=Store(fsync=False))
+    finally:
+        os.chmod(memory, stat.S_IRUSR | stat.S_IWUSR)
+    assert [(i.status, i.reason) for i in dry.items] == [(i.status, i.reason) for i in real.items]
+    assert [i.status for i in dry.items] == [REFUSED] and str(memory) in dry.items[0].reason
+    assert "read-only" in dry.items[0].reason and "zonemark-dry-run" not in dry.items[0].reason
+    assert memory.read_bytes() == before
+
+
 # -- the command ----------------------------------------------------------------------------
 
 def run(capsys, *args, stdin: str | None = None, monkeypatch=None):

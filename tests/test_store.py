@@ -324,6 +324,26 @@ def test_corrupt_saved_version_is_reported_not_restored(store, memory_file):
     assert memory_file.read_bytes() == current
 
 
+@pytest.mark.parametrize("forged", ['{"size": "x"}', '{"written_size": [1]}', '[]', '"text"', '{"undoes": 7}',
+                                    '{"sha256": null}', '{"timestamp": {"a": 1}}'])
+def test_a_history_record_edited_by_hand_is_set_aside_like_an_unreadable_one(store, memory_file, forged):
+    """A record whose fields are not what the store writes is read as a corrupt one: the history lists the
+    others, undo refuses with a StoreError (one line for every face), and the file is untouched."""
+    import json
+    store.update(memory_file, insert_before_last_close("uno — 一\n".encode()), actor="ai", action="append_entry")
+    store.update(memory_file, insert_before_last_close("due — 二\n".encode()), actor="ai", action="append_entry")
+    newest, older = store.history(memory_file)
+    meta = store.history_dir(memory_file) / f"{newest.id}.json"
+    record = json.loads(meta.read_text("utf-8"))
+    value = json.loads(forged)
+    meta.write_text(json.dumps(dict(record, **value) if isinstance(value, dict) else value), "utf-8")
+    current = memory_file.read_bytes()
+    assert [e.id for e in store.history(memory_file)] == [older.id]
+    with pytest.raises(StoreError):
+        store.undo(memory_file, actor="user")
+    assert memory_file.read_bytes() == current
+
+
 def test_leftovers_of_a_killed_writer_are_settled(store, memory_file):
     """Temp files are removed; a staged version is committed if its write landed, dropped if not."""
     store.update(memory_file, insert_before_last_close(b"one\n"), actor="ai", action="append_entry")

@@ -99,8 +99,9 @@ def cmd_outline(args) -> int:
     if args.json:
         sys.stdout.write(json_text(root.to_dict()))
     else:
+        from ..core.text import escape_controls
         from ..render.outline_text import render_outline
-        print(render_outline(root))
+        print(escape_controls(render_outline(root)))  # a file's ESC sequences never reach the terminal
         if doc.diagnostics:
             n_err, n_warn = len(doc.errors), len(doc.warnings)
             print(f"\n{n_err} error{'s' if n_err != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..core.text import escape_controls
 from ..core.text import printable as _printable
 from .common import CliError, json_text
 
@@ -148,5 +149,5 @@ def cmd_status(args) -> int:
     if args.json:
         sys.stdout.write(json_text(data))
     else:
-        sys.stdout.write(_printable(render_status(data, args.path)))
+        sys.stdout.write(escape_controls(_printable(render_status(data, args.path))))
     return _exit_code(args, layer, say_why=False)

@@ -14,7 +14,7 @@ import sys
 
 from .. import STANDARD_VERSION, __version__
 from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
-from .common import EXIT_FINDINGS, CliError
+from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,7 +76,7 @@ def _main(argv: list[str] | None) -> int:
                            " ingest, trace, …); see 'zonemark --help'")
         return args.func(args)
     except CliError as exc:
-        print(str(exc), file=sys.stderr)
+        print(_message_line(str(exc)), file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("zonemark: interrupted", file=sys.stderr)
@@ -85,6 +85,29 @@ def _main(argv: list[str] | None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FINDINGS
+    except OSError as exc:  # a path the system refuses (a name too long, a loop of links) where none was expected
+        where = f": {exc.filename}" if exc.filename is not None else ""
+        print(_message_line(f"zonemark: {exc.strerror or exc}{where}"), file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a defect: still one line and exit 2, never a traceback
+        print(_message_line(f"zonemark: internal error ({exc.__class__.__name__}: {exc})"), file=sys.stderr)
+        return EXIT_USAGE
+
+
+#: The longest message printed: a value it quotes (a path, an id, a query) is cut in the middle beyond it.
+MAX_MESSAGE = 500
+
+
+def _message_line(message: str) -> str:
+    """``message`` as one readable line: line breaks as ``\\n``, control characters and invalid bytes as
+    ``\\xNN``, and a message longer than :data:`MAX_MESSAGE` cut in the middle (its start, which says
+    what failed, and its end, which says what to do, are kept)."""
+    from ..core.text import escape_controls, printable
+    line = escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n"))
+    if len(line) <= MAX_MESSAGE:
+        return line
+    head = MAX_MESSAGE * 3 // 5
+    return line[:head] + " … " + line[-(MAX_MESSAGE - head - 3):]
 
 
 if __name__ == "__main__":  # pragma: no cover

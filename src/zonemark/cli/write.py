@@ -30,7 +30,7 @@ def _read_stdin(what: str, *, required: bool = False) -> str:
         return ""
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
     except UnicodeDecodeError:
         raise CliError(f"zonemark: {what} on stdin is not valid UTF-8", EXIT_USAGE) from None
 
@@ -49,7 +49,7 @@ def _read_text_file(name: str, what: str) -> str:
     except OSError as exc:
         raise CliError(f"zonemark: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
     except UnicodeDecodeError:
         raise CliError(f"zonemark: {what} file {name} is not valid UTF-8", EXIT_USAGE) from None
 
@@ -91,8 +91,8 @@ def _run(action):
 
 def _one_line(message: str) -> str:
     """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN)."""
-    from ..core.text import printable
-    return printable(message).replace("\r", "\\r").replace("\n", "\\n")
+    from ..core.text import escape_controls, printable
+    return escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n"))
 
 
 def _notes(changes) -> None:
@@ -224,7 +224,7 @@ def register(subparsers) -> None:
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if args.show:
             proposal = _run(lambda: find_proposal(where, args.show))
-            sys.stdout.write(show_proposal(proposal))
+            sys.stdout.write(_run(lambda: show_proposal(proposal)))
             return EXIT_OK
         pending = _run(lambda: list_proposals(where))
         if not pending:
@@ -249,7 +249,7 @@ def register(subparsers) -> None:
             print(f"{path}: no saved versions")
             return EXIT_OK
         for e in entries:
-            print(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}")
+            print(_one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
         return EXIT_OK
 
     def cmd_undo(args) -> int:

@@ -54,3 +54,14 @@ def printable(text: str) -> str:
         return text
     text = _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)
     return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` for a terminal: every C0 and C1 control character but line feed and tab as ``\\xNN``, so an
+    escape sequence held by a file or sent by an agent never reaches the screen as one."""
+    if not _TERMINAL_CONTROLS.search(text):
+        return text
+    return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02X}", text)

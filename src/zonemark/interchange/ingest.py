@@ -94,14 +94,19 @@ def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "
         with tempfile.TemporaryDirectory(prefix="zonemark-dry-run-") as folder:
             copy = Path(folder) / target.name
             shutil.copyfile(os.path.realpath(target), copy)
-            items = _file_all(copy, container, extraction, actor, default_date, Store(fsync=False), dry_run=True)
+            shutil.copymode(os.path.realpath(target), copy)  # a read-only file refuses in the dry run too
+            items = _file_all(copy, container, extraction, actor, default_date, Store(fsync=False), dry_run=True,
+                              shown=target)
     else:
-        items = _file_all(target, container, extraction, actor, default_date, store or Store(), dry_run=False)
+        items = _file_all(target, container, extraction, actor, default_date, store or Store(), dry_run=False,
+                          shown=target)
     return IngestResult(target, container, dry_run, tuple(items), extraction.warnings)
 
 
 def _file_all(path: Path, container: str, extraction: Extraction, actor: str, default_date: str, store: Store,
-              *, dry_run: bool) -> list[IngestItem]:
+              *, dry_run: bool, shown: Path) -> list[IngestItem]:
+    """File every entry into ``path`` (the user's file, or its copy for a dry run, whose reasons name
+    ``shown``, the file as the user gave it)."""
     if actor not in ("ai", "user"):
         raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
     find_container(path, container)  # a bad address refuses the whole text, before anything is filed
@@ -113,6 +118,7 @@ def _file_all(path: Path, container: str, extraction: Extraction, actor: str, de
                                   unless_present=True)
         except (RefusedWrite, StoreError) as exc:
             reason = str(exc) if isinstance(exc, RefusedWrite) else f"refused: {exc}"
+            reason = reason.replace(str(path), str(shown))
             items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, reason, None, code=exc.code))
             continue
         except ValueError as exc:  # the writer's date check (InvalidDate, BAD_DATE)

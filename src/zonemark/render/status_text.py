@@ -26,7 +26,8 @@ def render_status(data: dict, path: str) -> str:
             eff = m["effectiveState"] or "unknown"
             if m["stateSource"] and m["stateSource"].startswith("registry:"):
                 eff += " (registry)"
-            rows.append([m["id"] + (" (ignored)" if m["ignored"] else ""), m["name"], m["file"],
+            ident = m["id"] or "-"  # an ignored second declaration of an id has none of its own
+            rows.append([ident + (" (ignored)" if m["ignored"] else ""), m["name"], m["file"],
                          m["declaredState"] or "-", eff, ", ".join(map(str, m["nuclei"])) or "-"])
         out += ["  " + r for r in _table(rows, ["ID", "NAME", "FILE", "DECLARED", "EFFECTIVE", "NUCLEI"])]
     out.append("")

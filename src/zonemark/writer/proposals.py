@@ -16,7 +16,8 @@ Rulings (docs/conformance.md, "Proposals"):
   declaration itself.  None, or more than one, is refused — never guessed.
 * :func:`apply_proposal` ('user' only) never reads the stored diff.  It finds the declared
   zone — at its recorded line, or, when lines before it moved, the one zone of that level
-  whose inner bytes still hash to the recorded value — and recomputes the change from the
+  whose inner bytes still hash to the recorded value, in the same container (the header lines
+  open at its close, recorded too) — and recomputes the change from the
   proposed content.  A zone whose content changed since is *stale*: refused, with a message
   that says so.  The result passes the user re-check of :mod:`.verify` and the store
   (history, undo).
@@ -30,25 +31,31 @@ import datetime as _dt
 import difflib
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.parser import parse
-from ..core.text import decode, encode, printable
+from ..core.text import decode, encode, escape_controls, printable
 from .atomic import replace_file
 from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
-from .sanitize import quoted
+from .sanitize import quoted, reads_as_zone_tag
 from .store import STATE_DIR_NAME, Store
 from .verify import Edit, Expect, compare, new_diagnostics
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
 _LOG_MARKER = "[/LOG]"
+_STATUSES = ("open", "applied", "rejected")
+MAX_REASON_CHARS = 500
+_CR_AT_LINE_END = re.compile(r"\r(?=\n|\Z)")
+#: What a one-line reason may not hold: line breaks of any kind and control characters (tab aside).
+_NOT_ONE_LINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,9 @@ class Proposal:
     created: str
     status: str
     would_add: tuple[str, ...]  # diagnostics the change would add (formatted lines)
+    #: the header lines open at the zone's closing tag (its container and those around it), as when proposed;
+    #: None for a record that does not hold them
+    zone_context: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,7 @@ def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
     kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]  # §N.19.3.4: never written to a file
     inner = "\n".join(kept)
     for k, ln in enumerate(kept, 1):
-        if sx.PERMISSION_TAG.fullmatch(ln):
+        if sx.PERMISSION_TAG.fullmatch(ln) or reads_as_zone_tag(ln):
             raise RefusedWrite(f"refused: line {k} of the proposed content reads as a zone tag ({quoted(ln)}); a "
                                f"proposal changes the inside of one zone, never the zones (§5.1, §5.5)",
                                code="CONTENT_REFUSED", zone=zone.line, level=zone.level, rule="§5.5")
@@ -191,8 +201,10 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
     check_actor(actor)
     store = store or Store()
-    if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
-        raise ValueError("a proposal needs a one-line reason")
+    if (not isinstance(reason, str) or not reason.strip() or _NOT_ONE_LINE.search(reason.strip())
+            or len(reason.strip()) > MAX_REASON_CHARS):
+        raise ValueError(f"a proposal needs a one-line reason (text of at most {MAX_REASON_CHARS} characters, "
+                         f"without line breaks or control characters)")
     if not isinstance(new_content, str):
         raise TypeError("new_content must be str")
     path = Path(path)
@@ -214,8 +226,9 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
-        "format": FORMAT, "id": pid, "status": "open", "file": path.name,
-        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone)},
+        "format": FORMAT, "id": pid, "status": "open", "file": Path(os.path.realpath(path)).name,
+        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
+                 "context": list(_context(index, zone))},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
         "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
     }
@@ -228,10 +241,17 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
 
 def _from_record(p: Path, record: dict, target: Path) -> Proposal:
     zone = record["zone"]
+    context = zone.get("context")
     return Proposal(p, str(record.get("id") or p.stem), target, zone["line"], zone["level"], zone["sha256"],
                     record["new_content"], str(record.get("diff", "")), str(record.get("reason", "")),
                     str(record.get("proposed_by", "")), str(record.get("created", "")),
-                    str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()))
+                    str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()),
+                    None if context is None else tuple(context))
+
+
+def _context(index: ZoneIndex, zone: ZoneView) -> tuple[str, ...]:
+    """The header lines open at ``zone``'s closing tag, outermost first: the container it belongs to."""
+    return tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
 
 
 def load(proposal_path) -> Proposal:
@@ -253,8 +273,17 @@ def load(proposal_path) -> Proposal:
     name = record.get("file")
     if (not isinstance(zone, dict) or type(zone.get("line")) is not int or type(zone.get("level")) is not int
             or not isinstance(zone.get("sha256"), str) or not isinstance(record.get("new_content"), str)
-            or not isinstance(name, str) or "/" in name or os.sep in name or name in ("", ".", "..")):
+            or not isinstance(name, str) or "/" in name or os.sep in name or name in ("", ".", "..")
+            or any(ord(c) < 32 or ord(c) == 127 for c in name)):
         raise ValueError(f"{p} is not a valid zonemark proposal (zone, file or content missing)")
+    # Every other field as propose() writes it: a record edited by hand is set aside, never half read.
+    would_add = record.get("would_add", [])
+    if (record.get("id", p.stem) != p.stem or record.get("status") not in _STATUSES
+            or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff"))
+            or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)
+            or not (zone.get("context") is None or (isinstance(zone["context"], list)
+                                                    and all(isinstance(x, str) for x in zone["context"])))):
+        raise ValueError(f"{p} is not a valid zonemark proposal (a field was changed by hand)")
     folder = p.resolve().parent
     if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
         raise ValueError(f"{p} is not inside a {STATE_DIR_NAME}/{PROPOSALS_DIR} folder")
@@ -262,14 +291,17 @@ def load(proposal_path) -> Proposal:
 
 
 def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> ZoneView | None:
-    """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content."""
+    """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content —
+    in the same container (the same header lines open at its close), so that a zone of another container
+    with the same bytes (containers made from one template) is never taken for it (W2)."""
     if index is None:
         index = ZoneIndex.build(parse(decode(data)))
     candidates = []
     for i in range(len(index)):
         z = index.zone(i)
         if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
-                and zone_hash(data, z) == proposal.zone_sha256:
+                and zone_hash(data, z) == proposal.zone_sha256 \
+                and (proposal.zone_context is None or _context(index, z) == proposal.zone_context):
             candidates.append(z)
     for z in candidates:
         if z.line == proposal.zone_line:
@@ -331,7 +363,7 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     check_actor(actor)
     if actor != "user":
         raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
-    if reason is not None and (not isinstance(reason, str) or "\n" in reason.strip()):
+    if reason is not None and (not isinstance(reason, str) or _NOT_ONE_LINE.search(reason.strip())):
         raise ValueError("a rejection reason is one line of text")
     proposal = load(proposal_path)
     if proposal.status != "open":
@@ -436,4 +468,5 @@ def show_proposal(proposal: Proposal) -> str:
                 _diff(proposal.target.name, data, new_data)]
         if proposal.would_add:
             body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
-    return printable("\n".join(head + [""] + body)) + "\n"
+    # line ends of a CRLF file as line ends; every other control character as \xNN (W13)
+    return escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body)))) + "\n"

@@ -51,10 +51,15 @@ Per-construct decisions (body lines)::
     bullet marker not its §8 level's ('- a', nested '* b') rewrite    '* a', '  + b' (only where
       (after the escapes above; :mod:`.bullets`, W10)                  CommonMark sees no change)
     CR, CRLF, U+2028, U+2029, U+0085                     normalise    '\\n'
-    NUL and other C0 controls, DEL (sx.CONTROL_CHARS)    strip        (removed)
+    NUL and other C0 controls, DEL (sx.CONTROL_CHARS),   strip        (removed)
+      C1 controls U+0080-U+009F (U+009B is a CSI)
+    bidi embedding/override/isolate controls             strip        (removed; the marks
+      (U+202A-U+202E, U+2066-U+2069)                                  U+200E/F, U+061C stay)
     lone surrogates (not encodable as UTF-8)             refuse
-    zero-width and other invisible characters, Unicode   set aside    (like indentation:
-      spaces before the first significant character                   '\\u200b\\[P1]')
+    zero-width and other invisible characters (bidi      set aside    (like indentation:
+      marks, fillers, variation selectors, tag                        '\\u200b\\[P1]')
+      characters), Unicode spaces before the first
+      significant character
     fullwidth '＃' '［' and other look-alikes              keep         (other characters)
     leading/trailing blank lines of the body             strip
 
@@ -89,14 +94,29 @@ MAX_BODY_CHARS = 4_000_000
 _LINE_BREAKS = re.compile(r"\r\n|[\r\u2028\u2029\x85]")
 _TITLE_BREAKS = re.compile(r"[\n\r\u2028\u2029\x85\x0b\x0c]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: The parser's control characters (C0 but tab and line breaks, DEL) and the C1 controls, which a terminal
+#: may read as the start of an escape sequence (U+009B is a one-character CSI).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: The bidirectional embedding, override and isolate controls: they reorder what an editor shows
+#: ('\u202e]4P/[' shows as '[/P4]'). The marks U+200E, U+200F and U+061C stay (right-to-left text needs them).
+_BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 _LOG_MARKER = "[/LOG]"
 #: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
 #: an odd run of backslashes already escapes it.
 _HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
 _COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
+#: Characters a reader of the raw text does not see (Unicode's default-ignorable code points and
+#: the other format controls, plus the blanks that draw nothing): soft hyphen, combining grapheme
+#: joiner, Arabic letter mark and the other bidi controls, Hangul and Khmer fillers, Mongolian and
+#: variation selectors, zero-width characters, the blank Braille pattern, BOM, interlinear
+#: annotation, shorthand and musical format controls, the tag characters of U+E0000.
+_INVISIBLE_CHARS = (r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                    r"\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
+                    r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
 #: What is set aside before the first significant character: whitespace (Unicode spaces too)
-#: and invisible format characters (zero-width, bidi controls, BOM, soft hyphen).
-_BLANK = r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+#: and the invisible characters.
+_BLANK = r"[\s" + _INVISIBLE_CHARS + "]"
 _LEAD = re.compile(_BLANK + "*")
 _QUOTE_MARK = re.compile(r">")
 _LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=" + _BLANK + "|$)")
@@ -148,13 +168,13 @@ def sanitize_title(title: str) -> Sanitized:
         raise TypeError(f"title must be str, not {type(title).__name__}")
     if _TITLE_BREAKS.search(title):
         raise _refuse("title", "a title is one line (it contains a line break)", "§7.5")
-    control = sx.CONTROL_CHARS.search(title)
+    control = _CONTROLS.search(title) or _BIDI_CONTROLS.search(title)
     if control:
         raise _refuse("title", f"control character U+{ord(control.group()):04X} is not allowed", "§7.5")
     if _SURROGATE.search(title):
         raise _refuse("title", "it is not valid Unicode (lone surrogate)", "§7.5")
     text = title.strip()
-    if _renders_as_marker(text):
+    if _renders_as_marker(text) or not _INVISIBLE.sub("", text).strip():
         text = ""
     if not text:
         raise _refuse("title", "it is empty", "§7.5")
@@ -179,7 +199,7 @@ def _renders_as_marker(line: str) -> bool:
     if "LOG" not in line and "&" not in line:
         return False
     seen = html.unescape(line)
-    seen = _MARKER_NOISE.sub("", seen)
+    seen = _MARKER_NOISE.sub("", _INVISIBLE.sub("", seen))
     seen = seen[_MARKER_LEAD.match(seen).end():]  # type: ignore[union-attr]
     return seen.strip() == _LOG_MARKER  # the marker is uppercase (§N.19.2); '[/log]' is escaped as a tag
 
@@ -229,6 +249,17 @@ def _find_structure(line: str) -> tuple[int, str] | None:
             return None
         pos = _LEAD.match(line, m.end()).end()  # type: ignore[union-attr]
     return None
+
+
+_ZONE_TAG_LIKE = re.compile(r"\[" + _BLANK + r"*/?" + _BLANK + r"*[Pp]" + _BLANK + r"*\d+" + _BLANK + r"*\]")
+
+
+def reads_as_zone_tag(line: str) -> bool:
+    """Whether a reader of the raw text takes ``line`` for a permission tag: ``[Pn]`` or ``[/Pn]`` in any
+    spelling (lower case, spaced) once indentation, invisible characters, quote and list markers are set
+    aside (W4) — what a proposal may not hold (W1)."""
+    found = _find_structure(line)
+    return found is not None and found[1] == "bracket tag" and bool(_ZONE_TAG_LIKE.match(line, found[0]))
 
 
 def _escape(line: str, pos: int, what: str) -> str:
@@ -313,9 +344,12 @@ def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
     text = _LINE_BREAKS.sub("\n", body)
     if text != body:
         changes.append("line breaks normalised to \\n")
-    cleaned = sx.CONTROL_CHARS.sub("", text)
+    cleaned = _CONTROLS.sub("", text)
     if cleaned != text:
         changes.append("control characters removed")
+    text, cleaned = cleaned, _BIDI_CONTROLS.sub("", cleaned)
+    if cleaned != text:
+        changes.append("bidirectional controls removed")
     out, more = _clean_lines(cleaned, entries)
     return Sanitized("\n".join(out), tuple(dict.fromkeys(changes + more)))
 

@@ -142,6 +142,18 @@ class _Snapshot:
     links: int
 
 
+def _well_formed(meta: object) -> bool:
+    """Whether a history record holds its fields with the types the store writes."""
+    if not isinstance(meta, dict):
+        return False
+    texts = ("timestamp", "actor", "action", "sha256", "written_sha256")
+    sizes = ("size", "written_size")
+    undoes = meta.get("undoes")
+    return (all(isinstance(meta.get(k, ""), str) for k in texts)
+            and all(type(meta.get(k, 0)) is int for k in sizes)
+            and (undoes is None or (isinstance(undoes, str) and undoes.isdigit())))
+
+
 def _signature(st: os.stat_result) -> tuple[int, ...]:
     """Identity, size and modification time; not ctime, which the store's own hard link changes."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
@@ -472,10 +484,12 @@ class Store:
                 meta = json.loads((folder / (history_id + META_SUFFIX)).read_text("utf-8"))
             except (OSError, ValueError):
                 continue
+            if not _well_formed(meta):  # edited by hand: as unreadable as a broken one
+                continue
             entries.append(HistoryEntry(
-                id=history_id, timestamp=str(meta.get("timestamp", "")), actor=str(meta.get("actor", "")),
-                action=str(meta.get("action", "")), size=int(meta.get("size", 0)), sha256=str(meta.get("sha256", "")),
-                written_size=int(meta.get("written_size", 0)), written_sha256=str(meta.get("written_sha256", "")),
+                id=history_id, timestamp=meta.get("timestamp", ""), actor=meta.get("actor", ""),
+                action=meta.get("action", ""), size=meta.get("size", 0), sha256=meta.get("sha256", ""),
+                written_size=meta.get("written_size", 0), written_sha256=meta.get("written_sha256", ""),
                 undoes=meta.get("undoes")))
         return entries
 
