@@ -173,7 +173,12 @@ def test_list_zones_and_read_zone_give_each_zone_with_its_hash(agent, layer):
     raw = (layer / REMINDER_NAME).read_bytes()
     start = raw.index(b"[P5]\n") + len(b"[P5]\n")
     end = raw.index(b"[/P5]\n")
-    assert zones[p5]["hash"] == hashlib.sha256(raw[start:end]).hexdigest()  # the inner bytes (W9)
+    # the container's header lines and the inner bytes (W9): the edit's base, not the bytes alone
+    from zonemark import parse
+    from zonemark.writer import ZoneIndex, zone_base
+    index = ZoneIndex.build(parse(raw.decode("utf-8")))
+    assert zones[p5]["hash"] == zone_base(raw, index, index.zone_at_line(p5))
+    assert zones[p5]["hash"] != hashlib.sha256(raw[start:end]).hexdigest()
     zone = agent.call("read_zone", file=REMINDER_NAME, zone_line=p5 + 1)  # a line inside the zone finds it too
     assert zone["line"] == p5 and zone["content"] == "Umore di oggi: sereno — 晴れ.\n"
     assert zone["hash"] == zones[p5]["hash"]

@@ -278,9 +278,10 @@ def test_user_edits_any_zone_but_not_into_errors(zones, store):
 
 
 def _zone_hash_now(path, line):
-    from zonemark.writer import zone_hash
+    from zonemark.writer import zone_base
     data = path.read_bytes()
-    return zone_hash(data, ZoneIndex.build(parse(data.decode("utf-8"))).zone_at_line(line))
+    index = ZoneIndex.build(parse(data.decode("utf-8")))
+    return zone_base(data, index, index.zone_at_line(line))
 
 
 def test_edit_zone_with_a_base_hash_refuses_a_zone_changed_since(zones, store):
@@ -615,3 +616,30 @@ def test_append_to_a_crlf_file_keeps_its_line_endings(tmp_path, store):
     assert data.count(b"\n") == data.count(b"\r\n") == original.count(b"\r\n") + 4
     assert data.startswith(original[:original.index(b"[/P4]")])
     assert [e.title for e in parse_file(path).outline().children[0].entries] == ["a", "b"]
+
+
+def test_an_edit_never_lands_in_a_look_alike_zone_of_another_container(tmp_path, store):
+    """W9: the base covers the zone's container, so an empty journal of another topic that moved to the line
+    the agent read (the user deleted the topic above) is never edited in its place."""
+    from zonemark.writer import zone_base
+    memory = tmp_path / "m.md"
+    topic = "[P1]\n## TOPIC: {}\n[/P1]\n\n[P5]\n[/P5]\n\n"
+    memory.write_text("# Diario [external_memory]\n\n" + topic.format("Viaggi — 旅") + topic.format("Lavoro"),
+                      encoding="utf-8")
+    data = memory.read_bytes()
+    index = ZoneIndex.build(parse(data.decode("utf-8")))
+    base = zone_base(data, index, index.zone_at_line(7))
+    # the user deletes the first topic: the second topic's journal now opens at line 7, with the same bytes
+    memory.write_text("# Diario [external_memory]\n\n" + topic.format("Lavoro"), encoding="utf-8")
+    before = memory.read_bytes()
+    with pytest.raises(RefusedWrite) as exc:
+        edit_zone(memory, 7, "appunti — メモ, perché sì\n", base_hash=base, store=store)
+    assert exc.value.code == "STALE_ZONE" and memory.read_bytes() == before
+    # read again, the base names the journal that is there now, and the edit goes through
+    data = memory.read_bytes()
+    index = ZoneIndex.build(parse(data.decode("utf-8")))
+    r = edit_zone(memory, 7, "appunti — メモ, perché sì\n", base_hash=zone_base(data, index, index.zone_at_line(7)),
+                  store=store)
+    data = memory.read_bytes()
+    index = ZoneIndex.build(parse(data.decode("utf-8")))
+    assert r.changed and r.zone_hash == zone_base(data, index, index.zone_at_line(7))

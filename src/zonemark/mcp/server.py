@@ -336,13 +336,14 @@ def build_server(root) -> MCPServer:
         with _agent_errors("read_zone"):
             target = folder.file(file)
             data, doc = cache.snapshot(target.path)
-            zone = ZoneIndex.build(doc).zone_at_line(zone_line)
+            index = ZoneIndex.build(doc)
+            zone = index.zone_at_line(zone_line)
             if zone is None:
                 raise ToolRefusal(render("NO_ZONE", f"no permission zone opens at or contains line {zone_line} of "
                                                     f"{target.rel}", tool="read_zone"))
             return _plain({"file": target.rel, "line": zone.line, "close_line": zone.close_line,
                            "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
-                           "hash": writer.zone_hash(data, zone), "content": zone_content(data, zone)})
+                           "hash": writer.zone_base(data, index, zone), "content": zone_content(data, zone)})
 
     @tool(READ)
     def check() -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Permission zones as an agent sees them: each with its level, what the AI may do there, and its hash (§5.1, §5.2).
 
-A zone's *hash* is :func:`zonemark.writer.zone_hash`: the SHA-256 of its inner bytes on disk.
+A zone's *hash* is :func:`zonemark.writer.zone_base`: the SHA-256 of its container's header lines and its
+inner bytes on disk.
 ``edit_volatile`` passes the hash the agent read to :func:`zonemark.writer.edit_zone`
 (``base_hash``), which refuses with ``STALE_ZONE`` under the file's lock when the zone no longer
 has it (ruling W9) — so an agent never overwrites an edit it has not seen.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.text import decode
-from ..writer import ZoneIndex, ZoneView, zone_hash
+from ..writer import ZoneIndex, ZoneView, zone_base
 
 #: What the AI may do in each zone (§5.2), as the writer enforces it; shown, never relied upon.
 AI_MAY = {1: "nothing (user only)", 2: "nothing (explicit user command only)", 3: "propose_change",
@@ -41,5 +42,5 @@ def zone_facts(data: bytes, index: ZoneIndex) -> list[ZoneFacts]:
     for i in range(len(index)):
         z = index.zone(i)
         owner = None if z.owner is None else index.header_line(z.owner)
-        out.append(ZoneFacts(z.line, z.close_line, z.level, z.inline, owner, zone_hash(data, z)))
+        out.append(ZoneFacts(z.line, z.close_line, z.level, z.inline, owner, zone_base(data, index, z)))
     return out

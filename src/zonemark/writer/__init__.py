@@ -25,7 +25,8 @@ _EXPORTS = {
     **dict.fromkeys(("REFUSALS", "InvalidDate", "Refusal", "RefusedWrite"), "refusals"),
     **dict.fromkeys(("MAX_BODY_CHARS", "MAX_TITLE_CHARS", "sanitize_body", "sanitize_title"), "sanitize"),
     **dict.fromkeys(("STATE_DIR_NAME", "HistoryEntry", "Store", "StoreError", "WriteConflict"), "store"),
-    **dict.fromkeys(("ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_hash"), "locate"),
+    **dict.fromkeys(("ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_base", "zone_hash"),
+                   "locate"),
     **dict.fromkeys(("add_container", "new_file"), "scaffold"),
     **dict.fromkeys(("replace_file",), "atomic"),
 }
@@ -52,7 +53,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .atomic import replace_file
     from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, find_container, history,
                        rewrite_registry, set_states, undo)
-    from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_hash
+    from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash
     from .proposals import (PendingProposal, Proposal, apply_proposal, find_proposal, list_proposals,
                             preview_proposal, propose, reject_proposal, show_proposal, stored_proposals)
     from .refusals import REFUSALS, InvalidDate, Refusal, RefusedWrite

@@ -55,7 +55,7 @@ from ..core.nodes import Heading
 from ..core.parser import parse
 from ..core.text import decode, encode
 from .locate import (APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones,
-                     zone_hash)
+                     zone_base, zone_base_from, zone_hash)
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from . import duplicates
 from .refusals import InvalidDate, RefusedWrite
@@ -432,7 +432,8 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
         if zone.inline:
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
                                f"edit it by hand", code="INLINE_ZONE", zone=zone.line, level=zone.level, rule="§5.1")
-        if base_hash is not None and zone_hash(data, zone) != base_hash:
+        base_context = tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
+        if base_hash is not None and zone_base(data, index, zone) != base_hash:
             raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} changed since its hash was "
                                f"read; read it again and merge the change before editing", code="STALE_ZONE",
                                zone=zone.line, level=zone.level, rule="W9")
@@ -442,7 +443,7 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
                        expect, zone.owner)
         if not done.verdict.ok:
             raise _barrier_refusal(f"editing the [P{zone.level}] zone at line {zone.line}", zone, done.verdict)
-        state.update(zone=zone.line, method=done.verdict.method, hash=hashlib.sha256(encode(inner)).hexdigest())
+        state.update(zone=zone.line, method=done.verdict.method, hash=zone_base_from(base_context, encode(inner)))
         return done.data
 
     result = store.update(path, transform, actor=actor, action=f"edit zone at line {zone_line}")

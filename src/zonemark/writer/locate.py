@@ -31,6 +31,7 @@ from ..core import syntax as sx
 from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
+from ..core.text import encode
 from .offsets import ByteOffset, char_to_byte_map
 from .refusals import RefusedWrite
 from .sanitize import quoted
@@ -200,9 +201,28 @@ class ZoneIndex:
 
 def zone_hash(data: bytes, zone: ZoneView) -> str:
     """SHA-256 (hex) of the zone's inner bytes as on disk, between its tag lines (to the end of the file when it
-    never closes): what a proposal records (W2) and what an edit with ``base_hash`` compares (W9)."""
+    never closes): what a proposal records beside its container (W2)."""
     end = zone.close_start if zone.close_start is not None else len(data)
     return hashlib.sha256(data[zone.inner_start:end]).hexdigest()
+
+
+def zone_base(data: bytes, index: ZoneIndex, zone: ZoneView) -> str:
+    """The base an edit with ``base_hash`` compares (W9): SHA-256 (hex) of the header lines open at the zone's
+    closing tag (its container, outermost first) and of its inner bytes.  It follows the zone when lines above
+    it move, and differs for a zone with the same bytes in another container (empty journals made from one
+    template), so an edit never lands in a look-alike zone that moved to the line the caller read."""
+    end = zone.close_start if zone.close_start is not None else len(data)
+    return zone_base_from(tuple(index.headers[h].text.rstrip("\r") for h in zone.context), data[zone.inner_start:end])
+
+
+def zone_base_from(context: tuple[str, ...], inner: bytes) -> str:
+    """:func:`zone_base` from its parts: the container's header lines and the inner bytes."""
+    h = hashlib.sha256()
+    for line in context:
+        h.update(encode(line) + b"\n")
+    h.update(b"\0")
+    h.update(inner)
+    return h.hexdigest()
 
 
 def _line_offset(src: str, line: int) -> int:
