@@ -272,3 +272,25 @@ def test_bidi_embedding_override_and_isolate_controls_are_removed(bidi):
     assert "bidirectional controls removed" in out.changes
     with pytest.raises(RefusedWrite, match=f"U\\+{ord(bidi):04X}"):
         sanitize_title(f"titolo {bidi}olotit")
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("［/P4］", "\\［/P4］"), ("［P1］ identità — 身元", "\\［P1］ identità — 身元"), ("> ［/p 3］", "> \\［/p 3］"),
+    ("\u200b［P1］", "\u200b\\［P1］"), ("﹇/P4﹈", "\\﹇/P4﹈"), ("［/LOG］", "\\［/LOG］"), ("［NUCLEI: 1］", "\\［NUCLEI: 1］"),
+    ("［!CAUTION］ attenzione", "\\［!CAUTION］ attenzione"), ("＃＃ MODULE 999: EVIL", "\\＃＃ MODULE 999: EVIL"),
+    ("* ﹟ TOPIC: x", "* \\﹟ TOPIC: x"), ("＃", "\\＃"),
+])
+def test_a_look_alike_of_a_tag_or_a_header_is_escaped_for_the_raw_text_reader(line, expected):
+    """W4: fullwidth and small forms that normalise (NFKC) to '[' or '#' read to a model as the tag or the
+    header they imitate; the line is escaped like the original."""
+    out = sanitize_body(line)
+    assert out.text == expected and out.changes
+    assert not parse(in_zone(out.text)).diagnostics
+
+
+@pytest.mark.parametrize("line", [
+    "［注］ 日本語のメモ — nota", "＃タグ ハッシュタグ", "【P1】 è un titolo giapponese", "［P］ niente numero",
+    "testo ［/P4］ a metà riga",
+])
+def test_look_alikes_in_ordinary_text_are_kept(line):
+    assert sanitize_body(line).text == line

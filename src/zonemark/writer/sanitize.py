@@ -60,7 +60,10 @@ Per-construct decisions (body lines)::
       marks, fillers, variation selectors, tag                        '\\u200b\\[P1]')
       characters), Unicode spaces before the first
       significant character
-    fullwidth '＃' '［' and other look-alikes              keep         (other characters)
+    '［' '﹇' '＃' '﹟' (NFKC '[' '#') when the normal form    escape       '\\［/P4］'
+      is a zone tag, '[/LOG]', an anchor, '[NUCLEI',
+      or a header ('＃＃ x'); otherwise ('［注］', '＃タグ')    keep
+    other look-alikes ('【', '⟦')                         keep         (other characters)
     leading/trailing blank lines of the body             strip
 
 Title (the text after ``###### LOG: <date> — ``)::
@@ -81,6 +84,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..core import syntax as sx
@@ -131,7 +135,13 @@ _FENCE_LIKE = re.compile(r"`{3,}|~{3,}")
 #: A fence the writer lets through: at column 0 (a backtick fence's info string holds no backtick).
 _FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
 #: First significant characters after which a line is examined (everything else is plain text).
-_STARTERS = frozenset("#[>*+-_=`~0123456789\\")
+_STARTERS = frozenset("#[>*+-_=`~0123456789\\" + "\ufe47\uff3b\ufe5f\uff03")
+#: The characters whose compatibility form (NFKC) is '[' or '#' (fullwidth and small forms): to a model
+#: reading the raw text '［/P4］' is the tag it imitates, so such a line is escaped when its normal form
+#: is a zone tag, the [/LOG] marker, an anchor, a [NUCLEI: …] tag or a header (W4).  Ordinary text that
+#: starts with one ('［注］', '＃タグ') is kept.
+_LOOK_ALIKE_STARTERS = "\ufe47\uff3b\ufe5f\uff03"
+_LOOK_ALIKE_STRUCTURE = re.compile(r"#{1,6}(?:\s|$)|\[\s*(?:/?\s*[Pp]\s*\d+\s*\]|/LOG\s*\]|!|NUCLEI\b)")
 _MARKER_NOISE = re.compile(r"[\\*_`~]")
 _MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
 
@@ -207,6 +217,9 @@ def _renders_as_marker(line: str) -> bool:
 def _structure_at(rest: str) -> str | None:
     """What ``rest`` (a line from its first significant character) reads as, or None for plain text."""
     c = rest[0]
+    if c in _LOOK_ALIKE_STARTERS:
+        seen = unicodedata.normalize("NFKC", rest[:64])
+        return "look-alike of a tag or header" if _LOOK_ALIKE_STRUCTURE.match(seen) else None
     if c == "#":
         return "header"
     if c == "[":
