@@ -178,3 +178,13 @@ def test_e6_code_lenses_count_own_entries_and_those_of_sub_topics(tmp_path):
     server.session.open(reminder.as_uri(), reminder.read_text(encoding="utf-8"), 1)
     assert server.protocol.fm.features[types.TEXT_DOCUMENT_CODE_LENS](
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=reminder.as_uri()))) == []
+
+
+def test_e1_the_temporary_folder_is_never_read_whole(tmp_path, monkeypatch):
+    """A file opened straight from the system's temporary folder (a download, an attachment) is checked alone:
+    that folder holds every program's scratch files, and walking it would delay the file's diagnostics."""
+    import tempfile
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    s = Session()
+    assert s.root_for(tmp_path / "allegato — 添付.md") is None
+    assert s.root_for(tmp_path / "layer" / "a.md") == tmp_path / "layer"

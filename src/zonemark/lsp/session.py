@@ -12,6 +12,7 @@ not list (not ``.md``, or left out by the folder rules), a file in such a folder
 from __future__ import annotations
 
 import os
+import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,8 +177,9 @@ class Session:
 
 
 def _never_whole(folder: Path) -> bool:
-    """The home folder or a filesystem root: walking it would read every .md file of the user or the disk."""
-    return folder == folder.parent or folder == Path.home()
+    """The home folder, a filesystem root or the system's temporary folder: walking it would read every .md
+    file of the user, of the disk or of every program's scratch files."""
+    return folder == folder.parent or folder == Path.home() or folder == Path(tempfile.gettempdir())
 
 
 def _share_lines(doc: Document, buf: TextBuffer) -> None:
