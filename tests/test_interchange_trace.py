@@ -536,8 +536,8 @@ def test_cli_trace_exit_1_when_tracing_is_disabled(tmp_path, capsys, monkeypatch
 @pytest.mark.parametrize("args, message", [
     (["trace"], "the following arguments are required"),
     (["trace", "{tmp}/missing"], "no such file or folder"),
-    (["trace", "{layer}", "{tmp}/missing.txt"], "no such file"),
-    (["trace", "{layer}", "{bad}"], "not UTF-8"),
+    (["trace", "{layer}", "{tmp}/missing.txt"], "no such chat text file"),
+    (["trace", "{layer}", "{bad}"], "is not valid UTF-8 (byte 14); save it as UTF-8"),
     (["trace", "{layer}", "{bad}", "{bad}"], "at most one chat text"),
     (["trace", "{layer}", "--bogus", "{bad}"], "unrecognized arguments: --bogus"),
     (["graph", "{layer}", "--format", "dot", "--trace", "{bad}"], "--trace works with --format json or html"),

@@ -32,3 +32,36 @@ def json_text(data, indent: int | None = 2) -> str:
             return [clean(v) for v in value]
         return value
     return json.dumps(clean(data), ensure_ascii=False, indent=indent) + "\n"
+
+
+def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tuple[str, str]:
+    """The UTF-8 text of file ``name``, or of stdin for ``-`` (and for None when stdin is piped), with a
+    byte order mark dropped (it is no text), and the name to show for it ('stdin' or the file's name).
+
+    Every failure is one line starting with ``prefix``: ``missing`` when there is no file and stdin is a
+    terminal, then a file that does not exist, is a folder or cannot be read, and bytes that are not UTF-8.
+    """
+    import sys
+    from pathlib import Path
+
+    if name is None or name == "-":
+        if sys.stdin is None or (name is None and sys.stdin.isatty()):
+            raise CliError(f"{prefix}: {missing}", EXIT_USAGE)
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        shown = "stdin"
+    else:
+        try:
+            data = Path(name).read_bytes()
+        except FileNotFoundError:
+            raise CliError(f"{prefix}: no such {what} file: {name}", EXIT_USAGE) from None
+        except IsADirectoryError:
+            raise CliError(f"{prefix}: {name} is a folder; give a {what} file", EXIT_USAGE) from None
+        except OSError as exc:
+            raise CliError(f"{prefix}: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
+        shown = Path(name).name
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{prefix}: the {what} ({shown}) is not valid UTF-8 (byte {exc.start + 1}); save it as UTF-8",
+                       EXIT_USAGE) from None
+    return text.removeprefix("\ufeff"), shown

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..core.text import printable
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, read_input
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
@@ -23,28 +23,8 @@ if TYPE_CHECKING:
 
 def read_chat_text(name: str | None, command: str) -> tuple[str, str]:
     """The chat text of FILE, or of stdin for ``-``/None, and a name for it; UTF-8, a BOM dropped."""
-    if name is None or name == "-":
-        if sys.stdin is None or (name is None and sys.stdin.isatty()):
-            raise CliError(f"zonemark {command}: give the chat text as FILE, or pipe it on stdin (-)", EXIT_USAGE)
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-        shown = "stdin"
-    else:
-        path = Path(name)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise CliError(f"zonemark {command}: no such file: {name}", EXIT_USAGE) from None
-        except IsADirectoryError:
-            raise CliError(f"zonemark {command}: {name} is a folder; give a text file", EXIT_USAGE) from None
-        except OSError as exc:
-            raise CliError(f"zonemark {command}: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
-        shown = path.name
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CliError(f"zonemark {command}: the chat text ({shown}) is not UTF-8 (byte {exc.start + 1});"
-                       f" save it as UTF-8", EXIT_USAGE) from None
-    return text.removeprefix("\ufeff"), shown
+    return read_input(name, prefix=f"zonemark {command}", what="chat text",
+                      missing="give the chat text as FILE, or pipe it on stdin (-)")
 
 
 #: Control characters from chat text never reach the terminal as such (an escape sequence in a

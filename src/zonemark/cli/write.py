@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, read_input
 
 #: Kept in step with zonemark.writer.edit.DATE_HELP (tests check it), without importing the writer here.
 DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
@@ -24,34 +24,16 @@ def _actor(sub) -> None:
 
 
 def _read_stdin(what: str, *, required: bool = False) -> str:
-    if sys.stdin is None or sys.stdin.isatty():
-        if required:
-            raise CliError(f"zonemark: give {what} with --content-file F or on stdin", EXIT_USAGE)
+    """The text piped on stdin ('' when none is piped and it is not ``required``)."""
+    if not required and (sys.stdin is None or sys.stdin.isatty()):
         return ""
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
-    except UnicodeDecodeError:
-        raise CliError(f"zonemark: {what} on stdin is not valid UTF-8", EXIT_USAGE) from None
+    return read_input(None, prefix="zonemark", what=what, missing=f"give the {what} with --content-file F or on "
+                                                                   f"stdin")[0]
 
 
 def _read_text_file(name: str, what: str) -> str:
     """The text of file ``name`` (``-`` reads stdin)."""
-    if name == "-":
-        return _read_stdin(f"the {what}", required=True)
-    try:
-        with open(name, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise CliError(f"zonemark: no such {what} file: {name}", EXIT_USAGE) from None
-    except IsADirectoryError:
-        raise CliError(f"zonemark: {name} is a folder; give a {what} file", EXIT_USAGE) from None
-    except OSError as exc:
-        raise CliError(f"zonemark: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no text
-    except UnicodeDecodeError:
-        raise CliError(f"zonemark: {what} file {name} is not valid UTF-8", EXIT_USAGE) from None
+    return read_input(name, prefix="zonemark", what=what, missing=f"give the {what} on stdin")[0]
 
 
 def _existing_file(name: str) -> Path:
@@ -140,7 +122,7 @@ def register(subparsers) -> None:
         elif args.body_file is not None:
             body = _read_text_file(args.body_file, "body")
         else:
-            body = _read_stdin("the body")
+            body = _read_stdin("body")
         r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
                                                 date=args.date, timestamp=args.timestamp))
         _notes(r.changes)
@@ -170,7 +152,7 @@ def register(subparsers) -> None:
         from ..writer import edit_zone
         path = _existing_file(args.file)
         content = (_read_text_file(args.content_file, "content") if args.content_file
-                   else _read_stdin("the content", required=True))
+                   else _read_stdin("content", required=True))
         r = _run(lambda: edit_zone(path, args.zone, content, actor=args.actor))
         _notes(r.changes)
         print(f"{path}: zone at line {r.zone} {'rewritten' if r.changed else 'unchanged'}"
@@ -185,7 +167,7 @@ def register(subparsers) -> None:
         if args.zone is None and args.container is None:
             raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
         content = (_read_text_file(args.content_file, "content") if args.content_file
-                   else _read_stdin("the content", required=True))
+                   else _read_stdin("content", required=True))
         target = args.zone if args.zone is not None else args.container
         p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
         if p.would_add:
