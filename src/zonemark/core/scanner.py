@@ -672,7 +672,9 @@ class Scanner:
                 return
             key = ("module", header.id)
         elif header.kind == NUCLEUS:
-            key = ("nucleus", header.id or "")
+            # nucleusId is a number (§7.4.5): NUCLEUS 01 and NUCLEUS 1 are the same nucleus
+            nid = header.id or ""
+            key = ("nucleus", str(int(nid)) if nid.isdigit() else nid)
         else:
             key = ("rules", "")
         self.facts.declarations.setdefault(key, []).append(Declaration(plevel, lineno, col))
