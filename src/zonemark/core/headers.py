@@ -140,6 +140,12 @@ def _entry(text: str, column: int, memory: bool) -> Header:
                 findings += (Finding("INVALID_LOG_DATE", column + 7 + dm.start(),
                                      f"'{date}' is not a valid ISO 8601 date"),)
             title = text[dm.end():].strip().lstrip("—–-:").strip().rstrip("]").strip() or None
+        else:
+            bad = sx.NON_ISO_DATE.match(text)
+            if bad:
+                findings += (Finding("INVALID_LOG_DATE", column + 7 + bad.start(1),
+                                     f"'{bad.group(1)}' is not a date of the form YYYY-MM-DD (§7.5, ISO 8601)"),)
+                title = text[bad.end():].strip().lstrip("—–-").strip() or None
         if title is None:
             cleaned = sx.LOG_WORD.sub("", text, count=1).strip(" \t[]:—–-").strip() if is_log else text
             title = cleaned or None

@@ -52,6 +52,9 @@ NUCLEI_LINE = re.compile(r"[ \t]*\[NUCLEI:([^\]]*)\][ \t]*")
 LOG_WORD = re.compile(r"(?<![^\W_])LOG(?![^\W_])", re.IGNORECASE)
 DATE_TIME = re.compile(
     r"(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?")
+#: After ``LOG:``, a token that is meant as a date but is not ISO 8601 (``2026-5-3``,
+#: ``03/05/2026``, ``20260503``): §7.5 "Date MUST be ISO 8601".
+NON_ISO_DATE = re.compile(r"LOG:[ \t]*(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{8})(?![\w/.-])")
 CANONICAL_LOG = re.compile(
     r"LOG:[ \t]*(\d{4}-\d{2}-\d{2}(?:T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?)[ \t]*(?:[—–-]+[ \t]*(.*))?")
 
