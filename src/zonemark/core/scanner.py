@@ -302,6 +302,18 @@ class Scanner:
         self.frontmatter = "\n".join(x.rstrip("\r") for x in lines[1:end])
         self._new_top(LeafFrame("frontmatter", 1, 0, None))
         skip = end + 1
+        if "\r" in src:  # §1 binds the whole file, the frontmatter's lines too
+            facts = self.facts
+            for j, line in enumerate(lines[:skip], start=1):
+                if line.endswith("\r"):
+                    facts.crlf_count += 1
+                    if facts.crlf_first is None:
+                        facts.crlf_first = j
+                    line = line[:-1]
+                if "\r" in line:
+                    facts.bare_cr_count += 1
+                    if facts.bare_cr_first is None:
+                        facts.bare_cr_first = (j, line.index("\r") + 1)
         offset = 0
         for _ in range(skip):  # the offset just after the frontmatter's last line, in the original text
             nl = self.src.find("\n", offset)
