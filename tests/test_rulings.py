@@ -230,3 +230,30 @@ def test_r22_an_entry_ends_at_its_zone_so_later_user_bullets_still_count():
     text = REMINDER + ("[P1]\n## MODULE 1: A [NUCLEI: ]\n### CONNECTIONS\n[/P1]\n\n"
                        "[P4]\n###### LOG: 2026-01-01 — x\n[/P4]\n\n[P3]\n* MODULE 7\n[/P3]\n")
     assert [c.target for c in zonemark.parse(text).modules[0].connections] == ["7"]
+
+
+def test_r25_a_connection_to_an_undeclared_target_warns_in_the_file_and_once_in_the_layer(tmp_path):
+    """§7.6: non-existent target => a warning (never an error) and no edge; the layer looks it up everywhere."""
+    text = REMINDER + ("[P1]\n## NUCLEUS 1: N\n## MODULE 1: A [NUCLEI: 1]\n### CONNECTIONS\n"
+                       "* MODULE 1\n* NUCLEUS 01\n* MODULE ENGINE\n* NUCLEUS 9\n[/P1]\n")
+    doc = zonemark.parse(text)
+    assert [(d.code, d.line, d.severity.value) for d in doc.diagnostics] == [
+        ("UNRESOLVED_CONNECTION", 9, "warning"), ("UNRESOLVED_CONNECTION", 10, "warning")]
+    (tmp_path / "main[reminder].md").write_text(text, encoding="utf-8")
+    (tmp_path / "engine[ext_module].md").write_text(
+        "# Engine [external_module]\n\n[P1]\n## MODULE ENGINE: Engine [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n",
+        encoding="utf-8")
+    (tmp_path / "main[reminder].md").write_text(text.replace("### CONNECTIONS", "### STATE\nactive\n### CONNECTIONS"),
+                                               encoding="utf-8")
+    layer = zonemark.Layer.load(tmp_path)
+    assert [(d.path, d.code, d.line) for d in layer.all_diagnostics()] == [
+        ("main[reminder].md", "LAYER_UNRESOLVED_CONNECTION", 12)]
+
+
+def test_r26_lines_and_columns_count_from_one():
+    """§13 line/column: the first character of the file is line 1, column 1; a tab counts one column."""
+    assert [(d.code, d.line, d.column) for d in zonemark.parse("").diagnostics] == [("MISSING_FILE_TYPE", 1, 1)]
+    doc = zonemark.parse(REMINDER + "[P1]\n\t\t## MODULE 1: A [NUCLEI: 9]\n[/P1]\n## B\n")
+    assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNPROTECTED_LOGICAL_CONTENT", 6, 1)]
+    doc = zonemark.parse(REMINDER + "[P1]\n## MODULE 1: A\t[NUCLEI: 9]\n[/P1]\n")
+    assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNRESOLVED_NUCLEUS_REFERENCE", 4, 16)]

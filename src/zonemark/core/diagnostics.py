@@ -276,6 +276,11 @@ _CODES = [
     _c("MALFORMED_CONNECTION", W, "§7.6",
        "A CONNECTIONS bullet starts with MODULE or NUCLEUS but is not `* MODULE <id>` / `* NUCLEUS <n>`.",
        """It draws no edge. Free text is allowed in CONNECTIONS but never draws edges."""),
+    _c("UNRESOLVED_CONNECTION", W, "§7.6",
+       "A CONNECTIONS bullet names a module or nucleus this file does not declare.",
+       """Non-existent target: no edge, never an error (§7.6). Only declared MODULE ids are
+       referenceable; topics and temporary ids are not. When the file is read as part of a layer
+       the target is looked up in every file of the layer instead (LAYER_UNRESOLVED_CONNECTION)."""),
     _c("TEMPORARY_ID_REFERENCE", W, "§7.1.1, §7.6",
        "A CONNECTIONS bullet or registry entry names a temporary id `~Tn`.",
        """Temporary ids are not referenceable: no edge is drawn."""),
