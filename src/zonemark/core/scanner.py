@@ -358,8 +358,10 @@ class Scanner:
         self.title = frame.title = text.replace(tag, "", 1).strip()
 
     def _missing_title(self, s: str, lineno: int) -> None:
-        if s.startswith("##") or s.lstrip().startswith("#"):
+        if s.startswith("##"):
             msg = "the first line must be an H1 (# Title [reminder]), not this header"
+        elif s.lstrip().startswith("#"):
+            msg = "the H1 title must start at the beginning of its line (# Title [reminder]), without indentation"
         else:
             msg = "the first non-empty line must be the H1 title with a file type tag"
         self.diag("MISSING_FILE_TYPE", lineno, 1, msg)
