@@ -199,7 +199,8 @@ class Scanner:
         self._close_list()
         if self.zone is not None:
             z = self.zone
-            self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, 1,
+            opening = src[z.start:z.start + 64]
+            self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
                       f"[P{z.plevel}] is never closed: add [/P{z.plevel}] before the end of the file")
             self.zone = self.zone_level = None
         self.stack = []
