@@ -257,3 +257,11 @@ def test_r26_lines_and_columns_count_from_one():
     assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNPROTECTED_LOGICAL_CONTENT", 6, 1)]
     doc = zonemark.parse(REMINDER + "[P1]\n## MODULE 1: A\t[NUCLEI: 9]\n[/P1]\n")
     assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNRESOLVED_NUCLEUS_REFERENCE", 4, 16)]
+
+
+def test_r27_a_module_id_without_a_name_is_a_module():
+    """§4.2 calls `## MODULE 042` valid: a module with that id and no name; `## MODULE 042 X` stays malformed."""
+    doc = zonemark.parse(REMINDER + "[P1]\n## NUCLEUS 1: N\n## MODULE 042 [NUCLEI: 1]\n### FUNCTION\n"
+                                    "## MODULE 043\n## MODULE 044 CURIOSITY\n[/P1]\n")
+    assert [(m.id, m.name, m.assigned_nuclei) for m in doc.modules] == [("042", "", (1,)), ("043", "", None)]
+    assert [(d.code, d.line) for d in doc.diagnostics] == [("UNGOVERNED_MODULE", 7), ("MALFORMED_DECLARATION", 8)]

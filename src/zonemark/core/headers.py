@@ -180,7 +180,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
     """A header starting with a reserved keyword; None when the keyword declares nothing at this level."""
     findings: tuple[Finding, ...]
     if word == "MODULE" and level == 2:
-        dm = sx.MODULE_DECL.match(text)
+        dm = sx.MODULE_DECL.match(text) or sx.MODULE_ID_ONLY.fullmatch(text)  # §4.2: `## MODULE 042`
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "module declaration must read '## MODULE <id>: <name>'")

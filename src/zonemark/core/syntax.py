@@ -28,6 +28,8 @@ CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+[ \t]*$")
 # §7.1, §7.1.1, §7.1.2, §7.1.3, §7.3, §7.4.1 declarations (text after the hashes).
 _ID = r"[^\s:\[\]]+"
 MODULE_DECL = re.compile(rf"MODULE(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+#: ``## MODULE 042`` — an id and no name, which §4.2 shows as valid (optionally with its ``[NUCLEI: ...]``).
+MODULE_ID_ONLY = re.compile(rf"MODULE[ \t]+({_ID})[ \t]*((?:\[NUCLEI:[^\]]*\][ \t]*)?)")
 NUCLEUS_DECL = re.compile(r"NUCLEUS[ \t]+(\d+)[ \t]*:[ \t]*(.*)")
 TOPIC_DECL = re.compile(rf"TOPIC(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
 SUBTOPIC_DECL = re.compile(rf"SUBTOPIC(\d*)(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
