@@ -295,7 +295,9 @@ _CODES = [
        """Lists have three levels: `*`, `+`, `-`."""),
     _c("INVALID_LOG_DATE", W, "§7.5",
        "A log header's date is not a valid ISO 8601 date or timestamp.",
-       """`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]` (optionally with a zone)."""),
+       """`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]` (optionally with a zone). A date-like token right
+       after `LOG:` written another way (`2026-5-3`, `03/05/2026`, `20260503`) is reported too; the
+       entry keeps no date and its title is the text after the dash."""),
     _c("UNSUPPORTED_STANDARD_VERSION", W, "§15",
        "The `<!-- IllAIra-Standard: vX -->` pin names a version newer than v1.13 or unreadable.",
        """Forward compatibility is not promised: the file is parsed with v1.13 rules."""),
