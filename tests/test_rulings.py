@@ -127,7 +127,11 @@ def test_r10_misplaced_tag_still_gives_the_file_its_type():
 
 def test_r11_second_h1():
     assert codes(REMINDER + "[P1]\n# Another\n[/P1]\n") == ["DUPLICATE_TITLE"]
-    assert codes(REMINDER + "# Another [external_module]\n") == ["MULTIPLE_FILE_TYPES"]
+    # §5.4 "headers # through ######": outside every zone it is also unprotected, in [P4]/[P5] refused
+    assert codes(REMINDER + "# Another [external_module]\n") == ["MULTIPLE_FILE_TYPES", "UNPROTECTED_LOGICAL_CONTENT"]
+    text = REMINDER + "[P5]\n# Another\n[/P5]\n"
+    assert codes(text) == ["DUPLICATE_TITLE", "INVALID_HEADER_IN_WRITABLE_ZONE"]
+    assert 4 in zonemark.parse(text).ignored_lines
 
 
 def test_r12_state_written_in_a_writable_zone_is_ignored():

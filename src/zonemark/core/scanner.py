@@ -504,7 +504,8 @@ class Scanner:
 
         # Zone placement (§5.4, §5.5 Invariant 1).
         refused = False
-        if level >= 2:
+        # §5.4 "headers # through ######": an H1 after the title is placed like any header.
+        if level >= 2 or self.title_line is not None or self.file_type:
             if plevel is None:
                 self.diag("UNPROTECTED_LOGICAL_CONTENT", lineno, col,
                           f"H{level} header outside any permission block: structural content must be inside [Pn]")
@@ -537,6 +538,8 @@ class Scanner:
         self.pending_state = None
 
         if level == 1:
+            if refused:
+                self.ignored_lines.add(lineno)
             return True
         if kind == MODULE or kind == NUCLEUS or (level == 2 and header.section == "RULES" and kind == "section"):
             self._declare(header, plevel, lineno, col)
