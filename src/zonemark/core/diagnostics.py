@@ -103,11 +103,12 @@ _CODES = [
     _c("UNPROTECTED_LOGICAL_CONTENT", E, "§5.4, §5.5 Invariant 1",
        "A structural marker lies outside every permission block.",
        """Headers H2-H6, module/nucleus/sub-module/topic declarations, rule bullets and
-       attention anchors must sit inside a `[Pn]` block. The H1 title is exempt.""", "spec"),
+       attention anchors must sit inside a `[Pn]` block. The H1 title is exempt; a second H1 is
+       not.""", "spec"),
     _c("INVALID_HEADER_IN_WRITABLE_ZONE", E, "§5.5 Invariant 1, §7.1.2, §7.1.3",
        "A structural marker lies inside a `[P4]` or `[P5]` zone.",
        """`[P4]`/`[P5]` hold free text, root-level bullets and H6 log entries only (in
-       `[external_memory]` files any H6). Headers H2-H5, declarations, rule bullets and
+       `[external_memory]` files any H6). Headers H1-H5, declarations, rule bullets and
        attention anchors there are refused. The one purpose-designed exception is
        `## MODULE_STATE_REGISTRY:` in `[P4]` (§7.3.1).""", "spec"),
     _c("DUPLICATE_BLOCK_CONFLICT", E, "§5.4, §5.5 Invariant 4, §13",
