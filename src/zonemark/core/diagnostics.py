@@ -260,7 +260,8 @@ _CODES = [
        """The integers that can be read are kept; the rest is ignored."""),
     _c("MISPLACED_NUCLEI_TAG", W, "§7.4.4",
        "A `[NUCLEI: ...]` tag is neither on a module's declaration line nor on the line after.",
-       """The tag binds nothing where it is."""),
+       """The tag binds nothing where it is. On a NUCLEUS or SUB-MODULE declaration line it is text
+       in the name: only a MODULE is governed by nuclei."""),
     _c("NUCLEI_TAG_ON_TOPIC", W, "§7.1.2",
        "A TOPIC or SUBTOPIC declaration carries `[NUCLEI: ...]`.",
        """A memory topic governs no nuclei: the tag is inert text inside the name."""),

@@ -199,7 +199,8 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "nucleus declaration must read '## NUCLEUS <n>: <name>' (n a non-negative integer)")
-        return Header(level, text, NUCLEUS, id=dm.group(1), name=dm.group(2).strip())
+        return Header(level, text, NUCLEUS, id=dm.group(1), name=dm.group(2).strip(),
+                      findings=_inert_nuclei_tag(text, text_column, "nucleus"))
     if word == "TOPIC":
         if not memory:
             return _malformed(level, text, column, "TOPIC_OUTSIDE_EXTERNAL_MEMORY",
@@ -254,6 +255,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         if not dm:
             return Header(level, text, findings=findings + (Finding(
                 "MALFORMED_DECLARATION", column, "sub-module declaration must read '### SUB-MODULE: <name>'"),))
+        findings += _inert_nuclei_tag(text, text_column, "sub-module")
         return Header(level, text, SUB_MODULE, id=dm.group(2), name=dm.group(3).strip(), findings=findings)
     return None
 
@@ -288,6 +290,15 @@ def _section(level: int, text: str, column: int) -> Header:
     if rm:
         return Header(level, text, section="RULES", name=rm.group(2).strip() or None)
     return Header(level, text, name=text)
+
+
+def _inert_nuclei_tag(text: str, text_column: int, what: str) -> tuple[Finding, ...]:
+    """§7.4.4: ``[NUCLEI: ...]`` binds a MODULE only; on another declaration it is text in the name."""
+    at = text.find("[NUCLEI:")
+    if at < 0 or sx.NUCLEI_TAG.search(text, at) is None:
+        return ()
+    return (Finding("MISPLACED_NUCLEI_TAG", text_column + at,
+                    f"[NUCLEI: ...] binds only a MODULE declaration: on a {what} it is text in the name"),)
 
 
 def _split_nuclei(name: str, text: str, text_column: int) -> tuple[str, tuple[int, ...] | None, int,
