@@ -24,7 +24,7 @@ def scan(text: str) -> Scanner:
 
 def test_the_table_names_each_check_once_in_its_running_order():
     assert [c.name for c in CHECKS] == ["list_markers", "line_endings", "duplicate_declarations",
-                                        "nucleus_governance", "registry_states"]
+                                        "nucleus_governance", "connection_targets", "registry_states"]
     assert all(c.run.__name__ == c.name for c in CHECKS)
 
 

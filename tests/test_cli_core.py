@@ -122,6 +122,21 @@ def test_check_json_diagnostics_have_position_and_severity(tmp_path: Path):
         assert set(d) >= {"line", "column", "code", "message", "severity"}
 
 
+def test_check_json_splits_each_file_into_section_13_errors_and_warnings(tmp_path: Path):
+    """§13 ParserError[] / ParserWarning[]: each file entry also lists its findings by severity."""
+    f = tmp_path / "bad.md"
+    f.write_text(ERRORS + "\n[P1]\n## MODULE: Ungoverned\n[/P1]\n", encoding="utf-8")
+    (entry,) = json.loads(run("check", f, "--format", "json").stdout)["files"]
+    assert entry["errors"] and entry["warnings"]
+    assert entry["errors"] + entry["warnings"] == sorted(
+        entry["diagnostics"], key=lambda d: d["severity"] != "error")
+    for key, severity in (("errors", "error"), ("warnings", "warning")):
+        for d in entry[key]:
+            assert d["severity"] == severity
+            assert isinstance(d["line"], int) and isinstance(d["column"], int)
+            assert isinstance(d["message"], str) and isinstance(d["code"], str)
+
+
 def test_check_sarif_structure(tmp_path: Path):
     f = tmp_path / "bad.md"
     f.write_text(ERRORS, encoding="utf-8")

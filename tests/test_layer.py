@@ -82,11 +82,12 @@ def test_temporary_ids_are_never_written_to_disk():
 def test_external_nucleus_references_resolve_in_the_layer():
     layer = Layer.load(EXAMPLE)
     doc = layer.file("curiosity[ext_module].md").doc
-    # The parser alone cannot see the reminder's nuclei ...
-    assert [d.code for d in doc.diagnostics] == ["UNRESOLVED_NUCLEUS_REFERENCE"] * 2
+    # The parser alone cannot see the reminder's nuclei, nor the modules its CONNECTIONS name ...
+    assert [d.code for d in doc.diagnostics] == ["UNRESOLVED_NUCLEUS_REFERENCE"] * 2 + ["UNRESOLVED_CONNECTION"] * 2
     # ... the layer can: the file-level warnings are superseded and the edges exist.
     assert layer.file_diagnostics("curiosity[ext_module].md") == []
-    assert len(layer.superseded_diagnostics()) == 3
+    assert {d.code for d in layer.superseded_diagnostics()} == {"UNRESOLVED_NUCLEUS_REFERENCE", "UNRESOLVED_CONNECTION"}
+    assert layer.all_diagnostics() == []
     governs = {(e.file, e.target) for e in layer.edges if e.kind == "governs"}
     assert ("curiosity[ext_module].md", "1") in governs and ("curiosity[ext_module].md", "3") in governs
     assert ("empathy[ext_module].md", "2") in governs
@@ -163,7 +164,8 @@ def test_declared_vs_declared_rejects_the_later_file_never_the_reminder():
     unknown = [d for d in layer.all_diagnostics() if d.code == "LAYER_UNKNOWN_REGISTRY_ENTRY"]
     assert len(unknown) == 1 and "a_clash[ext_module].md" in unknown[0].message
     # a rejected file keeps its file-level diagnostics (nothing resolves for it)
-    assert len(layer.file_diagnostics("a_clash[ext_module].md")) == 2
+    assert [d.code for d in layer.file_diagnostics("a_clash[ext_module].md")] == [
+        "UNRESOLVED_NUCLEUS_REFERENCE", "UNRESOLVED_CONNECTION", "UNRESOLVED_NUCLEUS_REFERENCE"]
 
 
 def test_declared_vs_temporary_the_temporary_slides():
@@ -230,6 +232,11 @@ def test_unresolved_references():
         ("main[reminder].md", 8, "UNRESOLVED_NUCLEUS_REFERENCE"),
         ("hub[ext_module].md", 5, "UNRESOLVED_NUCLEUS_REFERENCE"),
     ]
+    # §7.6 read file by file, every CONNECTIONS target of another file is unresolved; the layer
+    # replaces those file-level warnings by its own look-up, so each missing target is reported once.
+    assert not [d for d in layer.all_diagnostics() if d.code == "UNRESOLVED_CONNECTION"]
+    assert {(d.path, d.line) for d in layer.superseded_diagnostics() if d.code == "UNRESOLVED_CONNECTION"} >= {
+        ("main[reminder].md", 14), ("main[reminder].md", 15), ("hub[ext_module].md", 13)}
     kept = [d.message for d in layer.all_diagnostics() if d.code == "UNRESOLVED_NUCLEUS_REFERENCE"]
     assert "nucleus 5" in kept[0] and "nucleus 4" in kept[1]
     edges = {(e.kind, e.file, e.target_kind, e.target) for e in layer.edges}
@@ -364,7 +371,7 @@ def test_check_paths_reads_each_folder_once_as_a_layer(tmp_path):
         "UNRESOLVED_NUCLEUS_REFERENCE"]
     # a file given alone is not a layer: its parser diagnostics stand
     hub = results[str(LAYERS / "unresolved" / "hub[ext_module].md")]
-    assert [d.code for d in hub] == ["UNRESOLVED_NUCLEUS_REFERENCE", "UNRESOLVED_NUCLEUS_REFERENCE"]
+    assert [d.code for d in hub] == ["UNRESOLVED_NUCLEUS_REFERENCE"] * 2 + ["UNRESOLVED_CONNECTION"] * 3
     assert all(d.path == str(LAYERS / "unresolved" / "hub[ext_module].md") for d in hub)
     with pytest.raises(LayerError):
         check_paths([str(tmp_path / "missing")])

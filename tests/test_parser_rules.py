@@ -411,6 +411,15 @@ def test_crlf_parses_like_lf_and_round_trips():
     assert serialize_bytes(doc) == data
 
 
+def test_crlf_count_includes_the_frontmatter_lines():
+    """§1 binds every line of the file: the frontmatter's line endings are counted too."""
+    data = ("---\ntitle: x\n---\n" + LF).replace("\n", "\r\n").encode("utf-8")
+    doc = parse_bytes(data)
+    (d,) = doc.diagnostics
+    assert (d.code, d.line, d.count) == ("CRLF_LINE_ENDING", 1, data.count(b"\r\n"))
+    assert serialize_bytes(doc) == data
+
+
 def test_bom_is_ignored_for_parsing_and_kept():
     data = b"\xef\xbb\xbf" + LF.encode("utf-8")
     doc = parse_bytes(data)

@@ -127,7 +127,11 @@ def test_r10_misplaced_tag_still_gives_the_file_its_type():
 
 def test_r11_second_h1():
     assert codes(REMINDER + "[P1]\n# Another\n[/P1]\n") == ["DUPLICATE_TITLE"]
-    assert codes(REMINDER + "# Another [external_module]\n") == ["MULTIPLE_FILE_TYPES"]
+    # §5.4 "headers # through ######": outside every zone it is also unprotected, in [P4]/[P5] refused
+    assert codes(REMINDER + "# Another [external_module]\n") == ["MULTIPLE_FILE_TYPES", "UNPROTECTED_LOGICAL_CONTENT"]
+    text = REMINDER + "[P5]\n# Another\n[/P5]\n"
+    assert codes(text) == ["DUPLICATE_TITLE", "INVALID_HEADER_IN_WRITABLE_ZONE"]
+    assert 4 in zonemark.parse(text).ignored_lines
 
 
 def test_r12_state_written_in_a_writable_zone_is_ignored():
@@ -230,3 +234,38 @@ def test_r22_an_entry_ends_at_its_zone_so_later_user_bullets_still_count():
     text = REMINDER + ("[P1]\n## MODULE 1: A [NUCLEI: ]\n### CONNECTIONS\n[/P1]\n\n"
                        "[P4]\n###### LOG: 2026-01-01 — x\n[/P4]\n\n[P3]\n* MODULE 7\n[/P3]\n")
     assert [c.target for c in zonemark.parse(text).modules[0].connections] == ["7"]
+
+
+def test_r25_a_connection_to_an_undeclared_target_warns_in_the_file_and_once_in_the_layer(tmp_path):
+    """§7.6: non-existent target => a warning (never an error) and no edge; the layer looks it up everywhere."""
+    text = REMINDER + ("[P1]\n## NUCLEUS 1: N\n## MODULE 1: A [NUCLEI: 1]\n### CONNECTIONS\n"
+                       "* MODULE 1\n* NUCLEUS 01\n* MODULE ENGINE\n* NUCLEUS 9\n[/P1]\n")
+    doc = zonemark.parse(text)
+    assert [(d.code, d.line, d.severity.value) for d in doc.diagnostics] == [
+        ("UNRESOLVED_CONNECTION", 9, "warning"), ("UNRESOLVED_CONNECTION", 10, "warning")]
+    (tmp_path / "main[reminder].md").write_text(text, encoding="utf-8")
+    (tmp_path / "engine[ext_module].md").write_text(
+        "# Engine [external_module]\n\n[P1]\n## MODULE ENGINE: Engine [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n",
+        encoding="utf-8")
+    (tmp_path / "main[reminder].md").write_text(text.replace("### CONNECTIONS", "### STATE\nactive\n### CONNECTIONS"),
+                                               encoding="utf-8")
+    layer = zonemark.Layer.load(tmp_path)
+    assert [(d.path, d.code, d.line) for d in layer.all_diagnostics()] == [
+        ("main[reminder].md", "LAYER_UNRESOLVED_CONNECTION", 12)]
+
+
+def test_r26_lines_and_columns_count_from_one():
+    """§13 line/column: the first character of the file is line 1, column 1; a tab counts one column."""
+    assert [(d.code, d.line, d.column) for d in zonemark.parse("").diagnostics] == [("MISSING_FILE_TYPE", 1, 1)]
+    doc = zonemark.parse(REMINDER + "[P1]\n\t\t## MODULE 1: A [NUCLEI: 9]\n[/P1]\n## B\n")
+    assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNPROTECTED_LOGICAL_CONTENT", 6, 1)]
+    doc = zonemark.parse(REMINDER + "[P1]\n## MODULE 1: A\t[NUCLEI: 9]\n[/P1]\n")
+    assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [("UNRESOLVED_NUCLEUS_REFERENCE", 4, 16)]
+
+
+def test_r27_a_module_id_without_a_name_is_a_module():
+    """§4.2 calls `## MODULE 042` valid: a module with that id and no name; `## MODULE 042 X` stays malformed."""
+    doc = zonemark.parse(REMINDER + "[P1]\n## NUCLEUS 1: N\n## MODULE 042 [NUCLEI: 1]\n### FUNCTION\n"
+                                    "## MODULE 043\n## MODULE 044 CURIOSITY\n[/P1]\n")
+    assert [(m.id, m.name, m.assigned_nuclei) for m in doc.modules] == [("042", "", (1,)), ("043", "", None)]
+    assert [(d.code, d.line) for d in doc.diagnostics] == [("UNGOVERNED_MODULE", 7), ("MALFORMED_DECLARATION", 8)]

@@ -120,6 +120,29 @@ def nucleus_governance(facts: Facts, report: Report) -> None:
                        f"nucleus {nid} is not declared in this file")
 
 
+def connection_targets(facts: Facts, report: Report) -> None:
+    """§7.6: a ``* MODULE <id>`` / ``* NUCLEUS <n>`` edge to a target the file does not declare warns.
+
+    "Non-existent target => non-blocking warning, no edge." Only declared MODULE ids are
+    targets (topics and sub-topics carry no address, §7.1.2); nucleus ids compare as numbers.
+    A layer looks the target up in every file instead (``LAYER_UNRESOLVED_CONNECTION``).
+    """
+    modules = {c.id for c in facts.containers if c.type == "module" and c.keyword is None and c.id is not None}
+    nuclei = {int(n.id) for n in facts.nuclei if n.id is not None and n.id.isdigit()}
+    superseded = facts.superseded
+    for owner in (*facts.containers, *facts.nuclei):
+        if owner.line in superseded:
+            continue  # ignored under Invariant 4: draws nothing (run after duplicate_declarations)
+        for conn in owner.connections:
+            if conn.kind == "module":
+                if conn.target in modules:
+                    continue
+            elif conn.target.isdigit() and int(conn.target) in nuclei:
+                continue
+            report("UNRESOLVED_CONNECTION", conn.line, 1,
+                   f"{conn.kind.upper()} {conn.target} is not declared in this file: no edge")
+
+
 def registry_states(facts: Facts, report: Report) -> None:
     """§7.3.1: registry entries never override a ``- permanent`` STATE, and name a module once.
 
@@ -159,6 +182,7 @@ CHECKS: tuple[Check, ...] = (
     Check("duplicate_declarations", ("DUPLICATE_BLOCK_CONFLICT", "DUPLICATE_BLOCK_CONFLICT_WARNING"),
           duplicate_declarations),
     Check("nucleus_governance", ("UNGOVERNED_MODULE", "UNRESOLVED_NUCLEUS_REFERENCE"), nucleus_governance),
+    Check("connection_targets", ("UNRESOLVED_CONNECTION",), connection_targets),
     Check("registry_states", ("PERMANENT_STATE_OVERRIDE_ATTEMPT", "CONTRADICTORY_STATE_REGISTRY"), registry_states),
 )
 

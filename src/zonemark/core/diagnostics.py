@@ -103,11 +103,12 @@ _CODES = [
     _c("UNPROTECTED_LOGICAL_CONTENT", E, "§5.4, §5.5 Invariant 1",
        "A structural marker lies outside every permission block.",
        """Headers H2-H6, module/nucleus/sub-module/topic declarations, rule bullets and
-       attention anchors must sit inside a `[Pn]` block. The H1 title is exempt.""", "spec"),
+       attention anchors must sit inside a `[Pn]` block. The H1 title is exempt; a second H1 is
+       not.""", "spec"),
     _c("INVALID_HEADER_IN_WRITABLE_ZONE", E, "§5.5 Invariant 1, §7.1.2, §7.1.3",
        "A structural marker lies inside a `[P4]` or `[P5]` zone.",
        """`[P4]`/`[P5]` hold free text, root-level bullets and H6 log entries only (in
-       `[external_memory]` files any H6). Headers H2-H5, declarations, rule bullets and
+       `[external_memory]` files any H6). Headers H1-H5, declarations, rule bullets and
        attention anchors there are refused. The one purpose-designed exception is
        `## MODULE_STATE_REGISTRY:` in `[P4]` (§7.3.1).""", "spec"),
     _c("DUPLICATE_BLOCK_CONFLICT", E, "§5.4, §5.5 Invariant 4, §13",
@@ -259,7 +260,8 @@ _CODES = [
        """The integers that can be read are kept; the rest is ignored."""),
     _c("MISPLACED_NUCLEI_TAG", W, "§7.4.4",
        "A `[NUCLEI: ...]` tag is neither on a module's declaration line nor on the line after.",
-       """The tag binds nothing where it is."""),
+       """The tag binds nothing where it is. On a NUCLEUS or SUB-MODULE declaration line it is text
+       in the name: only a MODULE is governed by nuclei."""),
     _c("NUCLEI_TAG_ON_TOPIC", W, "§7.1.2",
        "A TOPIC or SUBTOPIC declaration carries `[NUCLEI: ...]`.",
        """A memory topic governs no nuclei: the tag is inert text inside the name."""),
@@ -276,6 +278,11 @@ _CODES = [
     _c("MALFORMED_CONNECTION", W, "§7.6",
        "A CONNECTIONS bullet starts with MODULE or NUCLEUS but is not `* MODULE <id>` / `* NUCLEUS <n>`.",
        """It draws no edge. Free text is allowed in CONNECTIONS but never draws edges."""),
+    _c("UNRESOLVED_CONNECTION", W, "§7.6",
+       "A CONNECTIONS bullet names a module or nucleus this file does not declare.",
+       """Non-existent target: no edge, never an error (§7.6). Only declared MODULE ids are
+       referenceable; topics and temporary ids are not. When the file is read as part of a layer
+       the target is looked up in every file of the layer instead (LAYER_UNRESOLVED_CONNECTION)."""),
     _c("TEMPORARY_ID_REFERENCE", W, "§7.1.1, §7.6",
        "A CONNECTIONS bullet or registry entry names a temporary id `~Tn`.",
        """Temporary ids are not referenceable: no edge is drawn."""),
@@ -290,7 +297,9 @@ _CODES = [
        """Lists have three levels: `*`, `+`, `-`."""),
     _c("INVALID_LOG_DATE", W, "§7.5",
        "A log header's date is not a valid ISO 8601 date or timestamp.",
-       """`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]` (optionally with a zone)."""),
+       """`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]` (optionally with a zone). A date-like token right
+       after `LOG:` written another way (`2026-5-3`, `03/05/2026`, `20260503`) is reported too; the
+       entry keeps no date and its title is the text after the dash."""),
     _c("UNSUPPORTED_STANDARD_VERSION", W, "§15",
        "The `<!-- IllAIra-Standard: vX -->` pin names a version newer than v1.13 or unreadable.",
        """Forward compatibility is not promised: the file is parsed with v1.13 rules."""),

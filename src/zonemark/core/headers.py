@@ -140,6 +140,12 @@ def _entry(text: str, column: int, memory: bool) -> Header:
                 findings += (Finding("INVALID_LOG_DATE", column + 7 + dm.start(),
                                      f"'{date}' is not a valid ISO 8601 date"),)
             title = text[dm.end():].strip().lstrip("—–-:").strip().rstrip("]").strip() or None
+        else:
+            bad = sx.NON_ISO_DATE.match(text)
+            if bad:
+                findings += (Finding("INVALID_LOG_DATE", column + 7 + bad.start(1),
+                                     f"'{bad.group(1)}' is not a date of the form YYYY-MM-DD (§7.5, ISO 8601)"),)
+                title = text[bad.end():].strip().lstrip("—–-").strip() or None
         if title is None:
             cleaned = sx.LOG_WORD.sub("", text, count=1).strip(" \t[]:—–-").strip() if is_log else text
             title = cleaned or None
@@ -174,7 +180,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
     """A header starting with a reserved keyword; None when the keyword declares nothing at this level."""
     findings: tuple[Finding, ...]
     if word == "MODULE" and level == 2:
-        dm = sx.MODULE_DECL.match(text)
+        dm = sx.MODULE_DECL.match(text) or sx.MODULE_ID_ONLY.fullmatch(text)  # §4.2: `## MODULE 042`
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "module declaration must read '## MODULE <id>: <name>'")
@@ -193,7 +199,8 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
                               "nucleus declaration must read '## NUCLEUS <n>: <name>' (n a non-negative integer)")
-        return Header(level, text, NUCLEUS, id=dm.group(1), name=dm.group(2).strip())
+        return Header(level, text, NUCLEUS, id=dm.group(1), name=dm.group(2).strip(),
+                      findings=_inert_nuclei_tag(text, text_column, "nucleus"))
     if word == "TOPIC":
         if not memory:
             return _malformed(level, text, column, "TOPIC_OUTSIDE_EXTERNAL_MEMORY",
@@ -248,6 +255,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         if not dm:
             return Header(level, text, findings=findings + (Finding(
                 "MALFORMED_DECLARATION", column, "sub-module declaration must read '### SUB-MODULE: <name>'"),))
+        findings += _inert_nuclei_tag(text, text_column, "sub-module")
         return Header(level, text, SUB_MODULE, id=dm.group(2), name=dm.group(3).strip(), findings=findings)
     return None
 
@@ -282,6 +290,15 @@ def _section(level: int, text: str, column: int) -> Header:
     if rm:
         return Header(level, text, section="RULES", name=rm.group(2).strip() or None)
     return Header(level, text, name=text)
+
+
+def _inert_nuclei_tag(text: str, text_column: int, what: str) -> tuple[Finding, ...]:
+    """§7.4.4: ``[NUCLEI: ...]`` binds a MODULE only; on another declaration it is text in the name."""
+    at = text.find("[NUCLEI:")
+    if at < 0 or sx.NUCLEI_TAG.search(text, at) is None:
+        return ()
+    return (Finding("MISPLACED_NUCLEI_TAG", text_column + at,
+                    f"[NUCLEI: ...] binds only a MODULE declaration: on a {what} it is text in the name"),)
 
 
 def _split_nuclei(name: str, text: str, text_column: int) -> tuple[str, tuple[int, ...] | None, int,

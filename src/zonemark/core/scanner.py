@@ -199,7 +199,8 @@ class Scanner:
         self._close_list()
         if self.zone is not None:
             z = self.zone
-            self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, 1,
+            opening = src[z.start:z.start + 64]
+            self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
                       f"[P{z.plevel}] is never closed: add [/P{z.plevel}] before the end of the file")
             self.zone = self.zone_level = None
         self.stack = []
@@ -302,6 +303,18 @@ class Scanner:
         self.frontmatter = "\n".join(x.rstrip("\r") for x in lines[1:end])
         self._new_top(LeafFrame("frontmatter", 1, 0, None))
         skip = end + 1
+        if "\r" in src:  # §1 binds the whole file, the frontmatter's lines too
+            facts = self.facts
+            for j, line in enumerate(lines[:skip], start=1):
+                if line.endswith("\r"):
+                    facts.crlf_count += 1
+                    if facts.crlf_first is None:
+                        facts.crlf_first = j
+                    line = line[:-1]
+                if "\r" in line:
+                    facts.bare_cr_count += 1
+                    if facts.bare_cr_first is None:
+                        facts.bare_cr_first = (j, line.index("\r") + 1)
         offset = 0
         for _ in range(skip):  # the offset just after the frontmatter's last line, in the original text
             nl = self.src.find("\n", offset)
@@ -346,8 +359,10 @@ class Scanner:
         self.title = frame.title = text.replace(tag, "", 1).strip()
 
     def _missing_title(self, s: str, lineno: int) -> None:
-        if s.startswith("##") or s.lstrip().startswith("#"):
+        if s.startswith("##"):
             msg = "the first line must be an H1 (# Title [reminder]), not this header"
+        elif s.lstrip().startswith("#"):
+            msg = "the H1 title must start at the beginning of its line (# Title [reminder]), without indentation"
         else:
             msg = "the first non-empty line must be the H1 title with a file type tag"
         self.diag("MISSING_FILE_TYPE", lineno, 1, msg)
@@ -489,7 +504,8 @@ class Scanner:
 
         # Zone placement (§5.4, §5.5 Invariant 1).
         refused = False
-        if level >= 2:
+        # §5.4 "headers # through ######": an H1 after the title is placed like any header.
+        if level >= 2 or self.title_line is not None or self.file_type:
             if plevel is None:
                 self.diag("UNPROTECTED_LOGICAL_CONTENT", lineno, col,
                           f"H{level} header outside any permission block: structural content must be inside [Pn]")
@@ -522,6 +538,8 @@ class Scanner:
         self.pending_state = None
 
         if level == 1:
+            if refused:
+                self.ignored_lines.add(lineno)
             return True
         if kind == MODULE or kind == NUCLEUS or (level == 2 and header.section == "RULES" and kind == "section"):
             self._declare(header, plevel, lineno, col)
@@ -672,7 +690,9 @@ class Scanner:
                 return
             key = ("module", header.id)
         elif header.kind == NUCLEUS:
-            key = ("nucleus", header.id or "")
+            # nucleusId is a number (§7.4.5): NUCLEUS 01 and NUCLEUS 1 are the same nucleus
+            nid = header.id or ""
+            key = ("nucleus", str(int(nid)) if nid.isdigit() else nid)
         else:
             key = ("rules", "")
         self.facts.declarations.setdefault(key, []).append(Declaration(plevel, lineno, col))

@@ -28,6 +28,8 @@ CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+[ \t]*$")
 # §7.1, §7.1.1, §7.1.2, §7.1.3, §7.3, §7.4.1 declarations (text after the hashes).
 _ID = r"[^\s:\[\]]+"
 MODULE_DECL = re.compile(rf"MODULE(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
+#: ``## MODULE 042`` — an id and no name, which §4.2 shows as valid (optionally with its ``[NUCLEI: ...]``).
+MODULE_ID_ONLY = re.compile(rf"MODULE[ \t]+({_ID})[ \t]*((?:\[NUCLEI:[^\]]*\][ \t]*)?)")
 NUCLEUS_DECL = re.compile(r"NUCLEUS[ \t]+(\d+)[ \t]*:[ \t]*(.*)")
 TOPIC_DECL = re.compile(rf"TOPIC(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
 SUBTOPIC_DECL = re.compile(rf"SUBTOPIC(\d*)(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
@@ -52,6 +54,9 @@ NUCLEI_LINE = re.compile(r"[ \t]*\[NUCLEI:([^\]]*)\][ \t]*")
 LOG_WORD = re.compile(r"(?<![^\W_])LOG(?![^\W_])", re.IGNORECASE)
 DATE_TIME = re.compile(
     r"(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?")
+#: After ``LOG:``, a token that is meant as a date but is not ISO 8601 (``2026-5-3``,
+#: ``03/05/2026``, ``20260503``): §7.5 "Date MUST be ISO 8601".
+NON_ISO_DATE = re.compile(r"LOG:[ \t]*(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{8})(?![\w/.-])")
 CANONICAL_LOG = re.compile(
     r"LOG:[ \t]*(\d{4}-\d{2}-\d{2}(?:T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?)[ \t]*(?:[—–-]+[ \t]*(.*))?")
 

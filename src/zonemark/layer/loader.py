@@ -29,7 +29,10 @@ Rulings (where the standard leaves the application to decide):
   another file (the reminder, or a nucleus file, §7.4.3), so that file-level
   warning is dropped whenever the nucleus is declared by a merged file of the
   layer, and kept otherwise.  The ruling applies to every file, the reminder
-  included, because §7.4.3 lets nuclei live in external files.  Files that are
+  included, because §7.4.3 lets nuclei live in external files.  Likewise every
+  file-level ``UNRESOLVED_CONNECTION`` (§7.6) of a merged file is dropped: the
+  layer looks each CONNECTIONS target up in all its files and reports
+  ``LAYER_UNRESOLVED_CONNECTION`` for the ones declared nowhere.  Files that are
   not merged keep all their file-level diagnostics.
 * **State registries** (§7.3.1): the reminder's ``MODULE_STATE_REGISTRY``
   governs every module of the layer; a registry in any other file governs only
@@ -189,7 +192,7 @@ class Layer:
         return [replace(d, path=rel) for i, d in enumerate(f.doc.diagnostics) if (rel, i) not in self.superseded]
 
     def superseded_diagnostics(self) -> list[Diagnostic]:
-        """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE), path = ``rel``."""
+        """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE, UNRESOLVED_CONNECTION), path = ``rel``."""
         out: list[Diagnostic] = []
         for f in self.files:
             out.extend(replace(d, path=f.rel) for i, d in enumerate(f.doc.diagnostics)
@@ -378,6 +381,10 @@ class _Loader:
         declared = {m.id: (f.rel, m) for f in merged for m in f.doc.modules
                     if _is_module(m) and not m.ignored and m.id is not None}
         superseded = self._nucleus_references(merged, nucleus_ids)
+        # §7.6: a merged file's edges are looked up in the whole layer (LAYER_UNRESOLVED_CONNECTION
+        # below), so the file-level UNRESOLVED_CONNECTION is replaced, resolved or not.
+        superseded |= {(f.rel, i) for f in merged for i, d in enumerate(f.doc.diagnostics)
+                       if d.code == "UNRESOLVED_CONNECTION"}
         edges = self._edges(merged, declared, nucleus_ids, temp)
         states = self._states(merged, declared, reminder, files)
         modules = []

@@ -29,9 +29,17 @@ def render_text(results) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _file_entry(path: str, diags) -> dict:
+    """One checked path: every finding in line order, and the same split as §13's ``errors`` and ``warnings``."""
+    found = [d.to_dict() for d in diags]
+    return {"path": path, "diagnostics": found,
+            "errors": [d for d in found if d["severity"] == "error"],
+            "warnings": [d for d in found if d["severity"] == "warning"]}
+
+
 def render_json(results) -> str:
     out = {
-        "files": [{"path": path, "diagnostics": [d.to_dict() for d in diags]} for path, diags in results],
+        "files": [_file_entry(path, diags) for path, diags in results],
         "summary": {
             "files": sum(1 for path, _ in results if not os.path.isdir(path)),
             "errors": sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR),

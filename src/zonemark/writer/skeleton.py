@@ -68,7 +68,7 @@ def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
     ends += body_ends
     compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
     index = ZoneIndex.build(parse(decode(compact), path=path))
-    return _on_file_lines(index, starts, ends, numbers, _global_first(data, skip))
+    return _on_file_lines(index, starts, ends, numbers, _global_first(data))
 
 
 # -- the head: frontmatter, comments and the title line -------------------------------------
@@ -182,19 +182,18 @@ def _line_numbers(data: bytes, starts: list[int], first: int, first_start: int) 
 
 # -- back to the file -------------------------------------------------------------------------
 
-def _global_first(data: bytes, skip: int) -> dict[str, int]:
+def _global_first(data: bytes) -> dict[str, int]:
     """The line of the first control character, CRLF ending and bare CR of the file, as the parser reports them.
 
-    Control characters count in the whole file, line endings only after the frontmatter.
+    Both count in the whole file, the frontmatter's lines included (§1).
     """
     first = {}
     at = data.translate(_CONTROL_MARKS).find(1)
     if at >= 0:
         first["CONTROL_CHARACTER"] = data.count(b"\n", 0, at) + 1
     if b"\r" in data:
-        base = _line_start(data, skip + 1)
         for code, pattern in (("CRLF_LINE_ENDING", _CR_ENDING), ("CARRIAGE_RETURN", _CR_INSIDE)):
-            m = pattern.search(data, base)
+            m = pattern.search(data)
             if m:
                 first[code] = data.count(b"\n", 0, m.start()) + 1
     return first
