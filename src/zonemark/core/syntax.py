@@ -136,11 +136,14 @@ def parse_state(value: str) -> tuple[str, bool] | None:
 
 
 def parse_nuclei(inner: str) -> tuple[tuple[int, ...], bool]:
-    """The ids of a ``[NUCLEI: ...]`` tag and whether every item was an integer."""
+    """The ids of a ``[NUCLEI: ...]`` tag and whether every item was an integer (§7.4.4: a comma-separated
+    list; an empty tag is fine, an empty item as in ``1,,3`` or ``1,`` is not, though the ids are kept)."""
     ids, ok = [], True
+    blank_tag = not inner.strip()
     for part in inner.split(","):
         part = part.strip()
         if not part:
+            ok = ok and blank_tag
             continue
         if part.isdigit() and part.isascii():
             ids.append(int(part))
