@@ -529,3 +529,13 @@ def test_nuclei_tag_diagnostics_point_at_the_tag_whatever_the_spacing(header):
     found = [(d.code, d.column) for d in doc.diagnostics
              if d.code in ("UNRESOLVED_NUCLEUS_REFERENCE", "MALFORMED_NUCLEI_TAG")]
     assert found and all(col == header.index("[NUCLEI:") + 1 for _, col in found)
+
+
+def test_an_unclosed_zone_names_the_closing_tag_that_has_text_after_it():
+    """§5.1: '[/P1] testo' closes nothing; the UNCLOSED_PERMISSION_BLOCK of its zone says where the near miss is."""
+    doc = zonemark.parse("# Identità — 身元 [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICA\n[/P1] fine — 終わり\n")
+    [d] = doc.diagnostics
+    assert (d.code, d.line, d.column, d.related_line) == ("UNCLOSED_PERMISSION_BLOCK", 3, 1, 5)
+    assert "[/P1] on line 5 has text after it" in d.message
+    plain = zonemark.parse("# Identità [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICA\n")
+    assert plain.diagnostics[0].related_line is None and "before the end of the file" in plain.diagnostics[0].message

@@ -200,8 +200,15 @@ class Scanner:
         if self.zone is not None:
             z = self.zone
             opening = src[z.start:z.start + 64]
-            self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
-                      f"[P{z.plevel}] is never closed: add [/P{z.plevel}] before the end of the file")
+            near = re.compile(rf"^[ \t]*\[/P{z.plevel}\][ \t]*\S", re.M).search(src, z.start)
+            if near is None:
+                self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
+                          f"[P{z.plevel}] is never closed: add [/P{z.plevel}] before the end of the file")
+            else:  # a near miss: the closing tag with text after it closes nothing (§5.1)
+                near_line = src.count("\n", 0, near.start()) + 1
+                self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
+                          f"[P{z.plevel}] is never closed: [/P{z.plevel}] on line {near_line} has text after it, "
+                          f"and a closing tag must stand alone on its line", related=near_line)
             self.zone = self.zone_level = None
         self.stack = []
         self._flush_top(len(src), lineno)
