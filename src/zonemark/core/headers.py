@@ -192,6 +192,10 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         if id_ is not None and sx.TEMPORARY_ID.fullmatch(id_):
             findings += (Finding("RESERVED_ID", column,
                                  f"'{id_}' is in the temporary-id namespace ~Tn, which is never written to files"),)
+        elif id_ is not None and not sx.MODULE_ID.fullmatch(id_):
+            findings += (Finding("MALFORMED_DECLARATION", column,
+                                 f"module id '{id_}' is neither numeric (042) nor alphanumeric (CORE_001): use "
+                                 f"letters, digits and '_' only (§7.1)"),)
         return Header(level, text, MODULE, id=id_, name=name, nuclei=nuclei,
                       nuclei_column=nuclei_column if nuclei is not None else 1, findings=findings)
     if word == "NUCLEUS" and level == 2:

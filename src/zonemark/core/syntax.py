@@ -27,6 +27,8 @@ CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+[ \t]*$")
 
 # §7.1, §7.1.1, §7.1.2, §7.1.3, §7.3, §7.4.1 declarations (text after the hashes).
 _ID = r"[^\s:\[\]]+"
+#: §7.1: a module id is numeric (`042`) or alphanumeric (`CORE_001`): letters (any script), digits, `_`.
+MODULE_ID = re.compile(r"\w+")
 MODULE_DECL = re.compile(rf"MODULE(?:[ \t]+({_ID}))?[ \t]*:[ \t]*(.*)")
 #: ``## MODULE 042`` — an id and no name, which §4.2 shows as valid (optionally with its ``[NUCLEI: ...]``).
 MODULE_ID_ONLY = re.compile(rf"MODULE[ \t]+({_ID})[ \t]*((?:\[NUCLEI:[^\]]*\][ \t]*)?)")
