@@ -80,7 +80,7 @@ def cmd_graph(args) -> int:
     if args.trace is not None and args.format not in ("json", "html"):
         raise CliError(f"zonemark graph: --trace works with --format json or html, not {args.format}")
     layer = _load(args)
-    graph = build_graph(layer)
+    graph = build_graph(layer, _findings(args, layer))
     if args.format in ("json", "html"):
         graph = _with_trace(graph, layer, args.trace)
     if args.format == "json":
