@@ -127,7 +127,7 @@ def cmd_roundtrip(args) -> int:
 def register(sub) -> None:
     """Add the file commands to the ``zonemark`` parser."""
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
-    c.add_argument("paths", nargs="*", metavar="PATH")
+    c.add_argument("paths", nargs="*", metavar="PATH", help="a file, or a folder (every *.md under it, read as one layer)")
     c.add_argument("--format", choices=FORMATS, default="text")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
     c.add_argument("--only", action="append", metavar="GLOB",
@@ -138,22 +138,22 @@ def register(sub) -> None:
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a diagnostic code")
-    e.add_argument("code")
+    e.add_argument("code", metavar="CODE", help="a diagnostic code ('zonemark codes' lists them)")
     e.set_defaults(func=lambda a: cmd_explain(a.code))
 
     k = sub.add_parser("codes", help="list every diagnostic code")
     k.set_defaults(func=cmd_codes)
 
     pa = sub.add_parser("parse", help="print the §13 JSON of a file")
-    pa.add_argument("file")
+    pa.add_argument("file", metavar="FILE")
     pa.add_argument("--indent", type=int, default=2)
     pa.set_defaults(func=cmd_parse)
 
     o = sub.add_parser("outline", help="print the logical tree of a file")
-    o.add_argument("file")
+    o.add_argument("file", metavar="FILE")
     o.add_argument("--json", action="store_true")
     o.set_defaults(func=cmd_outline)
 
     r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")
-    r.add_argument("file")
+    r.add_argument("file", metavar="FILE")
     r.set_defaults(func=cmd_roundtrip)
