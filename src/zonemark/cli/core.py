@@ -128,7 +128,8 @@ def register(sub) -> None:
     """Add the file commands to the ``zonemark`` parser."""
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
     c.add_argument("paths", nargs="*", metavar="PATH", help="a file, or a folder (every *.md under it, read as one layer)")
-    c.add_argument("--format", choices=FORMATS, default="text")
+    c.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
     c.add_argument("--only", action="append", metavar="GLOB",
                    help="in folders, keep only files whose relative path matches (repeatable)")
@@ -146,12 +147,12 @@ def register(sub) -> None:
 
     pa = sub.add_parser("parse", help="print the §13 JSON of a file")
     pa.add_argument("file", metavar="FILE")
-    pa.add_argument("--indent", type=int, default=2)
+    pa.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
     pa.set_defaults(func=cmd_parse)
 
     o = sub.add_parser("outline", help="print the logical tree of a file")
     o.add_argument("file", metavar="FILE")
-    o.add_argument("--json", action="store_true")
+    o.add_argument("--json", action="store_true", help="machine-readable output")
     o.set_defaults(func=cmd_outline)
 
     r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")

@@ -245,7 +245,7 @@ def register(subparsers) -> None:
     a.add_argument("file", metavar="FILE")
     a.add_argument("--container", required=True, metavar="PATH",
                    help="topic path ('Maintenance/Tyres', '#2') or module id ('042', 'MODULE 042')")
-    a.add_argument("--title", required=True)
+    a.add_argument("--title", required=True, help="the entry's title, one line")
     a.add_argument("--body", help="entry body (else --body-file, else stdin)")
     a.add_argument("--body-file", metavar="F", help="read the body from F ('-': stdin)")
     a.add_argument("--date", help=DATE_HELP.replace("%", "%%") + " (default: today)")
@@ -262,7 +262,7 @@ def register(subparsers) -> None:
 
     e = subparsers.add_parser("edit", help="replace a zone's content ([P5] for ai, any zone for the user)")
     e.add_argument("file", metavar="FILE")
-    e.add_argument("--zone", type=int, required=True, metavar="LINE")
+    e.add_argument("--zone", type=int, required=True, metavar="LINE", help="the zone opened at (or holding) LINE")
     e.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     _actor(e)
     e.set_defaults(func=cmd_edit)
@@ -273,7 +273,7 @@ def register(subparsers) -> None:
     p.add_argument("--container", metavar="PATH",
                    help="the [P3] zone that pairs with this container (§7.1.2, §7.1.3); not with --zone")
     p.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", required=True, help="one line saying why, for the user who applies or rejects it")
     _actor(p)
     p.set_defaults(func=cmd_propose)
 
