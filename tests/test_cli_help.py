@@ -37,3 +37,13 @@ def test_the_usage_line_reads_as_the_readme_writes_the_command(name, usage):
     text = _commands()[name].format_usage()
     assert usage in text, text
     assert "[LAYER" not in text and "...]" not in text.replace("[PATH ...]", ""), text
+
+
+def test_codes_prints_one_aligned_line_per_code(capsys):
+    from zonemark import CATALOGUE
+    from zonemark.cli.main import main
+    assert main(["codes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[0] for line in lines) == sorted(CATALOGUE)
+    starts = {line.index(CATALOGUE[line.split()[0]].summary) for line in lines}
+    assert len(starts) == 1, "the summaries start in one column"

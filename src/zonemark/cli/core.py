@@ -81,8 +81,10 @@ def cmd_explain(code: str) -> int:
 
 def cmd_codes(args) -> int:
     from ..core.diagnostics import CATALOGUE
-    for info in sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code)):
-        print(f"{info.code:36} {info.severity.value:7} {info.section:18} {info.summary}")
+    infos = sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code))
+    code_w, section_w = max(len(i.code) for i in infos), max(len(i.section) for i in infos)
+    for info in infos:
+        print(f"{info.code:{code_w}}  {info.severity.value:7} {info.section:{section_w}}  {info.summary}")
     return EXIT_OK
 
 
