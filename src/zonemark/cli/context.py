@@ -50,7 +50,7 @@ def cmd_context(args) -> int:
     try:
         result = context(layer, budget)
     except ContextRefused as exc:
-        raise CliError(str(exc), EXIT_FINDINGS) from None
+        raise CliError(f"{exc}; raise --budget, or leave files out with --exclude", EXIT_FINDINGS) from None
     text = result.text if args.format == "markdown" else json.dumps(result.to_dict(), ensure_ascii=False,
                                                                       indent=2) + "\n"
     _emit(printable(text), args.output, layer)
