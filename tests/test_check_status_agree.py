@@ -43,6 +43,22 @@ def test_status_counts_what_check_lists(capsys, path):
     assert status_counts(capsys, path) == check_counts(capsys, path)
 
 
+def graph_counts(capsys, path) -> tuple[int, int]:
+    _code, out, _ = run(capsys, ["graph", path, "--format", "json"])
+    diags = json.loads(out)["graph"]["diagnostics"]
+    return (sum(d["severity"] == "error" for d in diags), sum(d["severity"] == "warning" for d in diags))
+
+
+@pytest.mark.parametrize("path", [
+    EXAMPLE / "cars[ext_memory].md", LAYERS / "no_reminder" / "tool[ext_module].md",
+    LAYERS / "unresolved" / "hub[ext_module].md", EXAMPLE, LAYERS / "no_reminder", LAYERS / "two_reminders",
+])
+def test_the_graph_lists_what_check_lists(capsys, path):
+    """The graph's diagnostics (JSON, and the page's panel) of a single file are the file's own, as in check:
+    a memory file given alone has no LAYER_NO_REMINDER."""
+    assert graph_counts(capsys, path) == check_counts(capsys, path)
+
+
 def test_several_files_of_one_folder_say_once_that_layer_findings_need_the_folder(capsys):
     files = sorted((LAYERS / "registry").glob("*.md"))
     assert len(files) >= 2

@@ -295,6 +295,7 @@ def test_cli_markdown_json_and_output_file(casa, tmp_path, capsys):
     (["context", "{casa}", "--budget", "ten"], 2, "--budget takes a number of tokens"),
     (["context", "{casa}", "--budget", "0"], 2, "--budget must be at least 1"),
     (["context", "{casa}", "--budget", "40"], 1, "refused: the [P1]/[P2] content of the layer alone is"),
+    (["context", "{casa}", "--budget", "40"], 1, "raise --budget, or leave files out with --exclude"),
     (["context", "{casa}", "-o", "{casa}/context.md"], 2, "a .md file inside the layer would become part of it"),
     (["context", "{casa}", "-o", "{casa}/casa[reminder].md"], 2, "refusing to overwrite"),
     (["context", "{casa}", "-o", "{tmp}"], 2, "is a folder"),

@@ -665,3 +665,10 @@ def test_a_proposal_names_what_it_would_break_with_the_layer_path(agent, layer):
                       content="## RULES:\n* R1: Never invent memories.\n* R1: Never forget them — 忘れない.\n")
     assert data["would_add"] and all(w.startswith(REMINDER_NAME + ":") for w in data["would_add"])
     assert str(layer) not in json.dumps(data, ensure_ascii=False)
+
+
+def test_a_budget_too_small_is_told_in_the_agents_terms_not_the_command_lines(agent):
+    """The refusal names build_context's argument, never a command-line flag the agent cannot pass."""
+    text = agent.refused("build_context", budget_tokens=1)
+    assert code_of(text) == "BUDGET_TOO_SMALL" and "over the budget of 1" in text
+    assert "--" not in text and "budget_tokens" in text

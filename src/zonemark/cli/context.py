@@ -29,7 +29,8 @@ def register(subparsers) -> None:
     c = subparsers.add_parser("context", help="the layer as text to paste into a chat (active modules only)")
     c.add_argument("path", metavar="LAYER", help="the layer folder (or a single file)")
     c.add_argument("--budget", metavar="TOKENS", help="leave out the oldest journal entries to fit TOKENS")
-    c.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    c.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                   help="markdown (the text to paste; the default) or json (the text and what was left out)")
     c.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     c.add_argument("--only", action="append", metavar="GLOB", help="keep only matching files of the layer")
     c.add_argument("--exclude", action="append", metavar="GLOB", help="leave out matching files of the layer")
@@ -49,7 +50,7 @@ def cmd_context(args) -> int:
     try:
         result = context(layer, budget)
     except ContextRefused as exc:
-        raise CliError(str(exc), EXIT_FINDINGS) from None
+        raise CliError(f"{exc}; raise --budget, or leave files out with --exclude", EXIT_FINDINGS) from None
     text = result.text if args.format == "markdown" else json.dumps(result.to_dict(), ensure_ascii=False,
                                                                       indent=2) + "\n"
     _emit(printable(text), args.output, layer)

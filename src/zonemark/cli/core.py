@@ -81,8 +81,10 @@ def cmd_explain(code: str) -> int:
 
 def cmd_codes(args) -> int:
     from ..core.diagnostics import CATALOGUE
-    for info in sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code)):
-        print(f"{info.code:36} {info.severity.value:7} {info.section:18} {info.summary}")
+    infos = sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code))
+    code_w, section_w = max(len(i.code) for i in infos), max(len(i.section) for i in infos)
+    for info in infos:
+        print(f"{info.code:{code_w}}  {info.severity.value:7} {info.section:{section_w}}  {info.summary}")
     return EXIT_OK
 
 
@@ -127,8 +129,9 @@ def cmd_roundtrip(args) -> int:
 def register(sub) -> None:
     """Add the file commands to the ``zonemark`` parser."""
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
-    c.add_argument("paths", nargs="*", metavar="PATH")
-    c.add_argument("--format", choices=FORMATS, default="text")
+    c.add_argument("paths", nargs="*", metavar="PATH", help="a file, or a folder (every *.md under it, read as one layer)")
+    c.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
     c.add_argument("--only", action="append", metavar="GLOB",
                    help="in folders, keep only files whose relative path matches (repeatable)")
@@ -138,22 +141,22 @@ def register(sub) -> None:
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a diagnostic code")
-    e.add_argument("code")
+    e.add_argument("code", metavar="CODE", help="a diagnostic code ('zonemark codes' lists them)")
     e.set_defaults(func=lambda a: cmd_explain(a.code))
 
     k = sub.add_parser("codes", help="list every diagnostic code")
     k.set_defaults(func=cmd_codes)
 
     pa = sub.add_parser("parse", help="print the §13 JSON of a file")
-    pa.add_argument("file")
-    pa.add_argument("--indent", type=int, default=2)
+    pa.add_argument("file", metavar="FILE")
+    pa.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
     pa.set_defaults(func=cmd_parse)
 
     o = sub.add_parser("outline", help="print the logical tree of a file")
-    o.add_argument("file")
-    o.add_argument("--json", action="store_true")
+    o.add_argument("file", metavar="FILE")
+    o.add_argument("--json", action="store_true", help="machine-readable output")
     o.set_defaults(func=cmd_outline)
 
     r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")
-    r.add_argument("file")
+    r.add_argument("file", metavar="FILE")
     r.set_defaults(func=cmd_roundtrip)

@@ -53,9 +53,11 @@ def register(subparsers) -> None:
     """Add ``ingest`` and ``trace`` to the ``zonemark`` parser."""
     i = subparsers.add_parser(
         "ingest", help="file the ###### LOG: entries of copied chat text (§N.19)",
-        description="zonemark ingest --extract [--json] [FILE|-]  |  zonemark ingest MEMORY_FILE --container PATH"
-                    " [--date D] [--as user] [--dry-run] [--json] [FILE|-]")
-    i.add_argument("operands", nargs="*", metavar="[MEMORY_FILE] [FILE|-]",
+        usage="zonemark ingest [-h] MEMORY_FILE --container PATH [--date D] [--as {ai,user}] [--dry-run] [--json]"
+              " [FILE|-]\n       zonemark ingest [-h] --extract [--json] [FILE|-]",
+        description="File each entry of the chat text (FILE, or stdin) into MEMORY_FILE through the safe writer;"
+                    " with --extract, only show the entries found.")
+    i.add_argument("operands", nargs="*", metavar="MEMORY_FILE FILE|-",
                    help="the memory file to file into (not with --extract), then the chat text (default: stdin)")
     i.add_argument("--extract", action="store_true", help="only show the entries found; write nothing")
     i.add_argument("--json", action="store_true", help="machine-readable output")
@@ -65,7 +67,9 @@ def register(subparsers) -> None:
     i.add_argument("--dry-run", action="store_true", help="report what would be filed; change nothing")
     i.set_defaults(func=lambda args: cmd_ingest(args))
 
-    t = subparsers.add_parser("trace", help="read a Deferred Neural Trace against a layer (§N.18)")
+    t = subparsers.add_parser("trace", help="read a Deferred Neural Trace against a layer (§N.18)",
+                              usage="zonemark trace [-h] [--json] [--no-record] [--only GLOB] [--exclude GLOB]"
+                                    " LAYER [FILE|-]")
     t.add_argument("operands", nargs="+", metavar="LAYER [FILE|-]",
                    help="the layer folder (or its reminder), then the chat text (default: stdin)")
     t.add_argument("--json", action="store_true", help="machine-readable output")

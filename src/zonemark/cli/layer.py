@@ -21,7 +21,8 @@ def register(subparsers) -> None:
     """Add the ``graph`` and ``status`` subcommands to the main parser."""
     g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
-    g.add_argument("--format", choices=GRAPH_FORMATS, default="json")
+    g.add_argument("--format", choices=GRAPH_FORMATS, default="json",
+                   help="json (node-link; the default), dot, mermaid, or html (a page that works offline)")
     g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     g.add_argument("--trace", metavar="FILE", help="light up the nodes a neural trace in FILE names (§N.18;"
                                                    " json and html); '-' reads stdin")
@@ -80,7 +81,7 @@ def cmd_graph(args) -> int:
     if args.trace is not None and args.format not in ("json", "html"):
         raise CliError(f"zonemark graph: --trace works with --format json or html, not {args.format}")
     layer = _load(args)
-    graph = build_graph(layer)
+    graph = build_graph(layer, _findings(args, layer))
     if args.format in ("json", "html"):
         graph = _with_trace(graph, layer, args.trace)
     if args.format == "json":

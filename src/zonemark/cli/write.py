@@ -242,10 +242,10 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     a = subparsers.add_parser("append", help="append a LOG entry to a container's writable zone (§7.5)")
-    a.add_argument("file")
+    a.add_argument("file", metavar="FILE")
     a.add_argument("--container", required=True, metavar="PATH",
                    help="topic path ('Maintenance/Tyres', '#2') or module id ('042', 'MODULE 042')")
-    a.add_argument("--title", required=True)
+    a.add_argument("--title", required=True, help="the entry's title, one line")
     a.add_argument("--body", help="entry body (else --body-file, else stdin)")
     a.add_argument("--body-file", metavar="F", help="read the body from F ('-': stdin)")
     a.add_argument("--date", help=DATE_HELP.replace("%", "%%") + " (default: today)")
@@ -261,29 +261,33 @@ def register(subparsers) -> None:
     s.set_defaults(func=cmd_state)
 
     e = subparsers.add_parser("edit", help="replace a zone's content ([P5] for ai, any zone for the user)")
-    e.add_argument("file")
-    e.add_argument("--zone", type=int, required=True, metavar="LINE")
+    e.add_argument("file", metavar="FILE")
+    e.add_argument("--zone", type=int, required=True, metavar="LINE", help="the zone opened at (or holding) LINE")
     e.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     _actor(e)
     e.set_defaults(func=cmd_edit)
 
     p = subparsers.add_parser("propose", help="propose a change to a zone for the user to apply (§5.2 [P3])")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE")
     p.add_argument("--zone", type=int, metavar="LINE", help="the zone opened at (or holding) LINE, any level")
     p.add_argument("--container", metavar="PATH",
                    help="the [P3] zone that pairs with this container (§7.1.2, §7.1.3); not with --zone")
     p.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", required=True, help="one line saying why, for the user who applies or rejects it")
     _actor(p)
     p.set_defaults(func=cmd_propose)
 
     ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
-    ap.add_argument("proposal", help="a proposal file, or its id (looked up from the current folder)")
+    ap.add_argument("proposal", metavar="PROPOSAL_OR_ID",
+                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
+                         "and below)")
     _actor(ap)
     ap.set_defaults(func=cmd_apply)
 
     rj = subparsers.add_parser("reject", help="reject a proposal (--as user); the file is not touched")
-    rj.add_argument("proposal", help="a proposal file, or its id (looked up from the current folder)")
+    rj.add_argument("proposal", metavar="PROPOSAL_OR_ID",
+                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
+                         "and below)")
     rj.add_argument("--reason", help="one line saying why (kept in the proposal's record)")
     _actor(rj)
     rj.set_defaults(func=cmd_reject)
@@ -295,11 +299,11 @@ def register(subparsers) -> None:
     pr.set_defaults(func=cmd_proposals)
 
     h = subparsers.add_parser("history", help="list the saved versions of a file")
-    h.add_argument("file")
+    h.add_argument("file", metavar="FILE")
     h.set_defaults(func=cmd_history)
 
     u = subparsers.add_parser("undo", help="restore the version before zonemark's last write (--as user)")
-    u.add_argument("file")
+    u.add_argument("file", metavar="FILE")
     _actor(u)
     u.set_defaults(func=cmd_undo)
 

@@ -265,15 +265,14 @@ def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only
         protected = math.ceil(_protected_weight(parts))
         if protected > budget:
             raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is ~{protected} tokens, over the"
-                                 f" budget of {budget}; it is never left out (raise --budget, or leave files out"
-                                 f" with --exclude)")
+                                 f" budget of {budget}; it is never left out")
         candidates = _droppable(parts)
         k = 0
         while tokens > budget:
             if k >= len(candidates):
                 raise ContextRefused(f"refused: with every journal entry left out the context is still ~{tokens}"
                                      f" tokens, over the budget of {budget} ([P1]/[P2] content ~{protected}; the"
-                                     f" rest is never cut); raise --budget or leave files out with --exclude")
+                                     f" rest is never cut)")
             need, got = tokens - budget, Fraction(0)
             while k < len(candidates) and got < need:
                 dropped.append(candidates[k])

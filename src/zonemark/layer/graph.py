@@ -33,6 +33,7 @@ import bisect
 import re
 
 from ..core import gcpause
+from ..core.diagnostics import Diagnostic
 from ..core.nodes import Heading
 from ..core.outline import headings as headings_of
 from .loader import Layer, LayerFile
@@ -117,20 +118,23 @@ def _extents(heads, last_line, size):
     return out
 
 
-def build_graph(layer: Layer) -> dict:
-    """The node-link JSON document of the layer (see the module docstring)."""
+def build_graph(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
+    """The node-link JSON document of the layer (see the module docstring).
+
+    ``diagnostics`` are the findings to place on the nodes, by default the whole layer's; for a
+    file given alone, what ``zonemark check`` lists for it (:func:`zonemark.layer.check.reported_diagnostics`).
+    """
     with gcpause.paused():  # ~10^5 dicts and lists, no reference cycles
-        return _build_graph(layer)
+        return _build_graph(layer, layer.all_diagnostics() if diagnostics is None else diagnostics)
 
 
-def _build_graph(layer: Layer) -> dict:
+def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> dict:
     module_by_pos = {(m.file, m.info.line): m for m in layer.modules}
     nucleus_by_pos = {(n.file, n.info.line): n for n in layer.nuclei}
     nodes: list[dict] = []
     links: list[dict] = []
     per_file: dict[str, _FileNodes] = {}
     id_of: dict[tuple[str, int], str] = {}
-    all_diagnostics = layer.all_diagnostics()
     files_with_diagnostics = {d.path for d in all_diagnostics}
 
     for lf in layer.files:
