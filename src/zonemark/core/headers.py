@@ -139,7 +139,7 @@ def _entry(text: str, column: int, memory: bool) -> Header:
             if not sx.valid_iso(dm.group(1), dm.group(2)):
                 findings += (Finding("INVALID_LOG_DATE", column + 7 + dm.start(),
                                      f"'{date}' is not a valid ISO 8601 date"),)
-            title = text[dm.end():].strip().lstrip("—–-:").strip().rstrip("]").strip() or None
+            title = text[dm.end():].lstrip(" \t]—–-:").rstrip("]").strip() or None
         else:
             bad = sx.NON_ISO_DATE.match(text)
             if bad:
