@@ -269,3 +269,22 @@ def test_r27_a_module_id_without_a_name_is_a_module():
                                     "## MODULE 043\n## MODULE 044 CURIOSITY\n[/P1]\n")
     assert [(m.id, m.name, m.assigned_nuclei) for m in doc.modules] == [("042", "", (1,)), ("043", "", None)]
     assert [(d.code, d.line) for d in doc.diagnostics] == [("UNGOVERNED_MODULE", 7), ("MALFORMED_DECLARATION", 8)]
+
+
+def test_r28_one_file_parsed_alone_carries_no_temporary_ids(tmp_path):
+    """§7.1.1 temporary ids are session-scoped: `parse` leaves `id` out of an id-less MODULE, TOPIC or
+    SUBTOPIC; `Layer.load()` numbers them `~T1`, `~T2`, … across the layer, and nothing writes them."""
+    from zonemark.layer import Layer
+    text = (MEMORY + "[P1]\n## TOPIC: Manutenzione\n### SUBTOPIC1: Gomme\n## MODULE: Vecchio [NUCLEI: ]\n"
+            "## TOPIC T9: Con id\n[/P1]\n[P4]\n[/P4]\n")
+    doc = zonemark.parse(text)
+    containers = [b for top in doc.to_dict()["blocks"] for b in top.get("children", []) if b["type"] == "module"]
+    containers += [c for b in containers for c in b.get("children", []) if c["type"] == "module"]
+    assert sorted((b["name"], b.get("id")) for b in containers) == [
+        ("Con id", "T9"), ("Gomme", None), ("Manutenzione", None), ("Vecchio", None)]
+    assert [m.id for m in doc.modules] == [None, None, None, "T9"]
+    (tmp_path / "m[ext_memory].md").write_text(text, encoding="utf-8")
+    layer = Layer.load(tmp_path)
+    assert [(m.module_id, m.info.name) for m in layer.modules] == [
+        ("~T1", "Manutenzione"), ("~T2", "Gomme"), ("~T3", "Vecchio"), ("T9", "Con id")]
+    assert (tmp_path / "m[ext_memory].md").read_text(encoding="utf-8") == text
