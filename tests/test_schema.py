@@ -145,3 +145,67 @@ def test_schema_is_shipped_with_the_package():
     from importlib import resources
     text = resources.files("zonemark.core").joinpath("schema/parsed_file.schema.json").read_text(encoding="utf-8")
     assert json.loads(text)["$schema"].endswith("2020-12/schema")
+
+
+def test_content_of_each_block_type(validator):
+    """`content` per block type, as docs/conformance.md "The §13 output" states it."""
+    text = ("# Identità [reminder]\n\n[P1]\n## MODULE 042: Curiosità [NUCLEI: ]\n**Type:** libero — sì\n"
+            "### FUNCTION\nPrima riga\nseconda riga\n\n* voce\n  + sotto\n> [!CAUTION]\n> Mai — never.\n\n"
+            "> citazione\n\n## RULES:\n* R1: Titolo\n  + corpo\n---\n[/P1]\n\n[P4]\n"
+            "###### LOG: 2026-05-03 — Voce\nCorpo della voce.\n###### LOG: 2026-02-30 — data impossibile\n"
+            "###### LOG: oggi — senza data\n[/P4]\n")
+    data = parse(text).to_dict()
+    validator.validate(data)
+    flat: list[dict] = []
+
+    def walk(blocks):
+        for b in blocks:
+            flat.append(b)
+            walk(b.get("children", []))
+    walk(data["blocks"])
+    got = [(b["type"], b["content"]) for b in flat]
+    assert got == [
+        ("section", "Identità [reminder]"),
+        ("permission_block", text[text.index("[P1]"):text.index("[/P1]") + 5]),
+        ("module", "MODULE 042: Curiosità [NUCLEI: ]"),
+        ("paragraph", "**Type:** libero — sì"),
+        ("section", "FUNCTION"),
+        ("paragraph", "Prima riga\nseconda riga"),
+        ("list", "voce"), ("list", "sotto"),
+        ("attention_anchor", "Mai — never."),
+        ("quote", "citazione"),
+        ("section", "RULES:"),
+        ("rule", "* R1: Titolo\n  + corpo"), ("list", "corpo"),
+        ("separator", "---"),
+        ("permission_block", text[text.index("[P4]"):text.index("[/P4]") + 5]),
+        ("log", "LOG: 2026-05-03 — Voce"), ("paragraph", "Corpo della voce."),
+        ("log", "LOG: 2026-02-30 — data impossibile"),
+        ("log", "LOG: oggi — senza data"),
+    ]
+    logs = [b for b in flat if b["type"] == "log"]
+    assert [(g.get("date"), g["title"]) for g in logs] == [
+        ("2026-05-03", "Voce"), ("2026-02-30", "data impossibile"), (None, "oggi — senza data")]
+    (rule,) = [b for b in flat if b["type"] == "rule"]
+    assert (rule["title"], rule["body"]) == ("Titolo", "corpo")
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d["blocks"][0].pop("content"),
+    lambda d: d["blocks"][0].pop("type"),
+    lambda d: d["warnings"][0].pop("column"),
+    lambda d: d["warnings"][0].pop("code"),
+    lambda d: d.pop("errors"),
+    lambda d: d["blocks"][0].__setitem__("level", "1"),
+    lambda d: d["blocks"][1]["children"][0].__setitem__("assignedNuclei", ["1"]),
+    lambda d: d["blocks"][1]["children"][0].__setitem__("nucleusId", 1),
+], ids=["no-content", "no-type", "warning-without-column", "warning-without-code", "no-errors",
+        "level-as-string", "nuclei-as-strings", "nucleus-id-on-a-module"])
+def test_schema_requires_what_section_13_requires(validator, mutate):
+    """§13 marks `type`, `content`, `rawMarkdown` and every field of ParsedIllAIraFile and
+    ParserWarning as required, and types `level`, `assignedNuclei` as numbers."""
+    data = parse("# E [external_module]\n\n[P1]\n## MODULE 7: X [NUCLEI: 1]\n[/P1]\n").to_dict()
+    assert data["warnings"]
+    validator.validate(copy.deepcopy(data))
+    mutate(data)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(data)
