@@ -245,8 +245,11 @@ def test_invariant_4_lower_n_wins_and_higher_n_is_ignored():
     ("###### [LOG 2026-05-03] bracketed date", "2026-05-03", "bracketed date"),
     ("######[LOG 2026-05-03 — tutto tra parentesi]", "2026-05-03", "tutto tra parentesi"),
     ("###### LOG 2026-05-03: colon after the date", "2026-05-03", "colon after the date"),
+    ("###### Nota sul LOG di ieri", None, "Nota sul LOG di ieri"),
+    ("###### — LOG — titolo", None, "titolo"),
+    ("###### LOG", None, None),
 ], ids=["canonical", "timestamp", "bracketed-no-space", "lowercase-dash", "no-colon", "bracketed-date",
-        "bracketed-date-dash", "date-colon"])
+        "bracketed-date-dash", "date-colon", "log-word-inside-title", "log-word-after-dash", "bare-log"])
 def test_log_date_and_title(header, date, title):
     doc = parse(REM + "[P4]\n" + header + "\nBody.\n[/P4]\n")
     log = one(doc, "log")

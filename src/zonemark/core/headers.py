@@ -147,7 +147,14 @@ def _entry(text: str, column: int, memory: bool) -> Header:
                                      f"'{bad.group(1)}' is not a date of the form YYYY-MM-DD (§7.5, ISO 8601)"),)
                 title = text[bad.end():].strip().lstrip("—–-").strip() or None
         if title is None:
-            cleaned = sx.LOG_WORD.sub("", text, count=1).strip(" \t[]:—–-").strip() if is_log else text
+            if is_log:
+                lm = sx.LOG_WORD.search(text)
+                if lm is not None and not text[:lm.start()].strip(" \t[(:—–-"):
+                    cleaned = text[lm.end():].strip(" \t[]:—–-").strip()  # the LOG word leads: drop it
+                else:
+                    cleaned = text.strip()  # "Nota sul LOG di ieri": the word is part of the title
+            else:
+                cleaned = text
             title = cleaned or None
     # (positional: the most frequent header of a large file is built here)
     return Header(6, text, LOG, None, None, None, None, None, 1, None, date, title, findings)
