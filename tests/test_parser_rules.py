@@ -164,6 +164,28 @@ def test_subtopic_outside_memory_is_a_section():
     assert [m.name for m in doc.modules] == ["Y"]
 
 
+@pytest.mark.parametrize("text, header", [
+    (MOD + "[P1]\n## MODULE X: Y [NUCLEI: ]\n### SUBTOPIC1: Gomme — inverno\n[/P1]\n", "SUBTOPIC1: Gomme — inverno"),
+    (REM + "[P1]\n## TOPIC: Viaggi\n[/P1]\n", "TOPIC: Viaggi"),
+    (MEM + "[P1]\n## TOPIC: T\n### TOPIC: Annidato\n[/P1]\n", "TOPIC: Annidato"),
+    (REM + "[P1]\n## MODULE 044 CURIOSITÀ\n[/P1]\n", "MODULE 044 CURIOSITÀ"),
+], ids=["subtopic-outside-memory", "topic-outside-memory", "topic-not-at-h2", "malformed-module"])
+def test_a_keyword_header_read_as_an_ordinary_section_is_shaped_like_one(text, header):
+    """§7.1.3 "parses it as an ordinary section": the same §13 block as `## Notes` — a `section`
+    whose `name` is its text — not a nameless one."""
+    def flat(doc):
+        out, todo = [], list(doc.to_dict()["blocks"])
+        while todo:
+            b = todo.pop(0)
+            out.append(b)
+            todo[:0] = b.get("children", [])
+        return out
+    (block,) = [b for b in flat(parse(text)) if b["content"] == header]
+    assert (block["type"], block.get("name"), "keyword" not in block) == ("section", header, True)
+    (plain,) = [b for b in flat(parse(text.replace(header, "Notes"))) if b["content"] == "Notes"]
+    assert (plain["type"], plain.get("name")) == ("section", "Notes")
+
+
 def test_nuclei_tag_on_topic_is_inert_text():
     doc = parse(MEM + "[P1]\n## TOPIC: Cars [NUCLEI: 1]\n[/P1]\n")
     (topic,) = doc.modules

@@ -179,7 +179,8 @@ def _structural(level: int, text: str, column: int, memory: bool, reminder: bool
 
 
 def _malformed(level: int, text: str, column: int, code: str, message: str) -> Header:
-    return Header(level, text, findings=(Finding(code, column, message),))
+    """A keyword header that declares nothing: an ordinary section named by its text (§7.1.3)."""
+    return Header(level, text, name=text, findings=(Finding(code, column, message),))
 
 
 def _declaration(word: str, level: int, text: str, column: int, memory: bool, reminder: bool,
@@ -260,7 +261,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
             findings = (Finding("DEPRECATED_ITALIAN_KEYWORD", column, "SOTTOMODULO is deprecated: use SUB-MODULE"),)
         dm = sx.SUBMODULE_DECL.match(text)
         if not dm:
-            return Header(level, text, findings=findings + (Finding(
+            return Header(level, text, name=text, findings=findings + (Finding(
                 "MALFORMED_DECLARATION", column, "sub-module declaration must read '### SUB-MODULE: <name>'"),))
         findings += _inert_nuclei_tag(text, text_column, "sub-module")
         return Header(level, text, SUB_MODULE, id=dm.group(2), name=dm.group(3).strip(), findings=findings)
