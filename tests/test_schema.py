@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from zonemark import parse, parse_file
+from zonemark.core.text import printable
 
 SCHEMA_PATH = Path(__file__).parent.parent / "src" / "zonemark" / "core" / "schema" / "parsed_file.schema.json"
 FIXTURES_DIR = Path(__file__).parent / "fixtures"
@@ -93,7 +94,9 @@ def test_fixture_output_matches_schema_and_tree_invariants(validator, path: Path
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     assert not errors, f"{errors[0].message} at {list(errors[0].absolute_path)}"
     check_tree_invariants(doc)
-    check_dict_invariants(data, doc.source)
+    # JSON holds text: a byte that is not UTF-8 is the characters \xNN there (docs/conformance.md)
+    check_dict_invariants(data, printable(doc.source) if doc.surrogate_escaped else doc.source)
+    json.dumps(data, ensure_ascii=False).encode("utf-8")
     assert [d["code"] for d in data["errors"]] == [d.code for d in doc.errors]
     assert [d["code"] for d in data["warnings"]] == [d.code for d in doc.warnings]
 
@@ -209,3 +212,17 @@ def test_schema_requires_what_section_13_requires(validator, mutate):
     mutate(data)
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(data)
+
+
+def test_invalid_utf8_bytes_appear_escaped_in_the_json(validator):
+    from zonemark import parse_bytes, serialize_bytes
+    data = "# Identità [reminder]\n\n[P5]\ncaffè \xff— ok\n[/P5]\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff")
+    doc = parse_bytes(data)
+    out = doc.to_dict()
+    validator.validate(out)
+    json.dumps(out, ensure_ascii=False).encode("utf-8")  # no lone surrogate reaches the JSON
+    assert [e["code"] for e in out["errors"]] == ["INVALID_UTF8"]
+    (para,) = out["blocks"][1]["children"]
+    assert para["content"] == "caffè \\xFF— ok"
+    assert "".join(b["rawMarkdown"] for b in out["blocks"]) == data.decode("utf-8", "replace").replace("\ufffd", "\\xFF")
+    assert serialize_bytes(doc) == data
