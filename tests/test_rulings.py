@@ -179,6 +179,18 @@ def test_r17_inline_opening_tag_starts_a_paragraph():
     assert zone.permission_level == 4 and zone.children[0].content == "Remember the user's birthday."
 
 
+def test_r17_the_inline_tag_needs_a_space_and_the_rest_of_the_line_is_text():
+    """`[P4]testo` (no space) is text, like the CommonMark link forms `[P4]: url` and `[P4](url)`;
+    after `[P4] ` a header or bullet is paragraph text, not structure."""
+    glued = zonemark.parse(REMINDER + "[P4]testo\n[/P4]\n")
+    assert [b.type for b in glued.blocks] == ["section", "paragraph"]
+    assert [d.code for d in glued.diagnostics] == ["MISMATCHED_PERMISSION_BLOCK"]
+    doc = zonemark.parse(REMINDER + "[P4] ###### LOG: 2026-01-01 — voce\n[/P4]\n[P4] * elenco\n[/P4]\n")
+    assert doc.diagnostics == ()
+    assert [(b.type, b.content) for z in doc.blocks[1:] for b in z.children] == [
+        ("paragraph", "###### LOG: 2026-01-01 — voce"), ("paragraph", "* elenco")]
+
+
 def test_r18_crlf_is_reported_once_and_parsing_goes_on():
     doc = zonemark.parse("# R [reminder]\r\n\r\n[P1]\r\n## RULES:\r\n* R1: x\r\n[/P1]\r\n")
     assert [(d.code, d.line) for d in doc.diagnostics] == [("CRLF_LINE_ENDING", 1)]
