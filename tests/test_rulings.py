@@ -125,6 +125,16 @@ def test_r10_misplaced_tag_still_gives_the_file_its_type():
     assert "SUBTOPIC_OUTSIDE_EXTERNAL_MEMORY" not in codes("# Title [external_memory] notes\n\n[P1]\n### SUBTOPIC1: x\n[/P1]\n")
 
 
+def test_r10_the_recovered_type_comes_with_its_title():
+    """Where a tagged H1 gives the file its type for recovery, it gives the §13 `title` too, the
+    tag taken out as in a well-placed H1."""
+    doc = zonemark.parse("# Diario [external_memory] di bordo\n")
+    assert (doc.file_type, doc.to_dict()["title"]) == ("external_memory", "Diario di bordo")
+    late = zonemark.parse("[P1]\n# Identità — io [reminder]\n## RULES:\n[/P1]\n")
+    assert [d.code for d in late.diagnostics] == ["MISSING_FILE_TYPE"]
+    assert (late.file_type, late.title, late.to_dict()["title"]) == ("reminder", "Identità — io", "Identità — io")
+
+
 def test_r11_second_h1():
     assert codes(REMINDER + "[P1]\n# Another\n[/P1]\n") == ["DUPLICATE_TITLE"]
     # §5.4 "headers # through ######": outside every zone it is also unprotected, in [P4]/[P5] refused
