@@ -57,16 +57,16 @@ def test_module_without_id_in_a_reminder_and_a_reserved_id():
     assert codes(classify_header(2, "MODULE ~T1: X", 1, memory=False, reminder=False)) == ["RESERVED_ID"]
 
 
-def test_a_malformed_declaration_is_a_section_without_a_name():
+def test_a_malformed_declaration_is_an_ordinary_section_named_by_its_text():
     h = classify_header(2, "MODULE 1 broken", 3, memory=False, reminder=False)
-    assert (h.kind, h.name, h.findings) == ("section", None, (Finding(
+    assert (h.kind, h.name, h.findings) == ("section", "MODULE 1 broken", (Finding(
         "MALFORMED_DECLARATION", 3, "module declaration must read '## MODULE <id>: <name>'"),))
 
 
 @pytest.mark.parametrize("level, text, memory, want", [
     (2, "TOPIC: Tyres", True, ("module", "TOPIC", "Tyres", [])),
-    (2, "TOPIC: Tyres", False, ("section", None, None, ["TOPIC_OUTSIDE_EXTERNAL_MEMORY"])),
-    (3, "TOPIC: Tyres", True, ("section", None, None, ["MISPLACED_TOPIC"])),
+    (2, "TOPIC: Tyres", False, ("section", None, "TOPIC: Tyres", ["TOPIC_OUTSIDE_EXTERNAL_MEMORY"])),
+    (3, "TOPIC: Tyres", True, ("section", None, "TOPIC: Tyres", ["MISPLACED_TOPIC"])),
     (3, "SUBTOPIC1: Winter", True, ("module", "SUBTOPIC", "Winter", [])),
     (4, "SUBTOPIC1: Winter", True, ("module", "SUBTOPIC", "Winter", ["SUBTOPIC_LEVEL_MISMATCH"])),
     (2, "SUBTOPIC1: Winter", True, ("module", "TOPIC", "Winter", ["SUBTOPIC_LEVEL_MISMATCH"])),

@@ -164,6 +164,28 @@ def test_subtopic_outside_memory_is_a_section():
     assert [m.name for m in doc.modules] == ["Y"]
 
 
+@pytest.mark.parametrize("text, header", [
+    (MOD + "[P1]\n## MODULE X: Y [NUCLEI: ]\n### SUBTOPIC1: Gomme — inverno\n[/P1]\n", "SUBTOPIC1: Gomme — inverno"),
+    (REM + "[P1]\n## TOPIC: Viaggi\n[/P1]\n", "TOPIC: Viaggi"),
+    (MEM + "[P1]\n## TOPIC: T\n### TOPIC: Annidato\n[/P1]\n", "TOPIC: Annidato"),
+    (REM + "[P1]\n## MODULE 044 CURIOSITÀ\n[/P1]\n", "MODULE 044 CURIOSITÀ"),
+], ids=["subtopic-outside-memory", "topic-outside-memory", "topic-not-at-h2", "malformed-module"])
+def test_a_keyword_header_read_as_an_ordinary_section_is_shaped_like_one(text, header):
+    """§7.1.3 "parses it as an ordinary section": the same §13 block as `## Notes` — a `section`
+    whose `name` is its text — not a nameless one."""
+    def flat(doc):
+        out, todo = [], list(doc.to_dict()["blocks"])
+        while todo:
+            b = todo.pop(0)
+            out.append(b)
+            todo[:0] = b.get("children", [])
+        return out
+    (block,) = [b for b in flat(parse(text)) if b["content"] == header]
+    assert (block["type"], block.get("name"), "keyword" not in block) == ("section", header, True)
+    (plain,) = [b for b in flat(parse(text.replace(header, "Notes"))) if b["content"] == "Notes"]
+    assert (plain["type"], plain.get("name")) == ("section", "Notes")
+
+
 def test_nuclei_tag_on_topic_is_inert_text():
     doc = parse(MEM + "[P1]\n## TOPIC: Cars [NUCLEI: 1]\n[/P1]\n")
     (topic,) = doc.modules
@@ -242,7 +264,14 @@ def test_invariant_4_lower_n_wins_and_higher_n_is_ignored():
     ("######[LOG IA – ILLAIRA]", None, "IA – ILLAIRA"),
     ("###### log - qualcosa", None, "qualcosa"),
     ("###### LOG titolo", None, "titolo"),
-], ids=["canonical", "timestamp", "bracketed-no-space", "lowercase-dash", "no-colon"])
+    ("###### [LOG 2026-05-03] bracketed date", "2026-05-03", "bracketed date"),
+    ("######[LOG 2026-05-03 — tutto tra parentesi]", "2026-05-03", "tutto tra parentesi"),
+    ("###### LOG 2026-05-03: colon after the date", "2026-05-03", "colon after the date"),
+    ("###### Nota sul LOG di ieri", None, "Nota sul LOG di ieri"),
+    ("###### — LOG — titolo", None, "titolo"),
+    ("###### LOG", None, None),
+], ids=["canonical", "timestamp", "bracketed-no-space", "lowercase-dash", "no-colon", "bracketed-date",
+        "bracketed-date-dash", "date-colon", "log-word-inside-title", "log-word-after-dash", "bare-log"])
 def test_log_date_and_title(header, date, title):
     doc = parse(REM + "[P4]\n" + header + "\nBody.\n[/P4]\n")
     log = one(doc, "log")
@@ -284,6 +313,17 @@ def test_bold_field_labels():
     assert fields == [("Type", "Autonomous / Inter-modular management"), ("FUNCTION", "Map user context.")]
     out = [b for b in doc.walk() if getattr(b, "field_name", None)]
     assert all(b.permission_level == 1 for b in out)
+
+
+def test_bold_field_value_runs_to_the_end_of_its_paragraph():
+    """§11.1: `field_value` is the text after the colon — the whole paragraph, continuation lines included."""
+    text = (MOD + "[P1]\n## MODULE X: Y [NUCLEI: ]\n\n**FUNCTION:** Map user context,\nperceive undeclared"
+            " variables — è così.\n**Type:** one line\n\n**Empty:**\n[/P1]\n")
+    doc = parse(text)
+    fields = [(b.field_name, b.field_value) for b in blocks(doc, "paragraph") if b.field_name]
+    assert fields == [("FUNCTION", "Map user context,\nperceive undeclared variables — è così."),
+                      ("Type", "one line"), ("Empty", "")]
+    assert serialize(doc) == text
 
 
 def test_list_levels_and_nesting():
@@ -539,3 +579,20 @@ def test_an_unclosed_zone_names_the_closing_tag_that_has_text_after_it():
     assert "[/P1] on line 5 has text after it" in d.message
     plain = zonemark.parse("# Identità [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICA\n")
     assert plain.diagnostics[0].related_line is None and "before the end of the file" in plain.diagnostics[0].message
+
+
+def test_crlf_file_content_reads_as_if_the_carriage_returns_were_absent():
+    """R18: a CRLF file is parsed as if each `\\r` before `\\n` were absent — in every block's `content`
+    too — while `rawMarkdown` keeps every byte (§13.1)."""
+    text = ("# Identità [reminder]\r\n\r\n[P1]\r\n## MODULE 1: A [NUCLEI: ]\r\n**Type:** x — y\r\n### FUNCTION\r\n"
+            "testo\r\nancora\r\n\r\n## RULES:\r\n* R1: regola\r\n  + dettaglio\r\n> [!NOTE]\r\n> nota\r\n[/P1]\r\n"
+            "[P4]\r\n###### LOG: 2026-01-01 — voce\r\ncorpo\r\n[/P4]\r\n")
+    doc = parse(text)
+    for b in doc.walk():
+        assert "\r" not in b.content, (b.type, b.content)
+    out = doc.to_dict()
+    assert "".join(b["rawMarkdown"] for b in out["blocks"]) == text
+    para = [b for b in blocks(doc, "paragraph") if not b.field_name]
+    assert [p.content for p in para] == ["testo\nancora", "corpo"]
+    assert one(doc, "rule").body == "dettaglio"
+    assert serialize(doc) == text

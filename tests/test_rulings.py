@@ -125,6 +125,16 @@ def test_r10_misplaced_tag_still_gives_the_file_its_type():
     assert "SUBTOPIC_OUTSIDE_EXTERNAL_MEMORY" not in codes("# Title [external_memory] notes\n\n[P1]\n### SUBTOPIC1: x\n[/P1]\n")
 
 
+def test_r10_the_recovered_type_comes_with_its_title():
+    """Where a tagged H1 gives the file its type for recovery, it gives the §13 `title` too, the
+    tag taken out as in a well-placed H1."""
+    doc = zonemark.parse("# Diario [external_memory] di bordo\n")
+    assert (doc.file_type, doc.to_dict()["title"]) == ("external_memory", "Diario di bordo")
+    late = zonemark.parse("[P1]\n# Identità — io [reminder]\n## RULES:\n[/P1]\n")
+    assert [d.code for d in late.diagnostics] == ["MISSING_FILE_TYPE"]
+    assert (late.file_type, late.title, late.to_dict()["title"]) == ("reminder", "Identità — io", "Identità — io")
+
+
 def test_r11_second_h1():
     assert codes(REMINDER + "[P1]\n# Another\n[/P1]\n") == ["DUPLICATE_TITLE"]
     # §5.4 "headers # through ######": outside every zone it is also unprotected, in [P4]/[P5] refused
@@ -177,6 +187,18 @@ def test_r17_inline_opening_tag_starts_a_paragraph():
     assert doc.diagnostics == ()
     zone = doc.blocks[1]
     assert zone.permission_level == 4 and zone.children[0].content == "Remember the user's birthday."
+
+
+def test_r17_the_inline_tag_needs_a_space_and_the_rest_of_the_line_is_text():
+    """`[P4]testo` (no space) is text, like the CommonMark link forms `[P4]: url` and `[P4](url)`;
+    after `[P4] ` a header or bullet is paragraph text, not structure."""
+    glued = zonemark.parse(REMINDER + "[P4]testo\n[/P4]\n")
+    assert [b.type for b in glued.blocks] == ["section", "paragraph"]
+    assert [d.code for d in glued.diagnostics] == ["MISMATCHED_PERMISSION_BLOCK"]
+    doc = zonemark.parse(REMINDER + "[P4] ###### LOG: 2026-01-01 — voce\n[/P4]\n[P4] * elenco\n[/P4]\n")
+    assert doc.diagnostics == ()
+    assert [(b.type, b.content) for z in doc.blocks[1:] for b in z.children] == [
+        ("paragraph", "###### LOG: 2026-01-01 — voce"), ("paragraph", "* elenco")]
 
 
 def test_r18_crlf_is_reported_once_and_parsing_goes_on():
@@ -269,3 +291,22 @@ def test_r27_a_module_id_without_a_name_is_a_module():
                                     "## MODULE 043\n## MODULE 044 CURIOSITY\n[/P1]\n")
     assert [(m.id, m.name, m.assigned_nuclei) for m in doc.modules] == [("042", "", (1,)), ("043", "", None)]
     assert [(d.code, d.line) for d in doc.diagnostics] == [("UNGOVERNED_MODULE", 7), ("MALFORMED_DECLARATION", 8)]
+
+
+def test_r28_one_file_parsed_alone_carries_no_temporary_ids(tmp_path):
+    """§7.1.1 temporary ids are session-scoped: `parse` leaves `id` out of an id-less MODULE, TOPIC or
+    SUBTOPIC; `Layer.load()` numbers them `~T1`, `~T2`, … across the layer, and nothing writes them."""
+    from zonemark.layer import Layer
+    text = (MEMORY + "[P1]\n## TOPIC: Manutenzione\n### SUBTOPIC1: Gomme\n## MODULE: Vecchio [NUCLEI: ]\n"
+            "## TOPIC T9: Con id\n[/P1]\n[P4]\n[/P4]\n")
+    doc = zonemark.parse(text)
+    containers = [b for top in doc.to_dict()["blocks"] for b in top.get("children", []) if b["type"] == "module"]
+    containers += [c for b in containers for c in b.get("children", []) if c["type"] == "module"]
+    assert sorted((b["name"], b.get("id")) for b in containers) == [
+        ("Con id", "T9"), ("Gomme", None), ("Manutenzione", None), ("Vecchio", None)]
+    assert [m.id for m in doc.modules] == [None, None, None, "T9"]
+    (tmp_path / "m[ext_memory].md").write_text(text, encoding="utf-8")
+    layer = Layer.load(tmp_path)
+    assert [(m.module_id, m.info.name) for m in layer.modules] == [
+        ("~T1", "Manutenzione"), ("~T2", "Gomme"), ("~T3", "Vecchio"), ("T9", "Con id")]
+    assert (tmp_path / "m[ext_memory].md").read_text(encoding="utf-8") == text

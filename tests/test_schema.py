@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from zonemark import parse, parse_file
+from zonemark.core.text import printable
 
 SCHEMA_PATH = Path(__file__).parent.parent / "src" / "zonemark" / "core" / "schema" / "parsed_file.schema.json"
 FIXTURES_DIR = Path(__file__).parent / "fixtures"
@@ -93,7 +94,9 @@ def test_fixture_output_matches_schema_and_tree_invariants(validator, path: Path
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     assert not errors, f"{errors[0].message} at {list(errors[0].absolute_path)}"
     check_tree_invariants(doc)
-    check_dict_invariants(data, doc.source)
+    # JSON holds text: a byte that is not UTF-8 is the characters \xNN there (docs/conformance.md)
+    check_dict_invariants(data, printable(doc.source) if doc.surrogate_escaped else doc.source)
+    json.dumps(data, ensure_ascii=False).encode("utf-8")
     assert [d["code"] for d in data["errors"]] == [d.code for d in doc.errors]
     assert [d["code"] for d in data["warnings"]] == [d.code for d in doc.warnings]
 
@@ -145,3 +148,81 @@ def test_schema_is_shipped_with_the_package():
     from importlib import resources
     text = resources.files("zonemark.core").joinpath("schema/parsed_file.schema.json").read_text(encoding="utf-8")
     assert json.loads(text)["$schema"].endswith("2020-12/schema")
+
+
+def test_content_of_each_block_type(validator):
+    """`content` per block type, as docs/conformance.md "The §13 output" states it."""
+    text = ("# Identità [reminder]\n\n[P1]\n## MODULE 042: Curiosità [NUCLEI: ]\n**Type:** libero — sì\n"
+            "### FUNCTION\nPrima riga\nseconda riga\n\n* voce\n  + sotto\n> [!CAUTION]\n> Mai — never.\n\n"
+            "> citazione\n\n## RULES:\n* R1: Titolo\n  + corpo\n---\n[/P1]\n\n[P4]\n"
+            "###### LOG: 2026-05-03 — Voce\nCorpo della voce.\n###### LOG: 2026-02-30 — data impossibile\n"
+            "###### LOG: oggi — senza data\n[/P4]\n")
+    data = parse(text).to_dict()
+    validator.validate(data)
+    flat: list[dict] = []
+
+    def walk(blocks):
+        for b in blocks:
+            flat.append(b)
+            walk(b.get("children", []))
+    walk(data["blocks"])
+    got = [(b["type"], b["content"]) for b in flat]
+    assert got == [
+        ("section", "Identità [reminder]"),
+        ("permission_block", text[text.index("[P1]"):text.index("[/P1]") + 5]),
+        ("module", "MODULE 042: Curiosità [NUCLEI: ]"),
+        ("paragraph", "**Type:** libero — sì"),
+        ("section", "FUNCTION"),
+        ("paragraph", "Prima riga\nseconda riga"),
+        ("list", "voce"), ("list", "sotto"),
+        ("attention_anchor", "Mai — never."),
+        ("quote", "citazione"),
+        ("section", "RULES:"),
+        ("rule", "* R1: Titolo\n  + corpo"), ("list", "corpo"),
+        ("separator", "---"),
+        ("permission_block", text[text.index("[P4]"):text.index("[/P4]") + 5]),
+        ("log", "LOG: 2026-05-03 — Voce"), ("paragraph", "Corpo della voce."),
+        ("log", "LOG: 2026-02-30 — data impossibile"),
+        ("log", "LOG: oggi — senza data"),
+    ]
+    logs = [b for b in flat if b["type"] == "log"]
+    assert [(g.get("date"), g["title"]) for g in logs] == [
+        ("2026-05-03", "Voce"), ("2026-02-30", "data impossibile"), (None, "oggi — senza data")]
+    (rule,) = [b for b in flat if b["type"] == "rule"]
+    assert (rule["title"], rule["body"]) == ("Titolo", "corpo")
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d["blocks"][0].pop("content"),
+    lambda d: d["blocks"][0].pop("type"),
+    lambda d: d["warnings"][0].pop("column"),
+    lambda d: d["warnings"][0].pop("code"),
+    lambda d: d.pop("errors"),
+    lambda d: d["blocks"][0].__setitem__("level", "1"),
+    lambda d: d["blocks"][1]["children"][0].__setitem__("assignedNuclei", ["1"]),
+    lambda d: d["blocks"][1]["children"][0].__setitem__("nucleusId", 1),
+], ids=["no-content", "no-type", "warning-without-column", "warning-without-code", "no-errors",
+        "level-as-string", "nuclei-as-strings", "nucleus-id-on-a-module"])
+def test_schema_requires_what_section_13_requires(validator, mutate):
+    """§13 marks `type`, `content`, `rawMarkdown` and every field of ParsedIllAIraFile and
+    ParserWarning as required, and types `level`, `assignedNuclei` as numbers."""
+    data = parse("# E [external_module]\n\n[P1]\n## MODULE 7: X [NUCLEI: 1]\n[/P1]\n").to_dict()
+    assert data["warnings"]
+    validator.validate(copy.deepcopy(data))
+    mutate(data)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(data)
+
+
+def test_invalid_utf8_bytes_appear_escaped_in_the_json(validator):
+    from zonemark import parse_bytes, serialize_bytes
+    data = "# Identità [reminder]\n\n[P5]\ncaffè \xff— ok\n[/P5]\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff")
+    doc = parse_bytes(data)
+    out = doc.to_dict()
+    validator.validate(out)
+    json.dumps(out, ensure_ascii=False).encode("utf-8")  # no lone surrogate reaches the JSON
+    assert [e["code"] for e in out["errors"]] == ["INVALID_UTF8"]
+    (para,) = out["blocks"][1]["children"]
+    assert para["content"] == "caffè \\xFF— ok"
+    assert "".join(b["rawMarkdown"] for b in out["blocks"]) == data.decode("utf-8", "replace").replace("\ufffd", "\\xFF")
+    assert serialize_bytes(doc) == data

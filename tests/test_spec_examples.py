@@ -180,3 +180,39 @@ def test_unpaired_subtopics_hang_off_the_last_container():
     (pressures,) = tyres.children
     assert maintenance.entries == [] and tyres.entries == []
     assert [e.title for e in pressures.entries] == ["a", "b"]
+
+
+def _json_walk(blocks):
+    for b in blocks:
+        yield b
+        yield from _json_walk(b.get("children", []))
+
+
+def test_14_1_as_section_13_json_has_every_rule_field_section_and_nucleus():
+    """What §14.1 holds, read from the §13 JSON a conformance suite sees: rule titles (§9.4),
+    bold fields (§11.1), the H3 sections of each nucleus and module (§7.2, §7.4.2), the anchors."""
+    out = _doc("14_1_minimal_reminder.md").to_dict()
+    assert (out["fileType"], out["title"], out["errors"], out["warnings"]) == ("reminder", "IDENTITY PROTOCOL", [], [])
+    flat = list(_json_walk(out["blocks"]))
+    rules = [b for b in flat if b["type"] == "rule"]
+    assert [(r["prefix"], r["ruleNumber"], r["category"], r["title"][:24], r["permissionLevel"]) for r in rules] == [
+        ("R", 0, "general", "Before any output, verif", 1), ("R", 1, "general", "No modification, reformu", 1),
+        ("C", 1, "conduct", "Maintain the markdown fo", 1), ("S", 0, "safety", "Any attempt to reset ide", 1)]
+    assert all("body" not in r for r in rules)
+    nuclei = [b for b in flat if b["type"] == "nucleus"]
+    assert [(n["nucleusId"], n["name"], [c.get("sectionKeyword") for c in n["children"]]) for n in nuclei] == [
+        (1, "LOGICAL_OPERATIVE", ["FUNCTION", "ROUTINE"]), (2, "EMOTIONAL", ["FUNCTION", "ROUTINE"])]
+    modules = [b for b in flat if b["type"] == "module"]
+    for m in modules:
+        assert "keyword" not in m and m["level"] == 2 and m["permissionLevel"] == 1
+        fields = [(c["fieldName"], c["fieldValue"]) for c in m["children"] if "fieldName" in c]
+        assert fields == [("Type", "Autonomous / Inter-modular management"), ("STATE", "active"),
+                          ("CONNECTIONS", "Linked to MODULE 8 (WILL).")]
+        sections = [(c.get("sectionKeyword"), c.get("name")) for c in m["children"] if c["type"] == "section"]
+        assert sections == [("FUNCTION", None), ("TRIGGER", None), ("ROUTINE", "GENUINE_INDETERMINISM")]
+    assert [(m["id"], m["assignedNuclei"]) for m in modules] == [("042", [1, 2]), ("043", [2]), ("044", [1])]
+    logs = [b for b in flat if b["type"] == "log"]
+    assert [(g["date"], g["title"], g["level"], g["permissionLevel"]) for g in logs] == [
+        ("2026-05-03", "First production activation", 6, 4)] * 3
+    assert [b["type"] for b in out["blocks"]] == ["section"] + ["permission_block"] * 6
+    assert [b["permissionLevel"] for b in out["blocks"][1:]] == [1, 4, 1, 4, 1, 4]

@@ -139,7 +139,7 @@ def _entry(text: str, column: int, memory: bool) -> Header:
             if not sx.valid_iso(dm.group(1), dm.group(2)):
                 findings += (Finding("INVALID_LOG_DATE", column + 7 + dm.start(),
                                      f"'{date}' is not a valid ISO 8601 date"),)
-            title = text[dm.end():].strip().lstrip("—–-:").strip().rstrip("]").strip() or None
+            title = text[dm.end():].lstrip(" \t]—–-:").rstrip("]").strip() or None
         else:
             bad = sx.NON_ISO_DATE.match(text)
             if bad:
@@ -147,7 +147,14 @@ def _entry(text: str, column: int, memory: bool) -> Header:
                                      f"'{bad.group(1)}' is not a date of the form YYYY-MM-DD (§7.5, ISO 8601)"),)
                 title = text[bad.end():].strip().lstrip("—–-").strip() or None
         if title is None:
-            cleaned = sx.LOG_WORD.sub("", text, count=1).strip(" \t[]:—–-").strip() if is_log else text
+            if is_log:
+                lm = sx.LOG_WORD.search(text)
+                if lm is not None and not text[:lm.start()].strip(" \t[(:—–-"):
+                    cleaned = text[lm.end():].strip(" \t[]:—–-").strip()  # the LOG word leads: drop it
+                else:
+                    cleaned = text.strip()  # "Nota sul LOG di ieri": the word is part of the title
+            else:
+                cleaned = text
             title = cleaned or None
     # (positional: the most frequent header of a large file is built here)
     return Header(6, text, LOG, None, None, None, None, None, 1, None, date, title, findings)
@@ -172,7 +179,8 @@ def _structural(level: int, text: str, column: int, memory: bool, reminder: bool
 
 
 def _malformed(level: int, text: str, column: int, code: str, message: str) -> Header:
-    return Header(level, text, findings=(Finding(code, column, message),))
+    """A keyword header that declares nothing: an ordinary section named by its text (§7.1.3)."""
+    return Header(level, text, name=text, findings=(Finding(code, column, message),))
 
 
 def _declaration(word: str, level: int, text: str, column: int, memory: bool, reminder: bool,
@@ -257,7 +265,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
             findings = (Finding("DEPRECATED_ITALIAN_KEYWORD", column, "SOTTOMODULO is deprecated: use SUB-MODULE"),)
         dm = sx.SUBMODULE_DECL.match(text)
         if not dm:
-            return Header(level, text, findings=findings + (Finding(
+            return Header(level, text, name=text, findings=findings + (Finding(
                 "MALFORMED_DECLARATION", column, "sub-module declaration must read '### SUB-MODULE: <name>'"),))
         findings += _inert_nuclei_tag(text, text_column, "sub-module")
         return Header(level, text, SUB_MODULE, id=dm.group(2), name=dm.group(3).strip(), findings=findings)

@@ -47,8 +47,11 @@ class Block:
 
     @property
     def content(self) -> str:
-        """The block's own text, without trailing blank lines."""
-        return _TRAILING_BLANK.sub("", self.source[self.start:self.end])
+        """The block's own text, without trailing blank lines; a CRLF line ending reads as LF (R18)."""
+        text = self.source[self.start:self.end]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        return _TRAILING_BLANK.sub("", text)
 
     def walk(self):
         """This block and all its descendants, in document order."""

@@ -363,7 +363,7 @@ class Scanner:
         else:
             self.file_type = tags[0]
         self.memory = tags[0] == "external_memory"
-        self.title = frame.title = text.replace(tag, "", 1).strip()
+        self.title = frame.title = _without_tag(text, tag)
 
     def _missing_title(self, s: str, lineno: int) -> None:
         if s.startswith("##"):
@@ -580,6 +580,8 @@ class Scanner:
             if len(tags) == 1:
                 self.recover_type = tags[0]
                 self.memory = tags[0] == "external_memory"
+                if not self.title:  # the title comes with the type it recovers (§13 `title`)
+                    self.title = _without_tag(text, "[" + tags[0] + "]")
         return classify_header(1, text, col, self.memory, False)
 
     def _structural_header(self, header: Header, frame: HeadingFrame, plevel: int | None, lineno: int,
@@ -959,3 +961,9 @@ def _chunks(src: str, start: int = 0, chunk: int = 1 << 16) -> Iterator[list[str
             parts.pop()
         yield parts
         pos = end
+
+
+def _without_tag(text: str, tag: str) -> str:
+    """The H1 text without its file type tag; a tag in the middle leaves one space, not two (§3.2)."""
+    i = text.find(tag)
+    return (text[:i].rstrip() + " " + text[i + len(tag):].lstrip()).strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .nodes import Block, Heading, ListItem, Paragraph, Quote, Rule
-from .text import encode
+from .text import encode, printable
 
 if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
     from .document import Document
@@ -97,4 +97,16 @@ def document_to_dict(doc: Document) -> dict:
     }
     if doc.standard_version is not None:
         out["standardVersion"] = doc.standard_version
+    if doc.surrogate_escaped:  # JSON holds text: each byte that is not UTF-8 as the characters \xNN
+        out = _printable_tree(out)
     return out
+
+
+def _printable_tree(value):
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {k: _printable_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_tree(v) for v in value]
+    return value

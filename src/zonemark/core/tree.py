@@ -95,8 +95,15 @@ class ParagraphFrame(Frame):
         if field is None:
             return _new_paragraph("paragraph", line, end_line, self.start, end, self.plevel, (), source,
                                   None, None, None)
+        value = field[1]
+        if end_line > line:  # §11.1: the value is the text after the colon, continuation lines included
+            rest = [part.strip() for part in source[self.start:end].split("\n")[1:]]
+            while rest and not rest[-1]:
+                rest.pop()
+            if rest:
+                value = "\n".join([value, *rest]) if value else "\n".join(rest)
         return _new_paragraph("paragraph", line, end_line, self.start, end, self.plevel, (), source,
-                              None, field[0], field[1])
+                              None, field[0], value)
 
 
 class QuoteFrame(Frame):
