@@ -65,3 +65,21 @@ def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tup
         raise CliError(f"{prefix}: the {what} ({shown}) is not valid UTF-8 (byte {exc.start + 1}); save it as UTF-8",
                        EXIT_USAGE) from None
     return text.removeprefix("\ufeff"), shown
+
+
+def layer_folder(name: str, command: str):
+    """The layer folder ``name`` for a long-running face (``mcp``, ``review``): it must exist, be a folder and
+    hold a layer; otherwise one line naming ``zonemark COMMAND``, exit 2."""
+    from pathlib import Path
+
+    from ..layer import LayerError, discover
+    folder = Path(name)
+    if not folder.exists():
+        raise CliError(f"zonemark {command}: no such folder: {name}", EXIT_USAGE)
+    if not folder.is_dir():
+        raise CliError(f"zonemark {command}: {name} is a file; give the layer folder", EXIT_USAGE)
+    try:
+        discover(folder)
+    except LayerError as exc:
+        raise CliError(f"zonemark {command}: {exc}", EXIT_USAGE) from None
+    return folder

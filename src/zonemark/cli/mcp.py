@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from pathlib import Path
 
-from .common import EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_USAGE, CliError, layer_folder
 
 
 def register(subparsers) -> None:
@@ -25,16 +24,7 @@ def register(subparsers) -> None:
 
 
 def cmd_mcp(args) -> int:
-    from ..layer import LayerError, discover
-    folder = Path(args.layer)
-    if not folder.exists():
-        raise CliError(f"zonemark mcp: no such folder: {args.layer}", EXIT_USAGE)
-    if not folder.is_dir():
-        raise CliError(f"zonemark mcp: {args.layer} is a file; give the layer folder", EXIT_USAGE)
-    try:
-        discover(folder)
-    except LayerError as exc:
-        raise CliError(f"zonemark mcp: {exc}", EXIT_USAGE) from None
+    folder = layer_folder(args.layer, "mcp")
     from ..mcp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
         # The SDK reads stdin in a thread that a terminal read keeps blocked, so Ctrl-C alone would not end the

@@ -9,9 +9,8 @@ token; Ctrl-C stops the server.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from .common import EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_USAGE, CliError, layer_folder
 
 
 def _port(text: str) -> int:
@@ -40,17 +39,8 @@ def register(subparsers) -> None:
 
 
 def cmd_review(args) -> int:
-    from ..layer import LayerError, discover
     port = _port(args.port)
-    folder = Path(args.layer)
-    if not folder.exists():
-        raise CliError(f"zonemark review: no such folder: {args.layer}", EXIT_USAGE)
-    if not folder.is_dir():
-        raise CliError(f"zonemark review: {args.layer} is a file; give the layer folder", EXIT_USAGE)
-    try:
-        discover(folder)
-    except LayerError as exc:
-        raise CliError(f"zonemark review: {exc}", EXIT_USAGE) from None
+    folder = layer_folder(args.layer, "review")
     from ..review.serve import MissingExtra, PortUnavailable, serve
     try:
         serve(folder, port=port, open_browser=args.open)
