@@ -226,3 +226,18 @@ def test_invalid_utf8_bytes_appear_escaped_in_the_json(validator):
     assert para["content"] == "caffè \\xFF— ok"
     assert "".join(b["rawMarkdown"] for b in out["blocks"]) == data.decode("utf-8", "replace").replace("\ufffd", "\\xFF")
     assert serialize_bytes(doc) == data
+
+
+def test_the_outline_of_a_file_with_invalid_utf8_serialises_to_json():
+    """Like Document.to_dict(), the outline's dict holds each undecodable byte as the text \\xNN."""
+    import json
+
+    from zonemark import parse_bytes
+    raw = "# Diario ".encode() + b"\xff" + " [external_memory]\n\n[P1]\n## TOPIC: Viaggi ".encode() + b"\xfe" + \
+        " — 旅\n[/P1]\n\n[P4]\n###### LOG: 2026-04-01 — Kyoto ".encode() + b"\xfd" + b"\nTempli \xfc.\n[/P4]\n"
+    out = parse_bytes(raw).outline().to_dict()
+    text = json.dumps(out, ensure_ascii=False)
+    text.encode("utf-8")  # no lone surrogate left
+    topic = out["children"][0]
+    assert topic["name"] == "Viaggi \\xFE — 旅" and "Kyoto \\xFD" in topic["entries"][0]["title"]
+    assert out["name"] == "Diario \\xFF" and "\\udc" not in text

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .nodes import Heading
+from .text import printable
 
 if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
     from .document import Document
@@ -33,7 +34,9 @@ class Entry:
     block: Heading = field(repr=False)
 
     def to_dict(self) -> dict:
-        d = {"line": self.line, "title": self.title, "permissionLevel": self.permission_level, "text": self.text}
+        # JSON holds text: a byte kept from invalid UTF-8 as the characters \xNN, as in Document.to_dict()
+        d = {"line": self.line, "title": None if self.title is None else printable(self.title),
+             "permissionLevel": self.permission_level, "text": printable(self.text)}
         if self.date is not None:
             d["date"] = self.date
         return d
@@ -67,7 +70,7 @@ class OutlineNode:
             yield from c.walk()
 
     def to_dict(self) -> dict:
-        d: dict = {"name": self.name, "kind": self.kind}
+        d: dict = {"name": printable(self.name), "kind": self.kind}
         if self.keyword is not None:
             d["keyword"] = self.keyword
         elif self.kind == "module":
@@ -79,7 +82,7 @@ class OutlineNode:
         elif self.section is not None:
             d["keyword"] = self.section
         if self.id is not None:
-            d["id"] = self.id
+            d["id"] = printable(self.id)
         d.update(level=self.level, line=self.line, permissionLevel=self.permission_level)
         if self.ignored:
             d["ignored"] = True
