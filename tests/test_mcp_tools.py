@@ -16,7 +16,7 @@ import pytest
 from mcp_support import MEMORY, MEMORY_NAME, NOTES_NAME, REMINDER, REMINDER_NAME, Agent, line_of, make_layer
 from zonemark import context as export_context
 from zonemark.layer import Layer
-from zonemark.mcp import cache as cache_module
+from zonemark.layer import cache as cache_module
 from zonemark.mcp.refusals import CODES, instead
 from zonemark.mcp.server import build_server
 

@@ -346,3 +346,24 @@ def test_hostile_names_of_the_folder_files_topics_and_entries_make_no_markup(tmp
         assert "voce — 項目 \\&lt;/textarea&gt;\\&lt;script&gt;" in activity  # the writer's '\\<', escaped
         status, _, frame = running.get("/graph/frame")
         assert status == 200 and "<img" not in frame.decode("utf-8")
+
+
+def test_the_page_parses_a_file_again_only_when_its_bytes_change(layer):
+    """Every page reads the layer as it is now (RV1), without reading a large layer again per request."""
+    import os
+
+    from zonemark.review.app import Review
+    review = Review(layer, token="t" * 32)
+    first = review.layer()
+    parsed = review.cache.parsed
+    assert review.layer() is first and review.cache.parsed == parsed
+    memory = layer / MEMORY_NAME
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("[/P4]\n", "###### LOG: 2026-11-30 — scritto a mano — 手書き\nNota.\n[/P4]\n", 1),
+                      encoding="utf-8")
+    stat = memory.stat()
+    os.utime(memory, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    second = review.layer()
+    assert second is not first and review.cache.parsed == parsed + 1
+    titles = [e.title for node in second.file(MEMORY_NAME).doc.outline().walk() for e in node.entries]
+    assert "scritto a mano — 手書き" in titles

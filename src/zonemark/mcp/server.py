@@ -46,7 +46,7 @@ from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
 from ..writer import (MAX_BODY_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite, StoreError, ZoneIndex,
                       journal_for, resolve_container)
-from .cache import LayerCache
+from ..layer.cache import LayerCache
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
 from .refusals import CODES, instead, render
 from .zones import AI_MAY, zone_content, zone_facts

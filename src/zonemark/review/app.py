@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from ..core.diagnostics import CATALOGUE
 from ..core.text import printable
+from ..layer.cache import LayerCache
 from ..layer.check import reported_diagnostics
 from ..layer.loader import Layer, LayerError
 from ..layer.status import status_data
@@ -60,11 +61,13 @@ class Review:
         self.notes: OrderedDict[str, Note] = OrderedDict()
         self.note_count = 0
         self.action_lock = threading.Lock()
+        self.cache = LayerCache(self.root, confined=False)
 
     # -- helpers ---------------------------------------------------------------------------
 
     def layer(self) -> Layer:
-        return Layer.load(self.root)
+        """The layer as its files are now: parsed again only where their bytes changed (RV1: as ``check`` reads it)."""
+        return self.cache.layer()
 
     def counts(self, layer: Layer | None = None) -> dict[str, int]:
         from ..writer.proposals import list_proposals

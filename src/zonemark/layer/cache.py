@@ -1,7 +1,7 @@
 """The layer as it is on disk now, parsed once per content: no stale state, no needless re-parse.
 
-A tool call asks for the parsed document of a file or for the whole :class:`~zonemark.layer.Layer`;
-:class:`LayerCache` answers from the documents it holds when the files have not changed, and reads
+For the long-running faces that read the disk (the MCP server, the review page).  A call asks for
+the parsed document of a file or for the whole :class:`~zonemark.layer.Layer`; :class:`LayerCache` answers from the documents it holds when the files have not changed, and reads
 and parses again the ones that have.  A file's entry is keyed by its size, modification time,
 status-change time and identity (device, inode) *and* by the SHA-256 of its bytes:
 
@@ -15,8 +15,9 @@ status-change time and identity (device, inode) *and* by the SHA-256 of its byte
 Nothing else is kept: the list of files is discovered again at every call (a new or removed file is
 seen at once), and the layer is rebuilt from the documents (:meth:`Layer.from_documents`) whenever
 one of them changed.  A file that cannot be read makes the layer fall back to :meth:`Layer.load`,
-which reports it (``LAYER_UNREADABLE_FILE``) as ``zonemark check`` does.  The walk is *confined*
-(:func:`zonemark.layer.discover`): a file linked in from outside the layer folder is not the layer's.
+which reports it (``LAYER_UNREADABLE_FILE``) as ``zonemark check`` does.  For an agent (the MCP server) the
+walk is *confined* (:func:`zonemark.layer.discover`): a file linked in from outside the layer folder is not
+the layer's; the user's review page reads the folder as ``zonemark check`` does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from ..core.document import Document
 from ..core.parser import parse_bytes
-from ..layer.loader import Layer, discover
+from .loader import Layer, discover
 
 #: A file changed less than this long before it was hashed is hashed again even when its stat is unchanged.
 RACY_NS = 2_000_000_000
@@ -51,8 +52,9 @@ class _Entry:
 class LayerCache:
     """Parsed documents of one layer folder and the layer built from them (see the module docstring)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, confined: bool = True):
         self.root = Path(root)
+        self.confined = confined  # leave out files linked in from outside the folder (what an agent may see)
         self._entries: dict[Path, _Entry] = {}
         self._layer: Layer | None = None
         self._layer_docs: tuple[Document, ...] = ()
@@ -72,14 +74,14 @@ class LayerCache:
     def layer(self) -> Layer:
         """The layer as its files are now (LayerError when the folder holds no .md file)."""
         with self._lock:
-            _root, found = discover(self.root, confined=True)
+            _root, found = discover(self.root, confined=self.confined)
             docs = []
             try:
                 for rel, path in found:
                     docs.append((rel, path, self._document(path)))
             except OSError:
                 self._layer = None
-                return Layer.load(self.root, confined=True)
+                return Layer.load(self.root, confined=self.confined)
             current = tuple(doc for _rel, _path, doc in docs)
             if (self._layer is None or len(current) != len(self._layer_docs)
                     or any(a is not b for a, b in zip(current, self._layer_docs))
