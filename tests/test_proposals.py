@@ -456,3 +456,33 @@ def test_a_proposal_made_through_a_symbolic_link_targets_the_real_file(tmp_path,
     assert [(x.id, x.stale) for x in list_proposals(tmp_path)] == [(p.id, False)]
     apply_proposal(p.path, actor="user", store=store)
     assert "Kyōto — 京都." in real.read_text(encoding="utf-8") and link.is_symlink()
+
+
+def test_undoing_an_applied_proposal_opens_it_again(tmp_path, store):
+    """W19: the user undid the write that applied a proposal, so the zone is as the proposal found it: the
+    proposal is open again (listed, appliable), not a record that says 'applied' of a change no longer there."""
+    from zonemark.writer import undo
+    from zonemark.writer.proposals import load
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE, encoding="utf-8")
+    prop = propose(f, 8, "###### LOG: 2026-01-02 — riveduto — 改訂\nTesto nuovo.\n", reason="più chiaro — 明確",
+                   store=store)
+    apply_proposal(prop.path, actor="user", store=store)
+    assert load(prop.path).status == "applied" and list_proposals(f) == []
+    undo(f, actor="user", store=store)
+    assert f.read_text(encoding="utf-8") == JAPANESE
+    assert load(prop.path).status == "open" and [p.id for p in list_proposals(f)] == [prop.id]
+    apply_proposal(prop.path, actor="user", store=store)  # and it can be applied again
+    assert "Testo nuovo." in f.read_text(encoding="utf-8") and load(prop.path).status == "applied"
+
+
+def test_undoing_another_write_leaves_an_applied_proposal_applied(tmp_path, store):
+    from zonemark.writer import append_entry, undo
+    from zonemark.writer.proposals import load
+    f = tmp_path / "mem.md"
+    f.write_text(JAPANESE + "\n[P1]\n## TOPIC: Diario\n[/P1]\n\n[P4]\n[/P4]\n", encoding="utf-8")
+    prop = propose(f, 8, "###### LOG: 2026-01-02 — riveduto\nTesto.\n", reason="r", store=store)
+    apply_proposal(prop.path, actor="user", store=store)
+    append_entry(f, "Diario", "oggi — 今日", "Niente di speciale.", date="2026-11-30", store=store)
+    undo(f, actor="user", store=store)  # undoes the append, not the apply
+    assert load(prop.path).status == "applied"

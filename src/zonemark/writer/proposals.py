@@ -377,6 +377,28 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     return load(proposal.path)
 
 
+def reopen_undone_proposal(target, undone) -> bool:
+    """After the user undid the write that applied a proposal (``undone``, its history entry), that
+    proposal is open again: the zone is as the proposal found it, so it is listed and may be applied
+    again (W19).  Any other write, or a record that does not name that write, is left alone."""
+    m = re.fullmatch(r"apply proposal (\S+)", undone.action)
+    if m is None:
+        return False
+    path = proposals_dir(target) / f"{m.group(1)}.json"
+    try:
+        proposal = load(path)
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # gone or set aside: nothing to reopen
+    if proposal.status != "applied" or record.get("history_id") != undone.id:
+        return False
+    for key in ("applied", "history_id"):
+        record.pop(key, None)
+    record.update(status="open", reopened=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    _write_json(path, record)
+    return True
+
+
 # -- listing and showing (``zonemark proposals``) ------------------------------------------------
 
 def _folders(where: Path) -> list[Path]:
