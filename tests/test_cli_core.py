@@ -360,3 +360,28 @@ def test_python_m_zonemark_exit_codes_and_one_line_stderr(case, tmp_path: Path):
         assert line.startswith("zonemark") and stderr_has in line
     assert proc.returncode == run(*argv).returncode  # the in-process runner agrees with the real process
 
+
+
+def test_check_reads_a_file_on_stdin_as_dash(tmp_path: Path):
+    """`zonemark check -` checks the bytes piped on stdin (an editor's buffer, a generated file), named '-'."""
+    text = ERRORS.replace("Cars", "Macchine — 車")
+    proc = subprocess.run([sys.executable, "-m", "zonemark", "check", "-"], input=text.encode("utf-8"),
+                          capture_output=True, timeout=60, env=dict(os.environ, PYTHONIOENCODING="utf-8"))
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 1 and out.startswith("-:3:1: UNPROTECTED_LOGICAL_CONTENT"), out
+    (tmp_path / "a.md").write_text(CLEAN, encoding="utf-8")
+    both = subprocess.run([sys.executable, "-m", "zonemark", "check", "--format", "json", "-", str(tmp_path)],
+                          input=WARNING_ONLY.encode("utf-8"), capture_output=True, timeout=60)
+    report = json.loads(both.stdout)
+    files = report["files"]
+    assert both.returncode == 0 and report["summary"]["files"] == 2  # the piped file and a.md (and the layer)
+    assert sorted(f["path"] for f in files) == sorted(["-", str(tmp_path), str(tmp_path / "a.md")])
+    assert [d["code"] for f in files if f["path"] == "-" for d in f["diagnostics"]] == ["UNGOVERNED_MODULE"]
+
+
+def test_check_dash_twice_or_from_a_terminal_is_a_usage_error(monkeypatch):
+    proc = run("check", "-", "-")
+    assert proc.returncode == 2 and "once" in proc.stderr and proc.stderr.count("\n") == 1
+    monkeypatch.setattr(sys, "stdin", type("Tty", (io.StringIO,), {"isatty": lambda self: True})())
+    proc = run("check", "-")
+    assert proc.returncode == 2 and "stdin" in proc.stderr and proc.stderr.count("\n") == 1

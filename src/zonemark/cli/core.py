@@ -49,24 +49,41 @@ def cmd_check(args) -> int:
         return cmd_explain(args.explain)
     if not args.paths:
         raise CliError("zonemark check: give at least one file or folder (or --explain CODE)")
-    for raw in args.paths:  # fail before any parsing on a path that is not there
+    paths = [raw for raw in args.paths if raw != "-"]
+    if len(args.paths) - len(paths) > 1:
+        raise CliError("zonemark check: '-' (the file on stdin) may be given once")
+    for raw in paths:  # fail before any parsing on a path that is not there
         if not Path(raw).exists():
             raise CliError(f"zonemark: no such file or folder: {raw}")
-    try:
-        report = check_paths(args.paths, only=args.only, exclude=args.exclude)
-    except LayerError as exc:
-        raise CliError(f"zonemark: {printable(str(exc))}") from None
-    except OSError as exc:
-        raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
-    results = [(path, list(diags)) for path, diags in report.results]
+    piped = _check_stdin() if len(paths) < len(args.paths) else []
+    notes: list[str] = []
+    results = piped
+    if paths:
+        try:
+            report = check_paths(paths, only=args.only, exclude=args.exclude)
+        except LayerError as exc:
+            raise CliError(f"zonemark: {printable(str(exc))}") from None
+        except OSError as exc:
+            raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
+        results = piped + [(path, list(diags)) for path, diags in report.results]
+        notes = list(report.notes)
     for path, diags in results:
         warn_if_not_utf8(diags, path)
     shown = [(printable(path), [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
     sys.stdout.write(render_diagnostics(shown, args.format))
-    for note in report.notes:
+    for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
     return EXIT_FINDINGS if has_error else EXIT_OK
+
+
+def _check_stdin() -> list:
+    """The findings of the file piped on stdin, checked as a file and named '-' (§1: bytes as they are)."""
+    from ..core.parser import parse_bytes
+    if sys.stdin is None or sys.stdin.isatty():
+        raise CliError("zonemark check: '-' reads the file from stdin: pipe it in (zonemark check - < FILE)")
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    return [("-", list(parse_bytes(data, path="-").diagnostics))]
 
 
 def cmd_explain(code: str) -> int:
@@ -129,7 +146,8 @@ def cmd_roundtrip(args) -> int:
 def register(sub) -> None:
     """Add the file commands to the ``zonemark`` parser."""
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
-    c.add_argument("paths", nargs="*", metavar="PATH", help="a file, or a folder (every *.md under it, read as one layer)")
+    c.add_argument("paths", nargs="*", metavar="PATH",
+                   help="a file, a folder (every *.md under it, read as one layer), or - for a file on stdin")
     c.add_argument("--format", choices=FORMATS, default="text",
                    help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
