@@ -1,6 +1,6 @@
 """zonemark: reads, checks and safely writes files of the IllAIra Markdown Standard v1.13.
 
-An independent implementation; IllAIra is a registered trademark of IllAIra Labs.
+An independent implementation; IllAIra is a registered trademark.
 
 The public names below are imported on first use, so that ``zonemark --version`` and a
 one-shot command pay only for what they run.  ``docs/architecture.md`` shows the packages.
