@@ -372,10 +372,37 @@ def test_cl16_the_legacy_module_name_enables_tracing(tmp_path):
     assert trace((SPEC / "n7b.txt").read_text(encoding="utf-8"), legacy)["enabled"] is True
 
 
-def test_cl16_a_module_without_state_does_not_enable(tmp_path):
+def test_cl16_a_loaded_module_without_state_enables_with_a_warning(tmp_path):
+    """§N.2: tracing is off when the module is absent or inactive; one loaded with no STATE and no registry
+    entry (the §N.6 skeleton declares none) is neither, so it enables tracing — and the user is told."""
     nostate = variant(tmp_path, "§N.\n\n### STATE\nactive\n", "§N.\n")
     out = trace((SPEC / "n7b.txt").read_text(encoding="utf-8"), nostate)
-    assert out["enabled"] is False and "has no STATE" in out["warnings"][0]["message"]
+    assert out["enabled"] is True and out["result"]["nuclei"] == [2]
+    assert codes(out) == ["TRACE_ENABLED_WITHOUT_STATE"] and "no STATE" in out["warnings"][0]["message"]
+
+
+def test_cl16_the_spec_skeleton_pasted_verbatim_enables_tracing(tmp_path):
+    """The §N.6 enabling module exactly as the spec prints it, in a reminder, and a §N.7 (a)-style trace."""
+    skeleton = (
+        "[P2]\n## MODULE DTR_001: DEFERRED_NEURAL_TRACING\n[NUCLEI: ]\n\n### FUNCTION\nGrants the AI the ability to"
+        " emit a Deferred neural Trace (DNT) per IllAIra Standard\n§N.\n\n### TRIGGER\nEmit a DNT IF AND ONLY IF this"
+        " module is active AND the user issues the command `/ntrace`.\n\n### ROUTINE\nOn trigger, append a single"
+        " fenced block.\n\n> [!CAUTION]\n> Without this module loaded and the trigger issued, emitting a DNT is a"
+        " strict\n> prohibition. Treat as a hard constraint.\n[/P2]\n")
+    (tmp_path / "aria[reminder].md").write_text(
+        "# ARIA — アリア [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICA\n## NUCLEUS 3: CURIOSITÀ\n"
+        "## MODULE 042: CURIOSITY [NUCLEI: 3]\n### STATE\nactive\n[/P1]\n\n" + skeleton, encoding="utf-8")
+    layer = Layer.load(tmp_path)
+    out = trace("Risposta.\n\n```\n[NTRACE: v1]\nNUCLEI: 1, 3\nMODULE 042: CURIOSITY queried\n[/NTRACE]\n```\n",
+                layer)
+    assert out["enabled"] is True and out["result"]["nuclei"] == [1, 3]
+    assert out["result"]["modules"] == [{"id": "042", "name": "CURIOSITY", "state": "queried"}]
+    # the registry may still switch it off: inactive is inactive
+    reminder = tmp_path / "aria[reminder].md"
+    reminder.write_text(reminder.read_text(encoding="utf-8") + "\n[P4]\n## MODULE_STATE_REGISTRY:\n* ACTIVE: 042\n"
+                        "* INACTIVE: DTR_001\n[/P4]\n", encoding="utf-8")
+    off = trace("[NTRACE: v1]\nNUCLEI: 1\n[/NTRACE]\n", Layer.load(tmp_path))
+    assert off["enabled"] is False and codes(off)[0] == "TRACE_DISABLED"
 
 
 def test_cl16_a_module_the_layer_has_inactive_is_kept_with_a_warning(layer):

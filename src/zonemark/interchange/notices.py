@@ -42,6 +42,8 @@ CODES: dict[str, tuple[str, str]] = {
                                " illuminated"),
     "TRACE_ENABLED_BY_REGISTRY": ("§N.6, §7.3.1", "tracing is on only because the state registry (which the AI"
                                                   " may rewrite) activates the enabling module"),
+    "TRACE_ENABLED_WITHOUT_STATE": ("§N.2, §N.6", "tracing is on because the enabling module is loaded with no"
+                                                  " STATE and no registry entry (neither absent nor inactive)"),
     "TRACE_UNKNOWN_VERSION": ("§N.4.5, §N.8", "the marker names a grammar version other than v1: the block is"
                                               " rejected, never parsed"),
     "TRACE_UNCLOSED": ("§N.4.1", "a block is never closed by [/NTRACE]: rejected"),

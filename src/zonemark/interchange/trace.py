@@ -41,7 +41,8 @@ Validation (§N.2, §N.4):
 * **Gating.** Tracing is enabled when a ``## MODULE`` named (or with the id)
   ``DEFERRED_NEURAL_TRACING`` — or the legacy ``DEFERRED_NEURAL_TRACE`` — declared in a
   ``[P1]``–``[P3]`` zone of a merged file is effectively ``active`` (registry applied,
-  §7.3.1).  Otherwise ``enabled`` is false, nothing is illuminated and ``TRACE_DISABLED``
+  §7.3.1), or is loaded with no STATE and no registry entry (§N.6's skeleton declares none:
+  it is neither absent nor inactive, §N.2; ``TRACE_ENABLED_WITHOUT_STATE`` says so).  Otherwise ``enabled`` is false, nothing is illuminated and ``TRACE_DISABLED``
   says why.  The rest is still validated, so the user sees what the trace says.
 * **Identifiers.** Nuclei must be declared (``## NUCLEUS n:``), modules declared with an id
   (temporary ids are not referenceable, §7.1.1), memories must be the H1 title — or the file
@@ -532,6 +533,9 @@ def tracing_module(layer: Layer) -> tuple[LayerModule | None, str | None]:
     for m in user_zone:
         if m.effective_state == "active":
             return m, None
+    for m in user_zone:  # loaded with no STATE and no registry entry: neither absent nor inactive (§N.2, §N.6)
+        if m.effective_state is None:
+            return m, None
     if not candidates:
         return None, ("the layer has no DEFERRED_NEURAL_TRACING module (§N.6): tracing is disabled, nothing is"
                       " illuminated")
@@ -540,9 +544,6 @@ def tracing_module(layer: Layer) -> tuple[LayerModule | None, str | None]:
         return None, (f"MODULE {m.module_id} ({m.file}:{m.info.line}) is not declared in a user-controlled zone"
                       f" ([P1]-[P3]): tracing is disabled")
     m = user_zone[0]
-    if m.effective_state is None:
-        return None, (f"MODULE {m.module_id}: {m.info.name} ({m.file}:{m.info.line}) has no STATE and no registry"
-                      f" entry: tracing is disabled")
     source = "its declared STATE" if m.state_source == "declared" else (m.state_source or "").replace(
         "registry:", "the registry of ")
     return None, (f"MODULE {m.module_id}: {m.info.name} ({m.file}:{m.info.line}) is inactive ({source}):"
@@ -570,6 +571,11 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
                                f" MODULE {enabling.module_id}; the AI may rewrite that registry — declare"
                                f" 'active - permanent' or 'inactive - permanent' to decide it yourself",
                                parsed.blocks[0].open_line))
+    if enabling is not None and enabling.effective_state is None and parsed.blocks:
+        warnings.append(notice("TRACE_ENABLED_WITHOUT_STATE",
+                               f"tracing is on because MODULE {enabling.module_id} ({enabling.file}:"
+                               f"{enabling.info.line}) is loaded with no STATE and no registry entry (as §N.6's"
+                               f" skeleton); declare its STATE to decide it", parsed.blocks[0].open_line))
     resolver = _Resolver(layer)
     content = _union(c for _, c in accepted)
     kept = resolver.filter(content, dropped, unknown, warnings, caution=True)
