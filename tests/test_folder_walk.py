@@ -50,6 +50,21 @@ def test_zonemarkignore_and_exclude(folder, capsys):
     assert code == 0 and "old.md" not in out and "2 files checked: 0 errors, 1 warning" in out
 
 
+@pytest.mark.parametrize("pattern", ["drafts", "drafts/", "./drafts", "drafts/**"])
+def test_a_pattern_that_names_a_folder_leaves_out_everything_under_it(folder, capsys, pattern):
+    (folder / "drafts" / "deep — 深い").mkdir(parents=True)
+    (folder / "drafts" / "wip.md").write_text(BROKEN, encoding="utf-8")
+    (folder / "drafts" / "deep — 深い" / "bozza.md").write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run(capsys, ["check", folder, "--exclude", pattern])
+    assert code == 0 and "drafts" not in out and "2 files checked" in out
+    (folder / ".zonemarkignore").write_text(pattern + "\n", encoding="utf-8")
+    assert [rel for rel, _ in discover(folder)[1]] == ["note.md", "sub/kept.md"]
+    # a trailing '/' names a folder only: a file called drafts.md stays
+    (folder / "drafts.md").write_text(MEMORY, encoding="utf-8")
+    if pattern == "drafts/":
+        assert "drafts.md" in [rel for rel, _ in discover(folder)[1]]
+
+
 def test_a_symlinked_file_is_read_once(folder, capsys):
     os.symlink(folder / "note.md", folder / "alias.md")
     os.symlink(folder / "sub", folder / "linked-folder")  # a folder link is not followed

@@ -62,7 +62,7 @@ TRACE_SCHEMA = {
         "result": CONTENT,
         "dropped": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["line", "entry", "kind", "id", "reason"],
-            "properties": {"line": {"type": "integer"}, "entry": {"type": "string"},
+            "properties": {"line": {"type": "integer", "minimum": 1}, "entry": {"type": "string"},
                            "kind": {"enum": ["nucleus", "module", "log", "memory"]}, "id": {"type": "string"},
                            "reason": {"type": "string"}}}},
         "unknownIdentifiers": {"type": "array", "items": {
@@ -71,7 +71,7 @@ TRACE_SCHEMA = {
         "warnings": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["code", "message", "line"],
             "properties": {"code": {"type": "string"}, "message": {"type": "string"},
-                           "line": {"type": "integer", "minimum": 0}}}},
+                           "line": {"type": "integer", "minimum": 1}}}},
     },
 }
 
@@ -159,7 +159,9 @@ def test_spec_n7c_module_absent_no_trace(tmp_path):
     untraced = variant(tmp_path, "## MODULE DTR_001: DEFERRED_NEURAL_TRACING", "## MODULE DTR_001: SOMETHING_ELSE")
     out = trace((SPEC / "n7c.txt").read_text(encoding="utf-8"), untraced)
     assert out["blocks"] == [] and out["enabled"] is False
-    assert codes(out) == ["TRACE_NOT_FOUND"]
+    # enabled is false, and a warning says why (§N.2), also when the text holds no trace
+    assert codes(out) == ["TRACE_NOT_FOUND", "TRACE_DISABLED"]
+    assert "no DEFERRED_NEURAL_TRACING module" in out["warnings"][1]["message"]
     # an AI that emits one anyway illuminates nothing, and the user is told why
     out = trace((SPEC / "n7a.txt").read_text(encoding="utf-8"), untraced)
     assert out["enabled"] is False and out["blocks"][0]["parsed"]["nuclei"] == [1, 3]
@@ -551,6 +553,7 @@ def test_cli_trace_exit_1_when_nothing_is_illuminated(tmp_path, capsys, monkeypa
     shutil.copytree(LAYER, tmp_path / "layer")
     code, out, err = run(capsys, monkeypatch, "trace", tmp_path / "layer", "--json", "-", stdin=text)
     assert code == 1 and json.loads(out)["result"]["modules"] == []
+    jsonschema.validate(json.loads(out), TRACE_SCHEMA)  # every line 1-based, also a whole-text warning's
     assert not (tmp_path / "layer" / ".zonemark").exists()
 
 
@@ -558,6 +561,10 @@ def test_cli_trace_exit_1_when_tracing_is_disabled(tmp_path, capsys, monkeypatch
     off = variant(tmp_path, "## MODULE DTR_001: DEFERRED_NEURAL_TRACING", "## MODULE DTR_001: OTHER")
     code, out, err = run(capsys, monkeypatch, "trace", off.root, SPEC / "n7a.txt")
     assert code == 1 and "nothing illuminated" in out and "TRACE_DISABLED" in err
+    code, out, err = run(capsys, monkeypatch, "trace", off.root, "--json", "-", stdin="nessuna traccia — 痕跡なし\r\n")
+    data = json.loads(out)
+    jsonschema.validate(data, TRACE_SCHEMA)
+    assert code == 1 and data["enabled"] is False and codes(data) == ["TRACE_NOT_FOUND", "TRACE_DISABLED"]
 
 
 @pytest.mark.parametrize("args, message", [

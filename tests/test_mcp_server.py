@@ -75,6 +75,8 @@ def test_the_instructions_explain_the_zones_in_three_sentences(agent):
     assert len(re.findall(r"[.!?](?:\s|$)", text)) == 3
     for word in ("[P1]", "[P2]", "[P3]", "[P4]", "[P5]", "propose_change", "append_entry", "edit_volatile"):
         assert word in text
+    # the key read_zone gives the hash under is the one the instructions name
+    assert "the hash read_zone returned" in text and "base_hash read_zone" not in text
 
 
 def test_an_unknown_tool_is_a_clear_tool_error(agent):

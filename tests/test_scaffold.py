@@ -218,6 +218,23 @@ def test_add_container_refusals_leave_the_file_untouched(cars, path, message):
     assert cars.read_bytes() == before
 
 
+@pytest.mark.parametrize("written", ["NFC", "NFD"])
+def test_add_container_compares_names_after_nfc_normalisation(tmp_path, written):
+    """'Città' typed (NFC) or pasted in decomposed form (NFD) is one name (issue 7, item 12)."""
+    import unicodedata
+    path = tmp_path / "viaggi[ext_memory].md"
+    path.write_text(unicodedata.normalize(written, "# Viaggi — 旅行 [external_memory]\n\n[P1]\n## TOPIC: Città\n"
+                                                   "[/P1]\n\n[P4]\n[/P4]\n"), encoding="utf-8")
+    add_container(path, "Città/Kyōto — 京都", store=FAST)
+    before = path.read_bytes()
+    for typed in ("NFC", "NFD"):
+        with pytest.raises(RefusedWrite, match="already exists at the top of the file"):
+            add_container(path, unicodedata.normalize(typed, "Città"), store=FAST)
+        with pytest.raises(RefusedWrite, match="already exists under"):
+            add_container(path, unicodedata.normalize(typed, "Città/Kyōto — 京都"), store=FAST)
+    assert path.read_bytes() == before
+
+
 def test_a_file_that_does_not_pair_zones_is_refused_not_guessed(tmp_path):
     path = tmp_path / "flat[ext_memory].md"
     path.write_text("# flat [external_memory]\n\n[P1]\n## TOPIC: A\n## TOPIC: B\n[/P1]\n\n[P4]\n[/P4]\n",

@@ -206,6 +206,20 @@ def test_container_filter_takes_the_container_and_what_is_under_it(layer):
         search(layer, "treno", container="Nope")
 
 
+@pytest.mark.parametrize("written", ["NFC", "NFD"])
+def test_container_names_compare_after_nfc_normalisation(tmp_path, written):
+    """'Città' typed (NFC) or pasted from a macOS file name (NFD) is one name, as for append (issue 7, 12)."""
+    import unicodedata
+    text = ("# Viaggi — 旅行 [external_memory]\n\n[P1]\n## TOPIC: Città\n[/P1]\n\n[P4]\n"
+            "###### LOG: 2026-03-01 — Treno per Città — 電車\nIl treno era in orario.\n[/P4]\n")
+    (tmp_path / "viaggi[ext_memory].md").write_text(unicodedata.normalize(written, text), encoding="utf-8")
+    for typed in ("NFC", "NFD"):
+        name = unicodedata.normalize(typed, "Città")
+        assert [h.line for h in search(tmp_path, "treno", container=name).hits] == [8], (written, typed)
+        code = main(["search", str(tmp_path), "treno", "--container", name])
+        assert code == 0, (written, typed)
+
+
 def test_date_filters_are_inclusive_at_the_precision_given(layer):
     lines = lambda **kw: sorted(h.line for h in search(layer, "treno", **kw).hits)  # noqa: E731
     assert lines(since="2026-03-01") == [8, 20]

@@ -154,8 +154,8 @@ def register(sub) -> None:
     c.add_argument("--only", action="append", metavar="GLOB",
                    help="in folders, keep only files whose relative path matches (repeatable)")
     c.add_argument("--exclude", action="append", metavar="GLOB",
-                   help="in folders, leave out files whose relative path matches (repeatable; also "
-                        ".zonemarkignore at the folder's root)")
+                   help="in folders, leave out files whose relative path matches, or everything under a folder "
+                        "it names (repeatable; also .zonemarkignore at the folder's root)")
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a diagnostic code")

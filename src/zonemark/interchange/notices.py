@@ -2,7 +2,8 @@
 
 These are not diagnostics of a file (those live in ``core/diagnostics.py``): they describe a
 piece of *chat text* — what was copied out of a provider's chat window — and the line they
-point at is a line of that text (1-based; 0 means the text as a whole).  ``CODES`` gives each
+point at is a line of that text (1-based; a warning about the text as a whole points at line 1;
+only a skipped trace record, which is no text, says 0).  ``CODES`` gives each
 code its spec section and a one-line meaning; ``docs/conformance.md`` lists them.
 """
 

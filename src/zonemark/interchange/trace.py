@@ -375,7 +375,7 @@ def parse_trace(text: str) -> ParsedTraces:
                                f" [/{current['marker']}]: rejected (a truncated trace is not trusted)", c_open))
         finish(current, None, None, "never closed")
     if not blocks:
-        warnings.append(notice("TRACE_NOT_FOUND", "no [NTRACE: v1] … [/NTRACE] block in the text", 0))
+        warnings.append(notice("TRACE_NOT_FOUND", "no [NTRACE: v1] … [/NTRACE] block in the text", 1))
     return ParsedTraces(tuple(blocks), tuple(warnings))
 
 
@@ -562,8 +562,8 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     unknown: list[tuple[str, str]] = []
     enabling, why = tracing_module(layer)
     accepted = [(b, b.parsed) for b in parsed.blocks if not b.rejected and b.parsed is not None]
-    if parsed.blocks and why is not None:
-        warnings.append(notice("TRACE_DISABLED", why, parsed.blocks[0].open_line))
+    if why is not None:  # enabled is false: a warning says why, trace or not (§N.2)
+        warnings.append(notice("TRACE_DISABLED", why, parsed.blocks[0].open_line if parsed.blocks else 1))
     if enabling is not None and enabling.state_source and enabling.state_source.startswith("registry") \
             and enabling.info.declared_state != "active" and parsed.blocks:
         warnings.append(notice("TRACE_ENABLED_BY_REGISTRY",

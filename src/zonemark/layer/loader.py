@@ -52,7 +52,9 @@ Rulings (where the standard leaves the application to decide):
   chosen by the application and never written into files.  ``*`` and ``?``
   stay inside one folder, ``**`` crosses folders, ``[`` and ``]`` are literal
   (layer filenames carry ``[ext_memory]``-style tags, §3.4).  A pattern
-  without ``/`` is matched against the file name alone.
+  without ``/`` is matched against the file name alone.  A pattern that names a
+  folder selects everything under it (``drafts``, ``drafts/``, ``a/drafts``); a
+  trailing ``/`` names folders only.
 """
 
 from __future__ import annotations
@@ -325,13 +327,28 @@ def matches(rel: str, pattern: str) -> bool:
     return _glob_regex(pattern).fullmatch(target) is not None
 
 
+def selects(rel: str, pattern: str) -> bool:
+    """Whether ``pattern`` names the file ``rel`` or a folder it lies under (a trailing ``/``: folders only)."""
+    pattern = pattern.strip()
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    folders_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    if not pattern:
+        return False
+    if not folders_only and matches(rel, pattern):
+        return True
+    parts = rel.split("/")[:-1]
+    return any(matches("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1))
+
+
 def select(found, *, only=None, exclude=None):
     """Keep files matching any ``only`` pattern (all when None), then drop any matching ``exclude``."""
     out = list(found)
     if only:
-        out = [x for x in out if any(matches(x[0], p) for p in only)]
+        out = [x for x in out if any(selects(x[0], p) for p in only)]
     if exclude:
-        out = [x for x in out if not any(matches(x[0], p) for p in exclude)]
+        out = [x for x in out if not any(selects(x[0], p) for p in exclude)]
     return out
 
 

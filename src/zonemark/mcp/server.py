@@ -57,8 +57,8 @@ INSTRUCTIONS = (
     "user's alone, [P3] changes only through propose_change (the user applies them), [P4] takes new entries "
     "through append_entry (or ingest_log) and nothing else, and [P5] you may rewrite with edit_volatile. "
     "Start with layer_status and list_containers, find past entries with search_memory and read_container, read "
-    "zones with list_zones and read_zone, and give edit_volatile the base_hash read_zone returned, so that you "
-    "never overwrite an edit you have not seen. "
+    "zones with list_zones and read_zone, and give edit_volatile, as base_hash, the hash read_zone returned, so "
+    "that you never overwrite an edit you have not seen. "
     "A refused write is a tool error whose first word is a stable code such as ZONE_PROPOSE_ONLY, followed by "
     "the zone, the rule and what you may do instead."
 )

@@ -19,6 +19,7 @@ from .errors import QueryError, SearchError, SearchUnavailable
 from .index import RANK_WINDOW, Index, is_corrupt, is_unwritable, require_fts5
 from .query import translate
 from .results import Hit, SearchResult
+from .rows import address
 from .snippet import query_tokens, snippet
 
 MAX_LIMIT = 1000
@@ -102,7 +103,7 @@ def search(layer, query: str, *, file: str | None = None, container: str | None 
         raise QueryError(f"since ({since}) is after until ({until})")
     if container is not None and not isinstance(container, str):
         raise QueryError(f"container must be a path such as 'Maintenance/Tyres', not {type(container).__name__}")
-    container = (container or "").strip().strip("/").strip() or None
+    container = address((container or "").strip().strip("/").strip()) or None
     root, found, is_folder = layer_files(layer, confined=confined)
     selected = _select(root, found, file)
     shown_root = Path(layer) if is_folder else None

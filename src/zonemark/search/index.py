@@ -51,7 +51,7 @@ STATE_DIR = ".zonemark"
 CACHE_NAME = "search.sqlite3"
 LOCK_NAME = "search.lock"
 APPLICATION_ID = 0x7A6D7331  # 'zms1'
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: container paths stored in Unicode NFC
 TOKENIZER = "unicode61 remove_diacritics 2"
 #: bm25 weights of the FTS columns: title, body, context (file title and container names).
 WEIGHTS = (4.0, 1.0, 0.5)

@@ -19,6 +19,7 @@ re-parses only the piece that changed, behind a synthetic head that reproduces t
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..core.document import Document
@@ -45,6 +46,13 @@ def _clean(text: str) -> str:
     """Text safe to store and to print: bytes that are not UTF-8 (kept by the parser, §1) as their
     ``\\xNN`` escapes, control characters (an escape sequence in a hand-edited file) as U+FFFD."""
     return CONTROL_CHARS.sub("\ufffd", printable(text))
+
+
+def address(text: str) -> str:
+    """A container path as stored and compared: :func:`_clean`, then Unicode NFC, so 'Città'
+    typed (NFC) or pasted from a macOS file name (NFD) is one name, as for the writer."""
+    text = _clean(text)
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def segment_cjk(text: str) -> str:
@@ -227,7 +235,7 @@ class _Collector:
         container, names = self.paths.of(owner_line)
         body = _BLANK_RUN.sub("\n", body).strip()
         context = " ".join(p for p in (self.title, names.replace("/", " ")) if p)
-        self.rows.append(Row(line, kind, _clean(container), _clean(names), zone, date, segment_cjk(_clean(title)),
+        self.rows.append(Row(line, kind, address(container), address(names), zone, date, segment_cjk(_clean(title)),
                              segment_cjk(_clean(body)), segment_cjk(_clean(context))))
 
     def run(self) -> list[Row]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -415,6 +416,11 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
                           result.history_id)
 
 
+def _same_name(a: str, b: str) -> bool:
+    """Container names compare after Unicode NFC normalisation, as the writer resolves them."""
+    return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+
+
 def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str, str, int]:
     segments = [s.strip() for s in container_path.strip().strip("/").split("/")]
     if not segments or not segments[-1]:
@@ -432,7 +438,7 @@ def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str
                           "§7.1.3", "BAD_PARENT")
     level = 2 if parent is None else parent.level + 1
     siblings = [h for h in index.containers() if h.parent == (parent.index if parent else None)]
-    if any(h.name == name for h in siblings):
+    if any(_same_name(h.name, name) for h in siblings):
         where = "at the top of the file" if parent is None else f"under '{'/'.join(segments[:-1])}'"
         raise _refuse(f"a container '{name}' already exists {where}", "§7.1.2", "CONTAINER_EXISTS")
     address = "/".join(segments[:-1] + [name])
