@@ -54,8 +54,8 @@ from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.parser import parse
 from ..core.text import decode, encode
-from .locate import (APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones,
-                     zone_base, zone_base_from, zone_hash)
+from .locate import (APPEND_LEVELS, ZoneIndex, ZoneView, container_lines, journal_for, journal_zones, resolve_container,
+                     unclosed_zones, zone_base_from)
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from . import duplicates
 from .refusals import InvalidDate, RefusedWrite
@@ -83,7 +83,7 @@ class WriteResult:
     history_id: str | None
     changes: tuple[str, ...] = ()  # what the sanitiser neutralised
     method: str = ""  # 'incremental' or 'full' verification
-    zone_hash: str | None = None  # edit_zone: the hash of the zone's inner bytes now (the next base_hash)
+    zone_hash: str | None = None  # edit_zone: the zone's base now (its container and bytes; the next base_hash)
     duplicate_of: int | None = None  # append_entry(unless_present=True): line of the entry already there
 
 
@@ -393,8 +393,8 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
               base_hash: str | None = None) -> WriteResult:
     """Replace the inner lines of the zone opened at (or containing) ``zone_line``.
 
-    ``base_hash`` (W9): the :func:`~.locate.zone_hash` the caller read.  Under the lock, after the
-    permission check, the zone's inner bytes must still hash to it, else ``STALE_ZONE``: an edit
+    ``base_hash`` (W9): the :func:`~.locate.zone_base` the caller read.  Under the lock, after the
+    permission check, the zone's container and inner bytes must still hash to it, else ``STALE_ZONE``: an edit
     never overwrites a change its author has not seen.  The result's ``zone_hash`` is the next base.
     """
     check_actor(actor)
@@ -432,8 +432,8 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
         if zone.inline:
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
                                f"edit it by hand", code="INLINE_ZONE", zone=zone.line, level=zone.level, rule="§5.1")
-        base_context = tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
-        if base_hash is not None and zone_base(data, index, zone) != base_hash:
+        base_context = container_lines(index, zone)
+        if base_hash is not None and zone_base_from(base_context, data[zone.inner_start:zone.close_start]) != base_hash:
             raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} changed since its hash was "
                                f"read; read it again and merge the change before editing", code="STALE_ZONE",
                                zone=zone.line, level=zone.level, rule="W9")

@@ -212,7 +212,12 @@ def zone_base(data: bytes, index: ZoneIndex, zone: ZoneView) -> str:
     it move, and differs for a zone with the same bytes in another container (empty journals made from one
     template), so an edit never lands in a look-alike zone that moved to the line the caller read."""
     end = zone.close_start if zone.close_start is not None else len(data)
-    return zone_base_from(tuple(index.headers[h].text.rstrip("\r") for h in zone.context), data[zone.inner_start:end])
+    return zone_base_from(container_lines(index, zone), data[zone.inner_start:end])
+
+
+def container_lines(index: ZoneIndex, zone: ZoneView) -> tuple[str, ...]:
+    """The header lines open at ``zone``'s closing tag, outermost first: the container it belongs to."""
+    return tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
 
 
 def zone_base_from(context: tuple[str, ...], inner: bytes) -> str:

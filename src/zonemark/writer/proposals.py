@@ -41,7 +41,7 @@ from ..core.parser import parse
 from ..core.text import decode, encode, escape_controls, printable
 from .atomic import replace_file
 from .edit import barrier_refusal, check_actor, forget
-from .locate import ZoneIndex, ZoneView, journal_zones, resolve_container, zone_hash
+from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
 from .sanitize import quoted, reads_as_zone_tag
@@ -228,7 +228,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     record = {
         "format": FORMAT, "id": pid, "status": "open", "file": Path(os.path.realpath(path)).name,
         "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
-                 "context": list(_context(index, zone))},
+                 "context": list(container_lines(index, zone))},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
         "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
     }
@@ -247,11 +247,6 @@ def _from_record(p: Path, record: dict, target: Path) -> Proposal:
                     str(record.get("proposed_by", "")), str(record.get("created", "")),
                     str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()),
                     None if context is None else tuple(context))
-
-
-def _context(index: ZoneIndex, zone: ZoneView) -> tuple[str, ...]:
-    """The header lines open at ``zone``'s closing tag, outermost first: the container it belongs to."""
-    return tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
 
 
 def load(proposal_path) -> Proposal:
@@ -301,7 +296,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
         z = index.zone(i)
         if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
                 and zone_hash(data, z) == proposal.zone_sha256 \
-                and (proposal.zone_context is None or _context(index, z) == proposal.zone_context):
+                and (proposal.zone_context is None or container_lines(index, z) == proposal.zone_context):
             candidates.append(z)
     for z in candidates:
         if z.line == proposal.zone_line:
