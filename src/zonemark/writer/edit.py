@@ -738,13 +738,9 @@ def undo(path, *, actor: str = "user", store: Store | None = None):
     if actor != "user":
         raise RefusedWrite("refused: undo restores a previous version of the whole file; only the user may undo "
                            "(§5.2)", code="USER_ONLY", rule="§5.2")
-    store = store or Store()
-    result = store.undo(path, actor=actor)
+    result = (store or Store()).undo(path, actor=actor)
     forget(path)
-    if result.changed:
+    if result.changed and result.undone is not None:
         from .proposals import reopen_undone_proposal  # proposals builds on this module: imported at use
-        entries = store.history(path)  # newest first: the undo just written, then what it undid
-        undone = next((e for e in entries if entries and e.id == entries[0].undoes), None)
-        if undone is not None:
-            reopen_undone_proposal(path, undone)
+        reopen_undone_proposal(path, result.undone)
     return result

@@ -43,7 +43,7 @@ import json
 import os
 import stat
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -106,13 +106,15 @@ class HistoryCorrupt(StoreError):
 
 @dataclass(frozen=True)
 class UpdateResult:
-    """Outcome of :meth:`Store.update` or :meth:`Store.undo`; ``history_id`` is None when nothing changed."""
+    """Outcome of :meth:`Store.update` or :meth:`Store.undo`; ``history_id`` is None when nothing changed.
+    ``undone`` is, for :meth:`Store.undo`, the saved write it reverted."""
 
     path: Path
     changed: bool
     old_size: int
     new_size: int
     history_id: str | None
+    undone: "HistoryEntry | None" = None
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,8 @@ class Store:
                     raise WriteConflict(f"{path}: the file changed while undo was running; undo refused")
                 return restored
 
-            return self._write(path, target, restore, actor=actor, action="undo", undoes=chosen.id)
+            return replace(self._write(path, target, restore, actor=actor, action="undo", undoes=chosen.id),
+                           undone=chosen)
 
     # -- the write ---------------------------------------------------------------------------
 
