@@ -34,6 +34,16 @@ def json_text(data, indent: int | None = 2) -> str:
     return json.dumps(clean(data), ensure_ascii=False, indent=indent) + "\n"
 
 
+def read_stdin_bytes(prefix: str, missing: str, *, terminal_ok: bool = False) -> bytes:
+    """The bytes piped on stdin; ``prefix: missing`` (exit 2) when there is no stdin, or it is a terminal and
+    ``terminal_ok`` is not set."""
+    import sys
+
+    if sys.stdin is None or (not terminal_ok and sys.stdin.isatty()):
+        raise CliError(f"{prefix}: {missing}", EXIT_USAGE)
+    return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+
+
 def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tuple[str, str]:
     """The UTF-8 text of file ``name``, or of stdin for ``-`` (and for None when stdin is piped), with a
     byte order mark dropped (it is no text), and the name to show for it ('stdin' or the file's name).
@@ -45,9 +55,7 @@ def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tup
     from pathlib import Path
 
     if name is None or name == "-":
-        if sys.stdin is None or (name is None and sys.stdin.isatty()):
-            raise CliError(f"{prefix}: {missing}", EXIT_USAGE)
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        data = read_stdin_bytes(prefix, missing, terminal_ok=name == "-")
         shown = "stdin"
     else:
         try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..core.text import printable
 from ..render.formats import FORMATS
-from .common import EXIT_FINDINGS, EXIT_OK, CliError, json_text
+from .common import EXIT_FINDINGS, EXIT_OK, CliError, json_text, read_stdin_bytes
 
 
 def read_document(path: Path):
@@ -80,9 +80,7 @@ def cmd_check(args) -> int:
 def _check_stdin() -> list:
     """The findings of the file piped on stdin, checked as a file and named '-' (§1: bytes as they are)."""
     from ..core.parser import parse_bytes
-    if sys.stdin is None or sys.stdin.isatty():
-        raise CliError("zonemark check: '-' reads the file from stdin: pipe it in (zonemark check - < FILE)")
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    data = read_stdin_bytes("zonemark check", "'-' reads the file from stdin: pipe it in (zonemark check - < FILE)")
     return [("-", list(parse_bytes(data, path="-").diagnostics))]
 
 

@@ -135,12 +135,12 @@ _FENCE_LIKE = re.compile(r"`{3,}|~{3,}")
 #: A fence the writer lets through: at column 0 (a backtick fence's info string holds no backtick).
 _FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
 #: First significant characters after which a line is examined (everything else is plain text).
-_STARTERS = frozenset("#[>*+-_=`~0123456789\\" + "\ufe47\uff3b\ufe5f\uff03")
 #: The characters whose compatibility form (NFKC) is '[' or '#' (fullwidth and small forms): to a model
 #: reading the raw text '［/P4］' is the tag it imitates, so such a line is escaped when its normal form
 #: is a zone tag, the [/LOG] marker, an anchor, a [NUCLEI: …] tag or a header (W4).  Ordinary text that
 #: starts with one ('［注］', '＃タグ') is kept.
 _LOOK_ALIKE_STARTERS = "\ufe47\uff3b\ufe5f\uff03"
+_STARTERS = frozenset("#[>*+-_=`~0123456789\\" + _LOOK_ALIKE_STARTERS)
 _LOOK_ALIKE_STRUCTURE = re.compile(r"#{1,6}(?:\s|$)|\[\s*(?:/?\s*[Pp]\s*\d+\s*\]|/LOG\s*\]|!|NUCLEI\b)")
 _MARKER_NOISE = re.compile(r"[\\*_`~]")
 _MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
