@@ -9,6 +9,7 @@ byte, and :func:`printable` shows it as ``\\xNN`` wherever text reaches a person
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -65,3 +66,9 @@ def escape_controls(text: str) -> str:
     if not _TERMINAL_CONTROLS.search(text):
         return text
     return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02X}", text)
+
+
+def name_key(text: str) -> str:
+    """A container name or id as compared (W8): Unicode NFC, so 'Città' typed (NFC) or pasted from a
+    macOS file name (NFD) is one name."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)

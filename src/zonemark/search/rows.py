@@ -19,14 +19,13 @@ re-parses only the piece that changed, behind a synthetic head that reproduces t
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from ..core.document import Document
 from ..core.nodes import Block, Heading
 from ..core.outline import OutlineNode
 from ..core.syntax import CONTROL_CHARS
-from ..core.text import printable
+from ..core.text import name_key, printable
 
 #: CJK scripts are written without spaces, which the FTS5 tokenizer would read as one long
 #: token.  A zero-width space (a separator to the tokenizer, invisible to a reader) after every
@@ -51,8 +50,7 @@ def _clean(text: str) -> str:
 def address(text: str) -> str:
     """A container path as stored and compared: :func:`_clean`, then Unicode NFC, so 'Città'
     typed (NFC) or pasted from a macOS file name (NFD) is one name, as for the writer."""
-    text = _clean(text)
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    return name_key(_clean(text))
 
 
 def segment_cjk(text: str) -> str:

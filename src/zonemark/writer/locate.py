@@ -24,14 +24,13 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.outline import headings
-from ..core.text import encode
+from ..core.text import encode, name_key
 from .offsets import ByteOffset, char_to_byte_map
 from .refusals import RefusedWrite
 from .sanitize import quoted
@@ -352,16 +351,11 @@ def _by_id_or_name(pool, seg, keyword):
             return h.keyword == "SUBTOPIC"
         return h.keyword == keyword
 
-    seg = _nfc(seg)
-    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and _nfc(h.id) == seg]
+    seg = name_key(seg)
+    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and name_key(h.id) == seg]
     if by_id:
         return by_id
-    return [h.index for h in pool if kw_ok(h) and _nfc(h.name) == seg]
-
-
-def _nfc(text: str) -> str:
-    """Names compare after Unicode NFC normalisation: 'Città' typed or pasted is one name."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    return [h.index for h in pool if kw_ok(h) and name_key(h.name) == seg]
 
 
 def _known(index, containers, parent) -> str:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ from pathlib import Path
 from ..core import syntax as sx
 from ..core.document import Document
 from ..core.parser import parse
-from ..core.text import decode, encode
+from ..core.text import decode, encode, name_key
 from .atomic import sync_dir, unlink_quietly, write_temp
 from .locate import HeaderInfo, ZoneIndex, journal_zones, resolve_container
 from .offsets import ByteOffset, chars_before
@@ -416,11 +415,6 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
                           result.history_id)
 
 
-def _same_name(a: str, b: str) -> bool:
-    """Container names compare after Unicode NFC normalisation, as the writer resolves them."""
-    return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
-
-
 def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str, str, int]:
     segments = [s.strip() for s in container_path.strip().strip("/").split("/")]
     if not segments or not segments[-1]:
@@ -438,7 +432,7 @@ def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str
                           "§7.1.3", "BAD_PARENT")
     level = 2 if parent is None else parent.level + 1
     siblings = [h for h in index.containers() if h.parent == (parent.index if parent else None)]
-    if any(_same_name(h.name, name) for h in siblings):
+    if any(name_key(h.name) == name_key(name) for h in siblings):
         where = "at the top of the file" if parent is None else f"under '{'/'.join(segments[:-1])}'"
         raise _refuse(f"a container '{name}' already exists {where}", "§7.1.2", "CONTAINER_EXISTS")
     address = "/".join(segments[:-1] + [name])
