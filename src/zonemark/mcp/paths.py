@@ -94,7 +94,7 @@ class LayerFolder:
             real = Path(os.path.realpath(candidate, strict=False))
         except (OSError, ValueError) as exc:
             raise PathRefused("NO_SUCH_FILE", f"'{name}' cannot be resolved ({exc.__class__.__name__})") from None
-        if real != self.root and self.root not in real.parents:
+        if not inside(self.root, real):
             raise PathRefused("PATH_OUTSIDE_LAYER", f"'{name}' leads outside the layer folder (a symbolic link); "
                                                     f"zonemark reads and writes only inside it")
         if not real.is_file():
