@@ -72,9 +72,10 @@ def _run(action):
 
 
 def _one_line(message: str) -> str:
-    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN)."""
-    from ..core.text import escape_controls, printable
-    return escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n"))
+    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN, invisible and
+    direction-changing characters as ⟨U+202E⟩, W30)."""
+    from ..core.text import escape_controls, printable, reveal
+    return reveal(escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n")))
 
 
 def _notes(changes) -> None:
@@ -212,9 +213,10 @@ def register(subparsers) -> None:
         if not pending:
             print(_one_line(f"{args.target}: no pending proposals"))
             return EXIT_OK
-        rows = [(p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
-                 f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
-                 _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason) for p in pending]
+        rows = [tuple(_one_line(cell) for cell in (  # the cells as printed, so the widths hold
+                    p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
+                    f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
+                    _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason)) for p in pending]
         head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
         widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
         for row in [head] + rows:

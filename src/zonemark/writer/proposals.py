@@ -38,7 +38,7 @@ from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.parser import parse
-from ..core.text import decode, encode, escape_controls, printable
+from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
 from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
@@ -485,5 +485,6 @@ def show_proposal(proposal: Proposal) -> str:
                 _diff(proposal.target.name, data, new_data)]
         if proposal.would_add:
             body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
-    # line ends of a CRLF file as line ends; every other control character as \xNN (W13)
-    return escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body)))) + "\n"
+    # line ends of a CRLF file as line ends; every other control character as \xNN (W13); the invisible and
+    # direction-changing characters as ⟨U+202E⟩, so the diff the user approves shows what it holds (W30)
+    return reveal(escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body))))) + "\n"
