@@ -107,6 +107,40 @@ def _age(created: str) -> str:
     return f"{seconds} s"
 
 
+def _states_now(target: Path) -> list[str]:
+    """What ``zonemark state LAYER_OR_FILE`` prints with no flag (W31): the registry the flags would rewrite,
+    as it is now, and the effective state of every module of the layer, with where it comes from (§7.3.1)."""
+    from ..layer.loader import Layer, LayerError
+    folder = target if target.is_dir() else target.parent
+    try:
+        layer = Layer.load(folder)
+    except LayerError as exc:
+        raise CliError(_one_line(f"zonemark state: {exc}"), EXIT_USAGE) from None
+    rel = layer.reminder if target.is_dir() else next(
+        (f.rel for f in layer.files if f.path.resolve() == target.resolve()), target.name)
+    file = next((f for f in layer.files if f.rel == rel), None) if rel else None
+    registry = None if file is None else file.doc.registry
+    if rel is None:
+        out = [f"{target}: no [reminder] file, so no layer registry"]
+    elif registry is None:
+        out = [f"{rel}: no MODULE_STATE_REGISTRY"]
+    else:
+        out = [f"{rel}: MODULE_STATE_REGISTRY at line {registry.line}",
+               "  ACTIVE: " + (", ".join(registry.active) or "\u2014"),
+               "  INACTIVE: " + (", ".join(registry.inactive) or "\u2014")]
+    modules = [m for m in layer.modules if m.is_module and not m.info.ignored]
+    out.append(f"{len(modules)} module{'s' if len(modules) != 1 else ''} (effective state, from):")
+    for m in modules:
+        source = m.state_source or "no state"
+        if source.startswith("registry:"):
+            source = "registry of " + source.split(":", 1)[1]
+        permanent = ", permanent" if m.info.permanent else ""
+        ident = m.module_id if not m.temporary else "(no id)"
+        out.append(f"  {ident}  {m.info.name}  {m.effective_state or 'unknown'} ({source}{permanent})  "
+                   f"{m.file}:{m.info.line}")
+    return out
+
+
 def register(subparsers) -> None:
     """Add the write commands to the ``zonemark`` parser."""
 
@@ -137,7 +171,9 @@ def register(subparsers) -> None:
         if not target.exists():
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if not args.activate and not args.deactivate:
-            raise CliError("zonemark state: give --activate IDS and/or --deactivate IDS", EXIT_USAGE)
+            for line in _run(lambda: _states_now(target)):
+                print(_one_line(line))
+            return EXIT_OK
         ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
         if not any(ids):
             raise CliError("zonemark state: --activate/--deactivate name no module id (give ids such as 042,043)",
@@ -255,7 +291,8 @@ def register(subparsers) -> None:
     _actor(a)
     a.set_defaults(func=cmd_append)
 
-    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1)")
+    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1); with no "
+                                            "flag, print the registry and every module's effective state")
     s.add_argument("target", metavar="LAYER_OR_FILE")
     s.add_argument("--activate", action="append", metavar="IDS", help="comma-separated module ids")
     s.add_argument("--deactivate", action="append", metavar="IDS", help="comma-separated module ids")
