@@ -141,6 +141,22 @@ def _states_now(target: Path) -> list[str]:
     return out
 
 
+def _proposal_path(args, verb: str) -> Path:
+    """The record ``apply``/``reject`` acts on: a proposal file, or an id looked up in ``--layer`` (a layer
+    folder or a file; default the current folder).  With ``--layer``, a file too must be that layer's (W33)."""
+    from ..writer import find_proposal
+    given = Path(args.proposal)
+    if given.is_dir():
+        raise CliError(_one_line(f"zonemark {verb}: {args.proposal} is a folder; give a proposal file or id "
+                                 f"('zonemark proposals' lists them)"), EXIT_USAGE)
+    if args.layer is None and given.is_file():
+        return given
+    where = Path(args.layer if args.layer is not None else ".")
+    if not where.exists():
+        raise CliError(_one_line(f"zonemark: no such file or folder: {args.layer}"), EXIT_USAGE)
+    return _run(lambda: find_proposal(where, args.proposal)).path
+
+
 def register(subparsers) -> None:
     """Add the write commands to the ``zonemark`` parser."""
 
@@ -215,23 +231,15 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_apply(args) -> int:
-        from ..writer import apply_proposal, find_proposal
-        given = Path(args.proposal)
-        if given.is_dir():
-            raise CliError(f"zonemark apply: {args.proposal} is a folder; give a proposal file or id "
-                           f"('zonemark proposals' lists them)", EXIT_USAGE)
-        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        from ..writer import apply_proposal
+        proposal = _proposal_path(args, "apply")
         r = _run(lambda: apply_proposal(proposal, actor=args.actor))
         print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
         return EXIT_OK
 
     def cmd_reject(args) -> int:
-        from ..writer import find_proposal, reject_proposal
-        given = Path(args.proposal)
-        if given.is_dir():
-            raise CliError(f"zonemark reject: {args.proposal} is a folder; give a proposal file or id "
-                           f"('zonemark proposals' lists them)", EXIT_USAGE)
-        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        from ..writer import reject_proposal
+        proposal = _proposal_path(args, "reject")
         p = _run(lambda: reject_proposal(proposal, actor=args.actor, reason=args.reason))
         print(f"{p.target}: proposal {p.id} rejected (the file is unchanged)")
         return EXIT_OK
@@ -318,15 +326,17 @@ def register(subparsers) -> None:
 
     ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
     ap.add_argument("proposal", metavar="PROPOSAL_OR_ID",
-                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
-                         "and below)")
+                    help="a proposal file, or its id or a unique start of it (looked up in --layer)")
+    ap.add_argument("--layer", metavar="LAYER_OR_FILE",
+                    help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     _actor(ap)
     ap.set_defaults(func=cmd_apply)
 
     rj = subparsers.add_parser("reject", help="reject a proposal (--as user); the file is not touched")
     rj.add_argument("proposal", metavar="PROPOSAL_OR_ID",
-                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
-                         "and below)")
+                    help="a proposal file, or its id or a unique start of it (looked up in --layer)")
+    rj.add_argument("--layer", metavar="LAYER_OR_FILE",
+                    help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     rj.add_argument("--reason", help="one line saying why (kept in the proposal's record)")
     _actor(rj)
     rj.set_defaults(func=cmd_reject)
