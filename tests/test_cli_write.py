@@ -100,6 +100,26 @@ def test_invalid_utf8_on_stdin(layer, capsys, monkeypatch):
     assert f.read_bytes() == old
 
 
+def test_state_with_no_flag_prints_the_registry_and_every_module_s_effective_state(layer, capsys, monkeypatch):
+    """W31: the README shows both flags optional; with neither, `state` reads and changes nothing."""
+    f = layer / "14_1_minimal_reminder.md"
+    f.write_text(f.read_text(encoding="utf-8").replace("CURIOSITY2 [NUCLEI", "PERCHÉ_東京 [NUCLEI"), encoding="utf-8")
+    run(capsys, monkeypatch, ["state", layer, "--deactivate", "042", "--as", "user"])
+    before = {p.name: p.read_bytes() for p in layer.iterdir() if p.is_file()}
+    code, out, err = run(capsys, monkeypatch, ["state", layer])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("14_1_minimal_reminder.md: MODULE_STATE_REGISTRY at line ")
+    assert "  INACTIVE: 042" in lines
+    assert any(x.startswith("  042  CURIOSITY  inactive (registry of 14_1_minimal_reminder.md)") for x in lines), out
+    assert any(x.startswith("  043  PERCHÉ_東京  active (declared)") for x in lines), out
+    code, out2, err = run(capsys, monkeypatch, ["state", f])
+    assert code == 0 and out2 == out, err
+    assert {p.name: p.read_bytes() for p in layer.iterdir() if p.is_file()} == before
+    code, out, err = run(capsys, monkeypatch, ["state", layer / "14_2_external_module.md"])
+    assert code == 0 and out.startswith("14_2_external_module.md: no MODULE_STATE_REGISTRY\n"), err
+
+
 def test_state_on_file_and_layer(layer, capsys, monkeypatch):
     f = layer / "14_1_minimal_reminder.md"
     old = f.read_bytes()
@@ -116,8 +136,6 @@ def test_state_on_file_and_layer(layer, capsys, monkeypatch):
     before = f.read_bytes()
     code, _, err = run(capsys, monkeypatch, ["state", layer, "--activate", "999"])
     assert "module 999 is not declared in this file or its layer" in refused(code, err)
-    code, _, err = run(capsys, monkeypatch, ["state", layer])
-    refused(code, err, 2)
     code, _, err = run(capsys, monkeypatch, ["state", layer / "missing", "--activate", "1"])
     refused(code, err, 2)
     assert f.read_bytes() == before

@@ -19,6 +19,7 @@ import corpus
 import pytest
 from headless_chromium import DevTools
 
+from zonemark.core.text import reveal
 from zonemark.render import graph_html
 from zonemark.render.graph_html import render_html
 
@@ -173,7 +174,11 @@ def test_json_round_trips_out_of_the_page():
     page = render_html(graph)
     data = parse_page(page).scripts[0]
     assert data[0] == {"type": "application/json", "id": "graph-data"}
-    assert json.loads(data[1]) == graph
+    shown = json.loads(data[1])
+    assert shown == graph_html.revealed(graph)  # W30: every string as reveal() shows it, nothing else changed
+    hostile = next(n for n in shown["nodes"] if n["id"] == "m:X1")
+    assert "\u27e8U+2028\u27e9line\u27e8U+2029\u27e9sep" in hostile["source"]
+    assert [n for n in shown["nodes"] if n["id"] != "m:X1"] == [n for n in graph["nodes"] if n["id"] != "m:X1"]
 
 
 def test_hostile_strings_cannot_leave_their_script_element():
@@ -396,7 +401,8 @@ def test_browser_keeps_hostile_content_as_text(browser, tmp_path):
     open_page(browser, path)
     click_node(browser, "m:X1")
     assert browser.evaluate("document.getElementById('details-title').textContent") == HOSTILE_LABEL
-    assert browser.evaluate("document.getElementById('details-source').textContent") == HOSTILE_SOURCE
+    # W30: the line and paragraph separators of the source show as marks, the rest as it is
+    assert browser.evaluate("document.getElementById('details-source').textContent") == reveal(HOSTILE_SOURCE)
     assert browser.evaluate("document.title") == HOSTILE_TITLE
     assert browser.evaluate("typeof window.__pwned") == "undefined"
     assert browser.evaluate("document.querySelectorAll('img, b').length") == 0
@@ -483,4 +489,19 @@ def test_browser_survives_malformed_and_empty_graphs(browser, tmp_path):
     open_page(browser, write_page(tmp_path, {"nodes": [], "links": []}, "empty.html"))
     assert browser.evaluate("document.getElementById('node-count').textContent") == "0"
     assert browser.evaluate("document.getElementById('diagnostics').textContent") == "No diagnostics."
+    assert page_problems(browser) == []
+
+
+def test_browser_shows_a_module_name_s_direction_override_as_a_mark(browser, tmp_path):
+    """W30: 'Helper' U+202E 'SSECCA_TOOR_WOLLA' is drawn as 'Helper ALLOW_ROOT_ACCESS' by a browser that obeys
+    the override; the page shows the override as a mark instead, in the details and on the canvas label."""
+    graph = make_graph()
+    node = next(n for n in graph["nodes"] if n["id"] == "m:CUR7")
+    node["label"] = "MODULE CUR7: Helper\u202eSSECCA_TOOR_WOLLA — perché 東京"
+    open_page(browser, write_page(tmp_path, graph))
+    click_node(browser, "m:CUR7")
+    title = browser.evaluate("document.getElementById('details-title').textContent")
+    assert title == "MODULE CUR7: Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA — perché 東京"
+    label = browser.evaluate("window.zonemarkGraph.nodeById('m:CUR7').data('label')")
+    assert "\u202e" not in label and "\u27e8U+202E\u27e9" in label
     assert page_problems(browser) == []

@@ -444,16 +444,18 @@ def test_a_proposal_may_mention_zones_in_text(tmp_path, store, line):
 
 
 def test_a_proposal_made_through_a_symbolic_link_targets_the_real_file(tmp_path, store):
-    """The proposal is stored next to the real file (its .zonemark), so it names the real file too: the link's
-    name there would be a file that does not exist."""
+    """W32: the proposal is stored next to the file as the layer names it (the link), names the link, and is
+    listed under the layer's name of the file (the real one, when the real file is in the layer too); apply
+    writes through the link to the real file."""
     (tmp_path / "sub").mkdir()
     real = tmp_path / "sub" / "diario.md"
     real.write_text(PLANS, encoding="utf-8")
     link = tmp_path / "link.md"
     link.symlink_to(Path("sub") / "diario.md")
     p = propose(link, "Plans", "###### LOG: 2026-02-01 — viaggio\nKyōto — 京都.\n", reason="r", store=store)
-    assert p.target == real.resolve()
-    assert [(x.id, x.stale) for x in list_proposals(tmp_path)] == [(p.id, False)]
+    assert p.target == link.absolute() and p.path.parent == tmp_path / ".zonemark" / "proposals"
+    assert json.loads(p.path.read_text(encoding="utf-8"))["file"] == "link.md"
+    assert [(x.id, x.stale, x.proposal.target) for x in list_proposals(tmp_path)] == [(p.id, False, real)]
     apply_proposal(p.path, actor="user", store=store)
     assert "Kyōto — 京都." in real.read_text(encoding="utf-8") and link.is_symlink()
 

@@ -72,9 +72,10 @@ def _run(action):
 
 
 def _one_line(message: str) -> str:
-    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN)."""
-    from ..core.text import escape_controls, printable
-    return escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n"))
+    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN, invisible and
+    direction-changing characters as ⟨U+202E⟩, W30)."""
+    from ..core.text import escape_controls, printable, reveal
+    return reveal(escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n")))
 
 
 def _notes(changes) -> None:
@@ -104,6 +105,56 @@ def _age(created: str) -> str:
         if seconds >= size:
             return f"{seconds // size} {unit}"
     return f"{seconds} s"
+
+
+def _states_now(target: Path) -> list[str]:
+    """What ``zonemark state LAYER_OR_FILE`` prints with no flag (W31): the registry the flags would rewrite,
+    as it is now, and the effective state of every module of the layer, with where it comes from (§7.3.1)."""
+    from ..layer.loader import Layer, LayerError
+    folder = target if target.is_dir() else target.parent
+    try:
+        layer = Layer.load(folder)
+    except LayerError as exc:
+        raise CliError(_one_line(f"zonemark state: {exc}"), EXIT_USAGE) from None
+    rel = layer.reminder if target.is_dir() else next(
+        (f.rel for f in layer.files if f.path.resolve() == target.resolve()), target.name)
+    file = next((f for f in layer.files if f.rel == rel), None) if rel else None
+    registry = None if file is None else file.doc.registry
+    if rel is None:
+        out = [f"{target}: no [reminder] file, so no layer registry"]
+    elif registry is None:
+        out = [f"{rel}: no MODULE_STATE_REGISTRY"]
+    else:
+        out = [f"{rel}: MODULE_STATE_REGISTRY at line {registry.line}",
+               "  ACTIVE: " + (", ".join(registry.active) or "\u2014"),
+               "  INACTIVE: " + (", ".join(registry.inactive) or "\u2014")]
+    modules = [m for m in layer.modules if m.is_module and not m.info.ignored]
+    out.append(f"{len(modules)} module{'s' if len(modules) != 1 else ''} (effective state, from):")
+    for m in modules:
+        source = m.state_source or "no state"
+        if source.startswith("registry:"):
+            source = "registry of " + source.split(":", 1)[1]
+        permanent = ", permanent" if m.info.permanent else ""
+        ident = m.module_id if not m.temporary else "(no id)"
+        out.append(f"  {ident}  {m.info.name}  {m.effective_state or 'unknown'} ({source}{permanent})  "
+                   f"{m.file}:{m.info.line}")
+    return out
+
+
+def _proposal_path(args, verb: str) -> Path:
+    """The record ``apply``/``reject`` acts on: a proposal file, or an id looked up in ``--layer`` (a layer
+    folder or a file; default the current folder).  With ``--layer``, a file too must be that layer's (W33)."""
+    from ..writer import find_proposal
+    given = Path(args.proposal)
+    if given.is_dir():
+        raise CliError(_one_line(f"zonemark {verb}: {args.proposal} is a folder; give a proposal file or id "
+                                 f"('zonemark proposals' lists them)"), EXIT_USAGE)
+    if args.layer is None and given.is_file():
+        return given
+    where = Path(args.layer if args.layer is not None else ".")
+    if not where.exists():
+        raise CliError(_one_line(f"zonemark: no such file or folder: {args.layer}"), EXIT_USAGE)
+    return _run(lambda: find_proposal(where, args.proposal)).path
 
 
 def register(subparsers) -> None:
@@ -136,7 +187,9 @@ def register(subparsers) -> None:
         if not target.exists():
             raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
         if not args.activate and not args.deactivate:
-            raise CliError("zonemark state: give --activate IDS and/or --deactivate IDS", EXIT_USAGE)
+            for line in _run(lambda: _states_now(target)):
+                print(_one_line(line))
+            return EXIT_OK
         ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
         if not any(ids):
             raise CliError("zonemark state: --activate/--deactivate name no module id (give ids such as 042,043)",
@@ -178,23 +231,15 @@ def register(subparsers) -> None:
         return EXIT_OK
 
     def cmd_apply(args) -> int:
-        from ..writer import apply_proposal, find_proposal
-        given = Path(args.proposal)
-        if given.is_dir():
-            raise CliError(f"zonemark apply: {args.proposal} is a folder; give a proposal file or id "
-                           f"('zonemark proposals' lists them)", EXIT_USAGE)
-        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        from ..writer import apply_proposal
+        proposal = _proposal_path(args, "apply")
         r = _run(lambda: apply_proposal(proposal, actor=args.actor))
         print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
         return EXIT_OK
 
     def cmd_reject(args) -> int:
-        from ..writer import find_proposal, reject_proposal
-        given = Path(args.proposal)
-        if given.is_dir():
-            raise CliError(f"zonemark reject: {args.proposal} is a folder; give a proposal file or id "
-                           f"('zonemark proposals' lists them)", EXIT_USAGE)
-        proposal = given if given.is_file() else _run(lambda: find_proposal(Path("."), args.proposal)).path
+        from ..writer import reject_proposal
+        proposal = _proposal_path(args, "reject")
         p = _run(lambda: reject_proposal(proposal, actor=args.actor, reason=args.reason))
         print(f"{p.target}: proposal {p.id} rejected (the file is unchanged)")
         return EXIT_OK
@@ -212,9 +257,10 @@ def register(subparsers) -> None:
         if not pending:
             print(_one_line(f"{args.target}: no pending proposals"))
             return EXIT_OK
-        rows = [(p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
-                 f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
-                 _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason) for p in pending]
+        rows = [tuple(_one_line(cell) for cell in (  # the cells as printed, so the widths hold
+                    p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
+                    f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
+                    _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason)) for p in pending]
         head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
         widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
         for row in [head] + rows:
@@ -253,7 +299,8 @@ def register(subparsers) -> None:
     _actor(a)
     a.set_defaults(func=cmd_append)
 
-    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1)")
+    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1); with no "
+                                            "flag, print the registry and every module's effective state")
     s.add_argument("target", metavar="LAYER_OR_FILE")
     s.add_argument("--activate", action="append", metavar="IDS", help="comma-separated module ids")
     s.add_argument("--deactivate", action="append", metavar="IDS", help="comma-separated module ids")
@@ -279,15 +326,17 @@ def register(subparsers) -> None:
 
     ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
     ap.add_argument("proposal", metavar="PROPOSAL_OR_ID",
-                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
-                         "and below)")
+                    help="a proposal file, or its id or a unique start of it (looked up in --layer)")
+    ap.add_argument("--layer", metavar="LAYER_OR_FILE",
+                    help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     _actor(ap)
     ap.set_defaults(func=cmd_apply)
 
     rj = subparsers.add_parser("reject", help="reject a proposal (--as user); the file is not touched")
     rj.add_argument("proposal", metavar="PROPOSAL_OR_ID",
-                    help="a proposal file, or its id or a unique start of it (looked up in the current folder "
-                         "and below)")
+                    help="a proposal file, or its id or a unique start of it (looked up in --layer)")
+    rj.add_argument("--layer", metavar="LAYER_OR_FILE",
+                    help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     rj.add_argument("--reason", help="one line saying why (kept in the proposal's record)")
     _actor(rj)
     rj.set_defaults(func=cmd_reject)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -66,6 +67,42 @@ def escape_controls(text: str) -> str:
     if not _TERMINAL_CONTROLS.search(text):
         return text
     return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02X}", text)
+
+
+#: What a reader of a view cannot see, or what shows the text around it in another order than it is
+#: stored (W30): the C0 and C1 controls but tab and line feed, the line and paragraph separators,
+#: and W11's invisible characters — Unicode's default-ignorable code points and the other format
+#: controls (soft hyphen, combining grapheme joiner, the bidi marks, embeddings, overrides and
+#: isolates, the zero-width characters, the Hangul and Khmer fillers, the Mongolian and variation
+#: selectors, the BOM, interlinear annotation, the shorthand and musical format controls, the tag
+#: characters of U+E0000) and the blank Braille cell U+2800.
+HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+                    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
+                    "\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+
+
+def hidden_mark(char: str) -> str:
+    """The visible stand-in of one hidden character: ``⟨U+202E⟩``."""
+    return f"\u27e8U+{ord(char):04X}\u27e9"
+
+
+def reveal(text: str, *, mark: Callable[[str], str] = hidden_mark, plain: Callable[[str], str] | None = None) -> str:
+    """``text`` for a view a person reads or approves from (W30): every :data:`HIDDEN` character as
+    ``mark(char)`` (by default ``⟨U+202E⟩``), the text between through ``plain`` (HTML escaping, for a
+    page).  The one function every view calls: the CLI's ``proposals``, ``--show`` and ``history``, each
+    page of the review page and the graph page.  Linear in ``len(text)``."""
+    if plain is None and not HIDDEN.search(text):
+        return text
+    out = []
+    last = 0
+    for match in HIDDEN.finditer(text):
+        between = text[last:match.start()]
+        out.append(between if plain is None else plain(between))
+        out.append(mark(match.group()))
+        last = match.end()
+    rest = text[last:]
+    out.append(rest if plain is None else plain(rest))
+    return "".join(out)
 
 
 def name_key(text: str) -> str:

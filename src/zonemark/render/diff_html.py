@@ -3,7 +3,8 @@
 Both texts are file content and are treated as hostile: every character reaches the page
 through :func:`html.escape`, invalid bytes show as ``\\xNN`` (§1, :func:`printable`), and
 characters that would make a line look other than it is — control characters, bidirectional
-overrides and isolates, zero-width characters — show as a visible ``⟨U+202E⟩`` mark. The
+overrides and isolates, zero-width and the other default-ignorable characters, tag characters —
+show as a visible ``⟨U+202E⟩`` mark (:func:`zonemark.core.text.reveal`, W30). The
 tables carry no script, no style attribute and no link: a page can show them under a strict
 Content-Security-Policy.
 
@@ -19,11 +20,8 @@ import html
 import re
 from dataclasses import dataclass
 
-from ..core.text import printable
+from ..core.text import hidden_mark, printable, reveal
 
-#: Characters shown as a visible mark: C0/C1 controls (tab excepted), bidi embeddings,
-#: overrides and isolates, zero-width characters, the line/paragraph separators and the BOM.
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _INLINE_LIMIT = 2000  # longer changed lines are not compared word by word
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
@@ -39,17 +37,17 @@ class DiffRow:
     new_text: str | None
 
 
+def _mark(char: str) -> str:
+    return f'<span class="mark">{hidden_mark(char)}</span>'
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
 def _visible(text: str) -> str:
-    """``text`` escaped for HTML, with invisible and direction-changing characters shown."""
-    text = printable(text)
-    out = []
-    last = 0
-    for match in _INVISIBLE.finditer(text):
-        out.append(html.escape(text[last:match.start()], quote=True))
-        out.append(f'<span class="mark">\u27e8U+{ord(match.group()):04X}\u27e9</span>')
-        last = match.end()
-    out.append(html.escape(text[last:], quote=True))
-    return "".join(out)
+    """``text`` escaped for HTML, with invisible and direction-changing characters shown (W30)."""
+    return reveal(printable(text), mark=_mark, plain=_escape)
 
 
 def _lines(text: str) -> list[str]:

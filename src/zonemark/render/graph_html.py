@@ -10,7 +10,9 @@ are all inlined. Node labels and sources are file content and are treated as
 hostile: the JSON is embedded in a non-executed ``application/json`` script with
 ``<``, ``>``, ``&``, U+2028 and U+2029 escaped, the page script only writes it
 through ``textContent`` or the canvas, and a Content-Security-Policy allows no
-network access and only the page's own scripts (by hash).
+network access and only the page's own scripts (by hash).  Every string of the graph
+goes through :func:`zonemark.core.text.reveal` first, so an invisible or
+direction-changing character shows as ``⟨U+202E⟩`` (W30).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
+
+from ..core.text import reveal
 
 LIBRARY_FILE = "cytoscape.min.js"
 LIBRARY_LICENSE_FILE = "cytoscape.LICENSE"
@@ -101,6 +105,19 @@ _PAGE = """<!DOCTYPE html>
 """
 
 
+def revealed(value: object) -> object:
+    """``value`` (node-link JSON) with every string — keys too, so ids still match — through
+    :func:`~zonemark.core.text.reveal`: a label's invisible and direction-changing characters show as
+    ``⟨U+202E⟩`` on the canvas and in the panels as on every other view (W30)."""
+    if isinstance(value, str):
+        return reveal(value)
+    if isinstance(value, Mapping):
+        return {reveal(k) if isinstance(k, str) else k: revealed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [revealed(v) for v in value]
+    return value
+
+
 def embed_json(value: object) -> str:
     """JSON text safe inside an HTML ``<script>`` element: no ``<``, ``>``, ``&``, U+2028/9."""
     text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
@@ -161,7 +178,7 @@ def render_html(graph: Mapping, *, title: str | None = None) -> str:
     """
     _check_graph(graph)
     try:
-        data = embed_json(graph)
+        data = embed_json(revealed(graph))
     except (TypeError, ValueError) as error:
         raise ValueError(f"graph is not JSON-serialisable: {error}") from None
     library, script, style = _assets()
@@ -171,7 +188,7 @@ def render_html(graph: Mapping, *, title: str | None = None) -> str:
         title = f"{name} \u2014 zonemark layer graph" if isinstance(name, str) and name else "zonemark layer graph"
     return _PAGE.format(
         csp=content_security_policy(),
-        title=html.escape(title, quote=True),
+        title=html.escape(reveal(title), quote=True),
         style=style,
         data=data,
         library=library,

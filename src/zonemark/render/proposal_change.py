@@ -26,7 +26,7 @@ class ProposalChange:
     """One pending proposal with the file's text now and after it (``after`` None when stale)."""
 
     pending: PendingProposal
-    file: str  # the target relative to the layer root (its absolute path when outside it)
+    file: str  # the target relative to the layer root, as the layer names it
     before: str | None  # None when the file cannot be read
     after: str | None
     container: Enclosing | None  # the container the zone pairs with (its closing tag's, §7.1.2)
@@ -41,10 +41,13 @@ class ProposalChange:
 
 
 def _rel(root: Path, target: Path) -> str:
-    try:
-        return target.relative_to(Path(os.path.realpath(root))).as_posix()
-    except ValueError:
-        return str(target)
+    """The target as the layer names it (the writer lists only the layer's own files, W32)."""
+    for base in (Path(os.path.abspath(root)), Path(os.path.realpath(root))):
+        try:
+            return target.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(target)
 
 
 def proposal_change(pending: PendingProposal, root: Path) -> ProposalChange:

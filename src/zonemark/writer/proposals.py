@@ -33,12 +33,12 @@ import json
 import os
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.parser import parse
-from ..core.text import decode, encode, escape_controls, printable
+from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
 from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
@@ -94,7 +94,9 @@ class PendingProposal:
 
 
 def proposals_dir(target) -> Path:
-    target = Path(os.path.realpath(os.fspath(target)))
+    """The folder of the proposals of ``target``: ``.zonemark/proposals`` of the folder that holds it as the
+    layer names it — a symbolic link of the layer is not followed out of the layer (W32)."""
+    target = Path(os.path.abspath(os.fspath(target)))
     return target.parent / STATE_DIR_NAME / PROPOSALS_DIR
 
 
@@ -226,7 +228,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
-        "format": FORMAT, "id": pid, "status": "open", "file": Path(os.path.realpath(path)).name,
+        "format": FORMAT, "id": pid, "status": "open", "file": path.name,  # relative to its .zonemark's folder
         "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
                  "context": list(container_lines(index, zone))},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
@@ -234,7 +236,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     }
     out = proposals_dir(path) / f"{pid}.json"
     _write_json(out, record)
-    return _from_record(out, record, Path(os.path.realpath(path)))
+    return _from_record(out, record, Path(os.path.abspath(path)))
 
 
 # -- reading proposals ------------------------------------------------------------------------
@@ -282,7 +284,8 @@ def load(proposal_path) -> Proposal:
     folder = p.resolve().parent
     if folder.name != PROPOSALS_DIR or folder.parent.name != STATE_DIR_NAME:
         raise ValueError(f"{p} is not inside a {STATE_DIR_NAME}/{PROPOSALS_DIR} folder")
-    return _from_record(p, record, folder.parent.parent / name)
+    # the file next to the record's .zonemark, as reached (a layer's folder is not resolved out of the layer)
+    return _from_record(p, record, Path(os.path.abspath(p)).parent.parent.parent / name)
 
 
 def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> ZoneView | None:
@@ -379,13 +382,18 @@ def reopen_undone_proposal(target, undone) -> bool:
     m = re.fullmatch(r"apply proposal (\S+)", undone.action)
     if m is None:
         return False
-    path = proposals_dir(target) / f"{m.group(1)}.json"
-    try:
-        proposal = load(path)
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False  # gone or set aside: nothing to reopen
-    if proposal.status != "applied" or record.get("history_id") != undone.id:
+    # next to the file as named, or (a record made before W32) next to the real file
+    boxes = dict.fromkeys([proposals_dir(target), proposals_dir(os.path.realpath(os.fspath(target)))])
+    for box in boxes:
+        path = box / f"{m.group(1)}.json"
+        try:
+            proposal = load(path)
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # gone or set aside: nothing to reopen
+        if proposal.status == "applied" and record.get("history_id") == undone.id:
+            break
+    else:
         return False
     for key in ("applied", "history_id"):
         record.pop(key, None)
@@ -396,36 +404,59 @@ def reopen_undone_proposal(target, undone) -> bool:
 
 # -- listing and showing (``zonemark proposals``) ------------------------------------------------
 
-def _folders(where: Path) -> list[Path]:
-    """The folders whose ``.zonemark/proposals`` belong to ``where`` (a file's folder, or a layer's)."""
+def _layer_files(where: Path) -> tuple[dict[str, Path], list[Path]]:
+    """The files ``where`` (a file, or a layer folder) owns — the real path of each to the path the layer
+    names it by — and the folders whose ``.zonemark/proposals`` may hold their proposals: each file's folder
+    as the layer names it, and (records made before W32) the folder of the real file."""
     if where.is_file():
-        return [where.resolve().parent]
-    from ..layer.loader import LayerError, discover
-    try:
-        _root, found = discover(where)
-    except LayerError:
-        return [where.resolve()]
-    return sorted({where.resolve()} | {p.resolve().parent for _rel, p in found if p.exists()})
+        files = [Path(os.path.abspath(where))]
+        top: list[Path] = []
+    else:
+        from ..layer.loader import LayerError, discover
+        try:
+            _root, found = discover(where)
+        except LayerError:
+            found = []
+        files = [Path(os.path.abspath(p)) for _rel, p in found]
+        top = [Path(os.path.abspath(where))]
+    owned = {os.path.realpath(p): p for p in files}
+    folders = top + [p.parent for p in files] + [Path(real).parent for real in owned]
+    return owned, list(dict.fromkeys(folders))
 
 
-def stored_proposals(where) -> list[Proposal]:
-    """Every readable proposal of a file or a layer folder (any status), oldest first."""
-    where = Path(where)
-    out = []
-    for folder in _folders(where):
+def _scan(where: Path) -> tuple[list[Proposal], list[Proposal]]:
+    """The readable proposals found for ``where``: those of its own files (the target as the layer names
+    it), and the others (of a file outside it, reached through a symbolic link or named by hand)."""
+    owned, folders = _layer_files(where)
+    own: list[Proposal] = []
+    foreign: list[Proposal] = []
+    seen: set[str] = set()
+    for folder in folders:
         box = folder / STATE_DIR_NAME / PROPOSALS_DIR
         if not box.is_dir():
             continue
         for p in sorted(box.glob("*.json")):
+            real = os.path.realpath(p)
+            if real in seen:
+                continue
+            seen.add(real)
             try:
                 proposal = load(p)
             except ValueError:
                 continue
-            if where.is_file() and proposal.target != where.resolve():
-                continue
-            out.append(proposal)
-    out.sort(key=lambda x: (x.created, x.id))
-    return out
+            mine = owned.get(os.path.realpath(proposal.target))
+            if mine is None:
+                foreign.append(proposal)
+            else:
+                own.append(replace(proposal, target=mine))
+    own.sort(key=lambda x: (x.created, x.id))
+    return own, foreign
+
+
+def stored_proposals(where) -> list[Proposal]:
+    """Every readable proposal of a file or a layer folder (any status), oldest first: only those of its own
+    files, each with its target as the layer names it (W32)."""
+    return _scan(Path(where))[0]
 
 
 def list_proposals(where) -> list[PendingProposal]:
@@ -447,19 +478,32 @@ def list_proposals(where) -> list[PendingProposal]:
     return out
 
 
+def _not_ours(proposal: Proposal, where) -> ValueError:
+    return ValueError(f"proposal {proposal.id} is for {proposal.target}, which is not a file of {where}; refused "
+                      f"(a layer's proposals are for its own files)")
+
+
 def find_proposal(where, ident: str) -> Proposal:
-    """The proposal named ``ident`` (its id, a unique prefix of it, or the path of its file)."""
+    """The proposal named ``ident`` (its id, a unique prefix of it, or the path of its file) among those of
+    ``where`` (a layer folder or a file); one of a file outside it is refused in one line (W32)."""
+    where = Path(where)
+    own, foreign = _scan(where)
     p = Path(ident)
     if ident.endswith(".json") and p.is_file():
-        return load(p)
-    found = [x for x in stored_proposals(where) if x.id == ident]
-    if not found:
-        found = [x for x in stored_proposals(where) if x.id.startswith(ident)]
-    if not found:
-        raise ValueError(f"no proposal {quoted(ident)} in {where} (zonemark proposals {where} lists them)")
-    if len(found) > 1:
-        raise ValueError(f"{quoted(ident)} names {len(found)} proposals; give more of the id")
-    return found[0]
+        given = load(p)
+        mine = [x for x in own if os.path.realpath(x.path) == os.path.realpath(p)]
+        if not mine:
+            raise _not_ours(given, where)
+        return mine[0]
+    for pool in (own, foreign):
+        found = [x for x in pool if x.id == ident] or [x for x in pool if x.id.startswith(ident)]
+        if len(found) > 1:
+            raise ValueError(f"{quoted(ident)} names {len(found)} proposals; give more of the id")
+        if found and pool is foreign:
+            raise _not_ours(found[0], where)
+        if found:
+            return found[0]
+    raise ValueError(f"no proposal {quoted(ident)} in {where} (zonemark proposals {where} lists them)")
 
 
 def show_proposal(proposal: Proposal) -> str:
@@ -485,5 +529,6 @@ def show_proposal(proposal: Proposal) -> str:
                 _diff(proposal.target.name, data, new_data)]
         if proposal.would_add:
             body.insert(0, f"it would add {len(proposal.would_add)} finding(s); first: {proposal.would_add[0]}")
-    # line ends of a CRLF file as line ends; every other control character as \xNN (W13)
-    return escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body)))) + "\n"
+    # line ends of a CRLF file as line ends; every other control character as \xNN (W13); the invisible and
+    # direction-changing characters as ⟨U+202E⟩, so the diff the user approves shows what it holds (W30)
+    return reveal(escape_controls(_CR_AT_LINE_END.sub("", printable("\n".join(head + [""] + body))))) + "\n"
