@@ -250,9 +250,12 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     mini_before = parse(head + old_zone)
     mini_after = parse(head + new_zone)
     mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
-    zones_before = [(b.permission_level, mini_edit.map_line(b.line)) for b in mini_before.blocks
-                    if b.type == "permission_block"]
-    zones_after = [(b.permission_level, b.line) for b in mini_after.blocks if b.type == "permission_block"]
+    # a zone is where it opens and where it closes: an inserted closing tag ends it early, and
+    # what then follows it (a fence, say) would swallow the rest of the file
+    zones_before = [(b.permission_level, mini_edit.map_line(b.line), mini_edit.map_line(b.end_line))
+                    for b in mini_before.blocks if b.type == "permission_block"]
+    zones_after = [(b.permission_level, b.line, b.end_line) for b in mini_after.blocks
+                   if b.type == "permission_block"]
     if zones_before != zones_after or any(d.code == "UNCLOSED_PERMISSION_BLOCK" for d in mini_after.diagnostics):
         # the zone no longer closes where it did: what follows it would parse differently
         return Verdict(False, (), ("the edit changes where the zone ends",), "undecided")
