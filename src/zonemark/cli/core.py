@@ -69,7 +69,9 @@ def cmd_check(args) -> int:
         notes = list(report.notes)
     for path, diags in results:
         warn_if_not_utf8(diags, path)
-    shown = [(printable(path), [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
+    # SARIF percent-encodes the path's own bytes (render.formats.artifact_uri); the other formats show it.
+    shown = [(path if args.format == "sarif" else printable(path),
+              [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
     sys.stdout.write(render_diagnostics(shown, args.format))
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)

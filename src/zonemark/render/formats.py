@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from urllib.parse import quote
 
 from .. import __version__
 from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
@@ -49,6 +50,20 @@ def render_json(results) -> str:
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 
 
+def artifact_uri(path: str) -> str:
+    """A checked path as a SARIF ``artifactLocation.uri`` (SARIF 2.1.0 §3.4.3): an RFC 3986 URI reference.
+
+    Each byte of the path but the unreserved characters and ``/`` is percent-encoded (RFC 3986 §2.1), so
+    the ``[`` and ``]`` of a §3.4 file name, a space, a ``:`` or ``#`` and non-ASCII letters (their UTF-8
+    bytes) never break the reference; a byte that is not UTF-8 (kept by the OS as a surrogate) is encoded
+    as the byte it was.  On Windows the separator ``\\`` becomes ``/``; elsewhere a backslash is a
+    character of the name and is encoded.
+    """
+    if os.sep == "\\":
+        path = path.replace("\\", "/")
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/")
+
+
 def render_sarif(results) -> str:
     used = sorted({d.code for _, ds in results for d in ds})
     rules = []
@@ -71,7 +86,7 @@ def render_sarif(results) -> str:
                 "level": "error" if d.severity is Severity.ERROR else "warning",
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": path.replace("\\", "/")},
+                    "artifactLocation": {"uri": artifact_uri(path)},
                     "region": {"startLine": d.line, "startColumn": d.column},
                 }}],
             })
