@@ -35,6 +35,14 @@ def reported_diagnostics(layer: Layer, *, single_file: bool) -> list[Diagnostic]
     return layer.all_diagnostics()
 
 
+def error_count(layer: Layer, path) -> int:
+    """The error-level findings ``check`` lists for ``path`` read as ``layer`` (W6): a file's own, or the whole
+    layer's.  The one count every command that reads a layer reports (W52)."""
+    from ..core.diagnostics import Severity
+    return sum(d.severity is Severity.ERROR
+               for d in reported_diagnostics(layer, single_file=Path(path).is_file()))
+
+
 def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
     """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
 
@@ -91,4 +99,4 @@ def held_by_a_layer(raw: str) -> bool:
     return Path(raw).is_dir() or walked_name(Path(raw).name)
 
 
-__all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "held_by_a_layer", "reported_diagnostics"]
+__all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "error_count", "held_by_a_layer", "reported_diagnostics"]
