@@ -142,7 +142,8 @@ def cmd_outline(args) -> int:
         print(escape_controls(render_outline(root)))  # a file's ESC sequences never reach the terminal
         if doc.diagnostics:
             n_err, n_warn = len(doc.errors), len(doc.warnings)
-            print(f"\n{n_err} error{'s' if n_err != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}"
+            from ..render.formats import counted
+            print(f"\n{counted(n_err, 'error')}, {counted(n_warn, 'warning')}"
                   f" (zonemark check {args.file})", file=sys.stderr)
     # An outline of a file that is not even text cannot be trusted.
     return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
@@ -155,7 +156,8 @@ def cmd_roundtrip(args) -> int:
     original = path.read_bytes()
     again = serialize_bytes(doc)
     if again == original:
-        print(f"{path}: round-trip exact ({len(original)} bytes)")
+        from ..render.formats import counted
+        print(f"{path}: round-trip exact ({counted(len(original), 'byte')})")
         return EXIT_OK
     first = next((i for i, (a, b) in enumerate(zip(original, again)) if a != b), min(len(original), len(again)))
     print(f"{path}: round-trip differs at byte {first}", file=sys.stderr)

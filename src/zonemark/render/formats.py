@@ -12,13 +12,19 @@ from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
 FORMATS = ("text", "json", "sarif", "github")
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, singular for exactly 1 ("1 file", "2 files", "1 entry"): every count the
+    command line and the faces print goes through it."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def _summary(results) -> str:
     files = sum(1 for path, _ in results if not os.path.isdir(path))  # a folder entry holds layer-wide findings
     errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
     warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
     clean = sum(1 for path, ds in results if not ds and not os.path.isdir(path))
-    return (f"{files} file{'s' if files != 1 else ''} checked: {errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}; {clean} clean")
+    return (f"{counted(files, 'file')} checked: {counted(errors, 'error')}, {counted(warnings, 'warning')}; "
+            f"{clean} clean")
 
 
 def render_text(results) -> str:
