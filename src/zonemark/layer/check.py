@@ -55,8 +55,9 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
     results: list[tuple[str, tuple[Diagnostic, ...]]] = []
     single_folders: dict[Path, list[str]] = {}
     left_out = [raw for raw in paths if not held_by_a_layer(raw)]
+    skipped = set(left_out)
     for raw in paths:
-        if raw in left_out:
+        if raw in skipped:
             continue
         p = Path(raw)
         if p.is_dir():
@@ -91,12 +92,14 @@ def held_by_a_layer(raw: str) -> bool:
 
     A path with a ``.zonemark`` part (any case; ``..`` folded first) is zonemark's own state, never a layer
     file nor a layer; a file given one by one must have a name the walk reads (``*.md``, not hidden), as
-    pre-commit passes every staged path its ``files`` pattern matches.
+    pre-commit passes every staged path its ``files`` pattern matches.  A path that is not there is kept, so
+    that the loader reports it.
     """
     parts = Path(os.path.normpath(raw)).parts
     if any(part.casefold() == STATE_FOLDER for part in parts):
         return False
-    return Path(raw).is_dir() or walked_name(Path(raw).name)
+    p = Path(raw)
+    return p.is_dir() or walked_name(p.name) or not (p.exists() or p.is_symlink())
 
 
 __all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "error_count", "held_by_a_layer", "reported_diagnostics"]
