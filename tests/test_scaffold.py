@@ -326,7 +326,7 @@ def test_cli_new_and_add_container(tmp_path, capsys):
     (["new", "memory", "note", "--dir", "{dir}"], 1, "already exists; zonemark never overwrites"),
     (["new", "reminder", "x", "--topic", "A", "--dir", "{dir}"], 2, "--topic is for a memory"),
     (["new", "memory", "y", "--id", "A", "--dir", "{dir}"], 2, "--id is for a module"),
-    (["new", "memory", "z", "--dir", "{memory}"], 2, "not the kind of path expected"),
+    (["new", "memory", "z", "--dir", "{memory}"], 2, "is a file, not a folder"),
     (["new", "notes", "z"], 2, "invalid choice"),
 ])
 def test_cli_failures_are_one_line(tmp_path, capsys, argv, code, message):

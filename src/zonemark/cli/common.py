@@ -75,19 +75,40 @@ def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tup
     return text.removeprefix("\ufeff"), shown
 
 
-def layer_folder(name: str, command: str):
+def layer_errors(command: str, path, layer, *, serving: bool = False) -> int:
+    """W52, the one rule of every command that reads a layer: when ``check`` on the same ``path`` lists errors,
+    one line on stderr says how many and where to see them; the command still does its work.  EXIT_FINDINGS
+    then (a server, ``serving``, goes on serving), else EXIT_OK."""
+    import sys
+
+    from ..core.text import printable
+    from ..layer.check import error_count
+    errors = error_count(layer, path)
+    if not errors:
+        return EXIT_OK
+    shown = printable(str(path))
+    print(f"zonemark {command}: {errors} error{'s' if errors != 1 else ''} in {shown} (zonemark check {shown} lists "
+          f"them); {'serving it as it is' if serving else 'exit 1'}", file=sys.stderr)
+    return EXIT_FINDINGS
+
+
+def layer_folder(name: str, command: str, *, confined: bool = False):
     """The layer folder ``name`` for a long-running face (``mcp``, ``review``): it must exist, be a folder and
-    hold a layer; otherwise one line naming ``zonemark COMMAND``, exit 2."""
+    hold a layer; otherwise one line naming ``zonemark COMMAND``, exit 2.  A layer with errors is served,
+    after the line of :func:`layer_errors` (``confined``: read as the MCP server reads it)."""
     from pathlib import Path
 
-    from ..layer import LayerError, discover
+    from ..layer import Layer, LayerError
     folder = Path(name)
     if not folder.exists():
         raise CliError(f"zonemark {command}: no such folder: {name}", EXIT_USAGE)
     if not folder.is_dir():
         raise CliError(f"zonemark {command}: {name} is a file; give the layer folder", EXIT_USAGE)
     try:
-        discover(folder)
+        layer = Layer.load(folder, confined=confined)
     except LayerError as exc:
         raise CliError(f"zonemark {command}: {exc}", EXIT_USAGE) from None
+    except OSError as exc:
+        raise CliError(f"zonemark {command}: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
+    layer_errors(command, name, layer, serving=True)
     return folder

@@ -1,7 +1,8 @@
 """``zonemark context``: the layer as text to paste into a chat or a system prompt.
 
 Exit codes: 0 the text was produced; 1 the budget cannot be met without dropping what is
-never dropped ([P1]/[P2] content); 2 the command could not run.
+never dropped ([P1]/[P2] content), or the text was produced from a layer that holds errors (one
+line on stderr says so, W52); 2 the command could not run.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..core.text import printable
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, layer_errors
 
 
 def _budget(value: str) -> int:
@@ -54,7 +55,7 @@ def cmd_context(args) -> int:
     text = result.text if args.format == "markdown" else json.dumps(result.to_dict(), ensure_ascii=False,
                                                                       indent=2) + "\n"
     _emit(printable(text), args.output, layer)
-    return EXIT_OK
+    return layer_errors("context", args.path, layer)
 
 
 def _emit(text: str, output: str | None, layer) -> None:

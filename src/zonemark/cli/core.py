@@ -41,7 +41,6 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 def cmd_check(args) -> int:
     from dataclasses import replace
 
-    from ..core.diagnostics import Severity
     from ..layer import LayerError
     from ..layer.check import check_paths
     from ..render.formats import render_diagnostics
@@ -49,6 +48,7 @@ def cmd_check(args) -> int:
         return cmd_explain(args.explain)
     if not args.paths:
         raise CliError("zonemark check: give at least one file or folder (or --explain CODE)")
+    fails = _fail_on(args.fail_on)
     paths = [raw for raw in args.paths if raw != "-"]
     if len(args.paths) - len(paths) > 1:
         raise CliError("zonemark check: '-' (the file on stdin) may be given once")
@@ -69,12 +69,33 @@ def cmd_check(args) -> int:
         notes = list(report.notes)
     for path, diags in results:
         warn_if_not_utf8(diags, path)
-    shown = [(printable(path), [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
+    # SARIF percent-encodes the path's own bytes (render.formats.artifact_uri); the other formats show it.
+    shown = [(path if args.format == "sarif" else printable(path),
+              [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
     sys.stdout.write(render_diagnostics(shown, args.format))
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
-    has_error = any(d.severity is Severity.ERROR for _, ds in results for d in ds)
-    return EXIT_FINDINGS if has_error else EXIT_OK
+    failed = any(fails(d) for _, ds in results for d in ds)
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _fail_on(value: str | None):
+    """What makes ``check`` exit 1 (W51): any error (the default), ``warning`` (any finding), or errors and the
+    findings of the codes listed (``CODE,CODE``)."""
+    from ..core.diagnostics import CATALOGUE, Severity
+
+    def is_error(d) -> bool:
+        return d.severity is Severity.ERROR
+    if value is None or value.strip().lower() == "error":
+        return is_error
+    if value.strip().lower() == "warning":
+        return lambda d: True
+    codes = {c.strip().upper() for c in value.split(",") if c.strip()}
+    unknown = sorted(c for c in codes if c not in CATALOGUE)
+    if not codes or unknown:
+        shown = f"unknown code {unknown[0]!r}; 'zonemark codes' lists them" if unknown else "nothing named"
+        raise CliError(f"zonemark check: --fail-on takes error, warning or CODE[,CODE…]: {shown}")
+    return lambda d: is_error(d) or d.code in codes
 
 
 def _check_stdin() -> list:
@@ -121,7 +142,8 @@ def cmd_outline(args) -> int:
         print(escape_controls(render_outline(root)))  # a file's ESC sequences never reach the terminal
         if doc.diagnostics:
             n_err, n_warn = len(doc.errors), len(doc.warnings)
-            print(f"\n{n_err} error{'s' if n_err != 1 else ''}, {n_warn} warning{'s' if n_warn != 1 else ''}"
+            from ..render.formats import counted
+            print(f"\n{counted(n_err, 'error')}, {counted(n_warn, 'warning')}"
                   f" (zonemark check {args.file})", file=sys.stderr)
     # An outline of a file that is not even text cannot be trusted.
     return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
@@ -134,7 +156,8 @@ def cmd_roundtrip(args) -> int:
     original = path.read_bytes()
     again = serialize_bytes(doc)
     if again == original:
-        print(f"{path}: round-trip exact ({len(original)} bytes)")
+        from ..render.formats import counted
+        print(f"{path}: round-trip exact ({counted(len(original), 'byte')})")
         return EXIT_OK
     first = next((i for i, (a, b) in enumerate(zip(original, again)) if a != b), min(len(original), len(again)))
     print(f"{path}: round-trip differs at byte {first}", file=sys.stderr)
@@ -148,6 +171,9 @@ def register(sub) -> None:
                    help="a file, a folder (every *.md under it, read as one layer), or - for a file on stdin")
     c.add_argument("--format", choices=FORMATS, default="text",
                    help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
+    c.add_argument("--fail-on", metavar="LEVEL", dest="fail_on",
+                   help="exit 1 on: error (the default), warning (any finding), or errors and the codes listed "
+                        "(CODE[,CODE...])")
     c.add_argument("--explain", metavar="CODE", help="explain a diagnostic code and exit")
     c.add_argument("--only", action="append", metavar="GLOB",
                    help="in folders, keep only files whose relative path matches (repeatable)")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..core.text import printable
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, read_input
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, layer_errors, read_input
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
@@ -189,7 +189,8 @@ def cmd_trace(args) -> int:
                   file=sys.stderr)
     else:
         _print_trace(result, recorded)
-    return EXIT_OK if result.illuminated else EXIT_FINDINGS
+    found = layer_errors("trace", args.operands[0], layer)
+    return EXIT_OK if result.illuminated and found == EXIT_OK else EXIT_FINDINGS
 
 
 def _print_trace(result, recorded) -> None:

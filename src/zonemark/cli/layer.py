@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..core.text import escape_controls
 from ..core.text import printable as _printable
-from .common import CliError, json_text
+from .common import CliError, json_text, layer_errors
 
 GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
 
@@ -59,19 +59,6 @@ def _findings(args, layer) -> list:
     return reported_diagnostics(layer, single_file=Path(args.path).is_file())
 
 
-def _exit_code(args, layer, *, say_why: bool) -> int:
-    """1 when ``check`` would list an error for the path (and, for ``say_why``, one line saying so)."""
-    from ..core.diagnostics import Severity
-    errors = sum(d.severity is Severity.ERROR for d in _findings(args, layer))
-    if not errors:
-        return 0
-    if say_why:
-        print(f"zonemark {args.command}: {errors} error{'s' if errors != 1 else ''} in "
-              f"{_printable(args.path)} (zonemark check {_printable(args.path)} lists them); exit 1",
-              file=sys.stderr)
-    return 1
-
-
 # -- graph ------------------------------------------------------------------------------
 
 def cmd_graph(args) -> int:
@@ -101,7 +88,7 @@ def cmd_graph(args) -> int:
         except Exception as exc:  # another module's failure must not become a traceback
             raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
     _emit(text, args.output, layer)
-    return _exit_code(args, layer, say_why=True)
+    return layer_errors(args.command, args.path, layer)
 
 
 def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
@@ -151,4 +138,4 @@ def cmd_status(args) -> int:
         sys.stdout.write(json_text(data))
     else:
         sys.stdout.write(escape_controls(_printable(render_status(data, args.path))))
-    return _exit_code(args, layer, say_why=False)
+    return layer_errors(args.command, args.path, layer)

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
 
 
 def cmd_mcp(args) -> int:
-    folder = layer_folder(args.layer, "mcp")
+    folder = layer_folder(args.layer, "mcp", confined=True)  # the server walks the folder confined (W5)
     from ..mcp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
         # The SDK reads stdin in a thread that a terminal read keeps blocked, so Ctrl-C alone would not end the

@@ -20,6 +20,8 @@ def _guard(action):
     from ..writer import RefusedWrite, StoreError
     try:
         return action()
+    except CliError:
+        raise
     except RefusedWrite as exc:
         raise CliError(str(exc), EXIT_REFUSED) from None
     except StoreError as exc:
@@ -40,16 +42,36 @@ def _guard(action):
 
 def cmd_new(args) -> int:
     from ..core.text import printable
-    from ..writer import new_file
     if args.topic and args.kind != "memory":
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
     if args.id is not None and args.kind != "module":
         raise CliError("zonemark new: --id is for a module", EXIT_USAGE)
-    made = _guard(lambda: new_file(args.kind, args.name, args.dir, topics=args.topic or (), module_id=args.id))
+    made = _guard(lambda: _new_in_folder(args))
     what = ", ".join(f"'{c}'" for c in made.containers)
     extra = " and a MODULE_STATE_REGISTRY" if made.file_type == "reminder" else ""
     print(printable(f"created {made.path}: {_LABEL[made.file_type]} with {what}{extra}"))
     return EXIT_OK
+
+
+def _new_in_folder(args):
+    """``new_file`` in ``--dir``; a folder that cannot be created is said as such (never "no such file")."""
+    from ..writer import new_file
+    try:
+        return new_file(args.kind, args.name, args.dir, topics=args.topic or (), module_id=args.id)
+    except OSError as exc:
+        folder = Path(args.dir)
+        if folder.is_dir():
+            raise
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() or p.is_symlink()), None)
+        if blocker is not None and blocker.is_symlink() and not blocker.exists():
+            why = f"{blocker} is a dangling symbolic link"
+        elif blocker is not None and not blocker.is_dir():
+            why = f"{blocker} is a file, not a folder"
+        elif isinstance(exc, FileNotFoundError):  # the OS's ENOENT where nothing is missing (a /proc, a /sys)
+            why = f"the file system does not let a folder be made in {blocker or folder.parent}"
+        else:
+            why = exc.strerror or str(exc)
+        raise CliError(f"zonemark new: cannot create the folder {args.dir} (--dir): {why}", EXIT_USAGE) from None
 
 
 def cmd_add_container(args) -> int:

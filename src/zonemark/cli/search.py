@@ -48,6 +48,7 @@ def _label(hit) -> str:
 
 def cmd_search(args) -> int:
     from ..core.text import printable
+    from ..render.formats import counted
     from ..search import SearchError, search
     try:
         result = search(args.layer, " ".join(args.query), file=args.file, container=args.container,
@@ -78,10 +79,9 @@ def cmd_search(args) -> int:
             print(f"note: more than {result.ranked_window} matches: ranked the {result.ranked_window} most recent "
                   f"(add words, a filter, or --rank-all)", file=sys.stderr)
         elif result.more:
-            print(f"note: more than {args.limit} hits; raise --limit or narrow the search", file=sys.stderr)
+            print(f"note: more than {counted(args.limit, 'hit')}; raise --limit or narrow the search", file=sys.stderr)
         if not result.hits:
-            print(f"no match for {' '.join(args.query)!r} in {result.files} file{'s' if result.files != 1 else ''}",
-                  file=sys.stderr)
+            print(f"no match for {' '.join(args.query)!r} in {counted(result.files, 'file')}", file=sys.stderr)
     return EXIT_OK if result.hits else EXIT_FINDINGS
 
 

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from .. import STANDARD_VERSION
 from ..layer.loader import Layer, LayerFile
+from ..render.formats import counted
 from .tokens import ASCII_PER_TOKEN, NARROW_PER_TOKEN, estimate_tokens, weight
 
 ESTIMATE_NOTE = (f"offline estimate: {ASCII_PER_TOKEN} ASCII characters, {NARROW_PER_TOKEN} other characters"
@@ -199,7 +200,7 @@ def _protected_weight(parts: list[_Part]) -> Fraction:
 def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], left_out: list[ContextFile],
             dropped: list[_Entry]) -> str:
     lines = [f"zonemark context of layer '{layer.name}' (IllAIra Markdown Standard {STANDARD_VERSION}):"
-             f" ~{tokens} tokens ({ESTIMATE_NOTE})"]
+             f" ~{counted(tokens, 'token')} ({ESTIMATE_NOTE})"]
     lines.append("included: " + (", ".join(p.lf.rel for p in parts) or "(none)"))
     for f in left_out:
         lines.append(f"left out: {f.path}: {f.reason}")
@@ -213,10 +214,10 @@ def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], l
                                         if (dates := [e.date for e in es if e.date]) else "")
                 for rel, es in per_file.items())
             n = len(dropped)
-            lines.append(f"budget {budget} tokens: {n} older journal entr{'y' if n == 1 else 'ies'} left out,"
+            lines.append(f"budget {counted(budget, 'token')}: {n} older journal entr{'y' if n == 1 else 'ies'} left out,"
                          f" whole, oldest first: {detail}")
         else:
-            lines.append(f"budget {budget} tokens: nothing left out")
+            lines.append(f"budget {counted(budget, 'token')}: nothing left out")
     body = "\n".join(_comment_text(x) for x in lines)
     return f"<!-- IllAIra-Standard: {STANDARD_VERSION} -->\n<!--\n{body}\n-->\n"
 
@@ -264,7 +265,7 @@ def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only
     if budget is not None and tokens > budget:
         protected = math.ceil(_protected_weight(parts))
         if protected > budget:
-            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is ~{protected} tokens, over the"
+            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is ~{counted(protected, 'token')}, over the"
                                  f" budget of {budget}; it is never left out")
         candidates = _droppable(parts)
         k = 0

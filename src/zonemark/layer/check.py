@@ -9,11 +9,15 @@ several files of one folder are given one by one, the report says so once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic
-from .loader import Layer, LayerError
+from .loader import Layer, LayerError, walked_name
+
+#: zonemark's own state beside a layer's files (history, locks, proposals, the search index): never a layer file.
+STATE_FOLDER = ".zonemark"
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,14 @@ def reported_diagnostics(layer: Layer, *, single_file: bool) -> list[Diagnostic]
     return layer.all_diagnostics()
 
 
+def error_count(layer: Layer, path) -> int:
+    """The error-level findings ``check`` lists for ``path`` read as ``layer`` (W6): a file's own, or the whole
+    layer's.  The one count every command that reads a layer reports (W52)."""
+    from ..core.diagnostics import Severity
+    return sum(d.severity is Severity.ERROR
+               for d in reported_diagnostics(layer, single_file=Path(path).is_file()))
+
+
 def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
     """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
 
@@ -42,7 +54,11 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
     """
     results: list[tuple[str, tuple[Diagnostic, ...]]] = []
     single_folders: dict[Path, list[str]] = {}
+    left_out = [raw for raw in paths if not held_by_a_layer(raw)]
+    skipped = set(left_out)
     for raw in paths:
+        if raw in skipped:
+            continue
         p = Path(raw)
         if p.is_dir():
             layer = Layer.load(p, only=only, exclude=exclude)
@@ -64,7 +80,26 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
         folder = Path(shared[0][1][0]).parent
         notes.append(f"files given one by one are checked as files; cross-file (layer) findings need the folder: "
                      f"zonemark check {folder if str(folder) else '.'}")
+    if left_out:
+        notes.append(f"{len(left_out)} path{'s' if len(left_out) != 1 else ''} left out, as a folder leaves "
+                     f"{'them' if len(left_out) != 1 else 'it'} out (only *.md files are checked, never zonemark's "
+                     f"own {STATE_FOLDER}/ folder): {left_out[0]}{' …' if len(left_out) > 1 else ''}")
     return CheckReport(tuple(results), tuple(notes))
 
 
-__all__ = ["CheckReport", "LayerError", "check_paths", "reported_diagnostics"]
+def held_by_a_layer(raw: str) -> bool:
+    """Whether ``check`` reads the path ``raw`` (W50): what a folder walk would read (W5).
+
+    A path with a ``.zonemark`` part (any case; ``..`` folded first) is zonemark's own state, never a layer
+    file nor a layer; a file given one by one must have a name the walk reads (``*.md``, not hidden), as
+    pre-commit passes every staged path its ``files`` pattern matches.  A path that is not there is kept, so
+    that the loader reports it.
+    """
+    parts = Path(os.path.normpath(raw)).parts
+    if any(part.casefold() == STATE_FOLDER for part in parts):
+        return False
+    p = Path(raw)
+    return p.is_dir() or walked_name(p.name) or not (p.exists() or p.is_symlink())
+
+
+__all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "error_count", "held_by_a_layer", "reported_diagnostics"]

@@ -252,7 +252,7 @@ def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Pat
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
         base = Path(folder)
         for name in files:
-            if name.endswith(".md") and not name.startswith("."):
+            if walked_name(name):  # the one name rule; layer.check applies it to files given one by one
                 q = base / name
                 if q.is_file() or (q.is_symlink() and not q.exists()):
                     found.append((q.relative_to(p).as_posix(), q))
@@ -265,6 +265,11 @@ def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Pat
     if not found:
         raise LayerError(f"no .md files in folder: {path}")
     return p, sorted(found, key=lambda x: x[0])
+
+
+def walked_name(name: str) -> bool:
+    """Whether a folder walk reads a file of this name (W5): ``*.md``, not hidden."""
+    return name.endswith(".md") and not name.startswith(".")
 
 
 def inside(root, path) -> bool:

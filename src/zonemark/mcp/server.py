@@ -179,8 +179,9 @@ def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
     else:
         each = "; ".join(f"'{item['title']}' (text line {item['headerLine']}): {item['code']}: {item['reason']}"
                          for item in items[:10]) + more
-    return render(code, printable(f"nothing {verb} filed in {container!r} of {target.rel}: all {len(items)} log "
-                                  f"entries refused — {each}")[:4000], tool="ingest_log")
+    return render(code, printable(f"nothing {verb} filed in {container!r} of {target.rel}: "
+                                  f"{'the log entry was' if len(items) == 1 else f'all {len(items)} log entries'} "
+                                  f"refused — {each}")[:4000], tool="ingest_log")
 
 
 @contextlib.contextmanager

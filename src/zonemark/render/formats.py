@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from urllib.parse import quote
 
 from .. import __version__
 from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
@@ -11,13 +12,19 @@ from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
 FORMATS = ("text", "json", "sarif", "github")
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, singular for exactly 1 ("1 file", "2 files", "1 entry"): every count the
+    command line and the faces print goes through it."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def _summary(results) -> str:
     files = sum(1 for path, _ in results if not os.path.isdir(path))  # a folder entry holds layer-wide findings
     errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
     warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
     clean = sum(1 for path, ds in results if not ds and not os.path.isdir(path))
-    return (f"{files} file{'s' if files != 1 else ''} checked: {errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}; {clean} clean")
+    return (f"{counted(files, 'file')} checked: {counted(errors, 'error')}, {counted(warnings, 'warning')}; "
+            f"{clean} clean")
 
 
 def render_text(results) -> str:
@@ -49,6 +56,20 @@ def render_json(results) -> str:
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 
 
+def artifact_uri(path: str) -> str:
+    """A checked path as a SARIF ``artifactLocation.uri`` (SARIF 2.1.0 §3.4.3): an RFC 3986 URI reference.
+
+    Each byte of the path but the unreserved characters and ``/`` is percent-encoded (RFC 3986 §2.1), so
+    the ``[`` and ``]`` of a §3.4 file name, a space, a ``:`` or ``#`` and non-ASCII letters (their UTF-8
+    bytes) never break the reference; a byte that is not UTF-8 (kept by the OS as a surrogate) is encoded
+    as the byte it was.  On Windows the separator ``\\`` becomes ``/``; elsewhere a backslash is a
+    character of the name and is encoded.
+    """
+    if os.sep == "\\":
+        path = path.replace("\\", "/")
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/")
+
+
 def render_sarif(results) -> str:
     used = sorted({d.code for _, ds in results for d in ds})
     rules = []
@@ -71,7 +92,7 @@ def render_sarif(results) -> str:
                 "level": "error" if d.severity is Severity.ERROR else "warning",
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": path.replace("\\", "/")},
+                    "artifactLocation": {"uri": artifact_uri(path)},
                     "region": {"startLine": d.line, "startColumn": d.column},
                 }}],
             })

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .formats import counted
+
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
@@ -14,7 +16,7 @@ def _entries(n: int) -> str:
 
 
 def render_status(data: dict, path: str) -> str:
-    out = [f"Layer '{data['layer']}' ({len(data['files'])} files; reminder: {data['reminder'] or 'none'})"]
+    out = [f"Layer '{data['layer']}' ({counted(len(data['files']), 'file')}; reminder: {data['reminder'] or 'none'})"]
     unmerged = [f["file"] for f in data["files"] if not f["merged"]]
     if unmerged:
         out.append("Not merged (id conflict): " + ", ".join(unmerged))

@@ -12,6 +12,7 @@ import html
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from ..render.formats import counted
 from ..render.diff_html import side_by_side_html, unified_html, unified_text_html, visible_text_html
 
 DASH = "\u2014"
@@ -320,7 +321,7 @@ def file_page(site: Site, rel: str, text: str, line: int | None, *, counts) -> s
         here = ' class="here" aria-current="location"' if n == line else ""
         rows.append(f'<tr id="L{n}"{here}><td class="num"><a href="#L{n}">{n}</a></td>'
                     f'<td class="text">{_t(content.rstrip(chr(13)))}</td></tr>')
-    body = (f'<p class="lead">{_t(rel)} as it is on disk ({len(lines)} lines). This page only reads.</p>'
+    body = (f'<p class="lead">{_t(rel)} as it is on disk ({counted(len(lines), "line")}). This page only reads.</p>'
             f'<table class="source"><caption class="sr">Lines of {_t(rel)}</caption><tbody>{"".join(rows)}'
             '</tbody></table>')
     return site.page("file", rel, body, counts=counts)
