@@ -409,3 +409,96 @@ def test_the_keys_kept_between_appends_follow_the_file(memory):
                       encoding="utf-8")
     assert append_entry(memory, "Macchina", "due — 二", "corpo", date="2026-09-30", store=s,
                         unless_present=True).changed
+
+
+# -- cost: one plan, one write (ruling CL26, CL27, CL28) ------------------------------------------
+
+def many(n: int, *, bad: tuple[int, ...] = ()) -> str:
+    deep = "* a\n  + b\n    - c\n      * d perché"  # level 4: the sanitiser keeps it, the re-check refuses it
+    return "".join(f"###### LOG: 2026-10-{1 + i % 28:02d} — voce {i} perché — 東京\n"
+                   f"{deep if i in bad else f'testo {i} — città'}\n[/LOG]\n" for i in range(n))
+
+
+def test_cl26_a_batch_is_one_write_one_history_version_and_one_undo(memory, monkeypatch):
+    """CL26: 300 entries are planned on one snapshot and written once: one store update, one saved version."""
+    from zonemark.writer import Store as S, undo
+    calls = []
+    real = S.update
+
+    def counted(self, *a, **k):
+        calls.append(1)
+        return real(self, *a, **k)
+    monkeypatch.setattr(S, "update", counted)
+    r = ingest(memory, "Macchina", many(300), store=store())
+    assert r.count(FILED) == 300 and len(calls) == 1
+    assert len(store().history(memory)) == 1
+    lines = memory.read_text(encoding="utf-8").split("\n")
+    assert all(lines[i.line - 1] == f"###### LOG: {i.date} — {i.title}" for i in r.items)
+    undo(memory, actor="user", store=store())
+    assert memory.read_text(encoding="utf-8") == MEMORY
+
+
+def test_cl26_the_plan_parses_the_file_once_and_rechecks_once(memory, monkeypatch):
+    """The duplicate keys come from one parse of the file however many entries the text holds."""
+    from zonemark.writer import NewEntry, plan_entries
+    from zonemark.writer import duplicates
+    reads = []
+    real = duplicates.owned_entries
+    monkeypatch.setattr(duplicates, "owned_entries", lambda *a: reads.append(1) or real(*a))
+    data = memory.read_bytes()
+    entries = [NewEntry("2026-10-01", f"voce {i} — 東京", "perché — sì") for i in range(500)]
+    plan = plan_entries(memory, data, "Macchina", entries, default_date="2026-10-01")
+    assert len(reads) == 1 and plan.rechecks == 1
+    assert [o.status for o in plan.outcomes] == ["appended"] * 500
+    assert memory.read_bytes() == data  # a plan writes nothing
+
+
+def test_cl27_one_refused_entry_among_many_costs_a_bounded_number_of_checks(memory):
+    """CL27: the entry the re-check refuses is found without re-checking the others one by one."""
+    r = ingest(memory, "Macchina", many(400, bad=(123,)), store=store())
+    assert [i.header_line for i in r.items if i.status == REFUSED] == [r.items[123].header_line]
+    assert r.items[123].code == "NEW_DIAGNOSTIC" and "LIST_TOO_DEEP" in r.items[123].reason
+    assert r.count(FILED) == 399
+    from zonemark.writer import NewEntry, plan_entries
+    entries = [NewEntry(e.date, e.title, "perché" if k != 7 else "* a\n  + b\n    - c\n      * d")
+               for k, e in enumerate(r.items)]
+    plan = plan_entries(memory, memory.read_bytes(), "日記", entries, default_date="2026-10-01")
+    assert plan.rechecks == 2  # the whole, then the whole without the entry refused alone
+    assert [o.status for o in plan.outcomes].count("refused") == 1
+
+
+def test_cl27_a_copy_of_a_refused_entry_in_the_same_text_is_refused_too(memory):
+    text = many(3, bad=(1,)) + many(3, bad=(1,))
+    r = ingest(memory, "Macchina", text, store=store())
+    assert [i.status for i in r.items] == [FILED, REFUSED, FILED, DUPLICATE, REFUSED, DUPLICATE]
+    assert r.items[4].reason == r.items[1].reason and r.items[3].line == r.items[0].line
+
+
+def test_cl26_dry_run_plans_without_writing_anything_anywhere(memory, monkeypatch):
+    """CL26: the dry run is the plan on the bytes as read: no temporary copy, no write, same report."""
+    import tempfile
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", None)
+    monkeypatch.setattr(Store, "update", None)
+    before = memory.read_bytes()
+    dry = ingest(memory, "Macchina", many(50, bad=(7,)) + CHAT, dry_run=True)
+    assert memory.read_bytes() == before and not (memory.parent / ".zonemark").exists()
+    monkeypatch.undo()
+    real = ingest(memory, "Macchina", many(50, bad=(7,)) + CHAT, store=store())
+    assert [({WOULD_FILE: FILED}.get(i.status, i.status), i.line, i.reason) for i in dry.items] == \
+        [(i.status, i.line, i.reason) for i in real.items]
+    assert dry.count(REFUSED) == 1 and dry.count(WOULD_FILE) == 50
+
+
+def test_cl28_ingest_refuses_a_text_over_its_limits_in_one_line(memory, capsys, monkeypatch):
+    from zonemark.interchange import ingest as module
+    monkeypatch.setattr(module, "MAX_ENTRIES", 5)
+    with pytest.raises(ValueError, match=r"holds 6 log entries; ingest files at most 5 at once \(MAX_ENTRIES\)"):
+        ingest(memory, "Macchina", many(6), store=store())
+    code, out, err = run(capsys, "ingest", memory, "--container", "Macchina", "-", stdin=many(6) + "perché",
+                         monkeypatch=monkeypatch)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "MAX_ENTRIES" in err
+    monkeypatch.setattr(module, "MAX_CHAT_CHARS", 100)
+    code, out, err = run(capsys, "ingest", memory, "--container", "Macchina", "-", stdin=many(2),
+                         monkeypatch=monkeypatch)
+    assert code == 2 and "MAX_CHAT_CHARS" in err and len(err.strip().splitlines()) == 1
+    assert memory.read_text(encoding="utf-8") == MEMORY

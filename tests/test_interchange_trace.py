@@ -63,11 +63,12 @@ TRACE_SCHEMA = {
         "dropped": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["line", "entry", "kind", "id", "reason"],
             "properties": {"line": {"type": "integer", "minimum": 1}, "entry": {"type": "string"},
-                           "kind": {"enum": ["nucleus", "module", "log", "memory"]}, "id": {"type": "string"},
+                           "kind": {"enum": ["nucleus", "module", "log", "memory"]},
+                           "id": {"type": ["string", "integer"]},
                            "reason": {"type": "string"}}}},
         "unknownIdentifiers": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["kind", "id"],
-            "properties": {"kind": {"enum": ["nucleus", "module", "memory"]}, "id": {"type": "string"}}}},
+            "properties": {"kind": {"enum": ["nucleus", "module", "memory"]}, "id": {"type": ["string", "integer"]}}}},
         "warnings": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["code", "message", "line"],
             "properties": {"code": {"type": "string"}, "message": {"type": "string"},
@@ -184,7 +185,7 @@ def test_cl15_unknown_identifiers_summary_counts_distinct_ids(layer):
     text = ("[NTRACE: v1]\nNUCLEI: 1, 7, 9\nMODULE 999: GHOST queried\nLOG 999: 2026-01-01 — generated — x\n"
             "MEMORY NOWHERE: queried\n[/NTRACE]\n")
     out = trace(text, layer)
-    assert out["unknownIdentifiers"] == [{"kind": "nucleus", "id": "7"}, {"kind": "nucleus", "id": "9"},
+    assert out["unknownIdentifiers"] == [{"kind": "nucleus", "id": 7}, {"kind": "nucleus", "id": 9},
                                          {"kind": "module", "id": "999"}, {"kind": "memory", "id": "NOWHERE"}]
     assert [d["kind"] for d in out["dropped"]] == ["nucleus", "nucleus", "module", "log", "memory"]
     assert out["warnings"][-1]["message"] == "4 unknown identifiers skipped"
@@ -583,3 +584,92 @@ def test_cli_trace_usage_errors(tmp_path, capsys, monkeypatch, args, message):
     code, out, err = run(capsys, monkeypatch, *args)
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (LAYER / ".zonemark").exists()
+
+
+# -- bounded cost and answers (rulings CL29-CL31) ------------------------------------------------
+
+def tiny(n: int) -> str:
+    """n tiny compact blocks naming nuclei 1-9 (1-3 are declared), each with a comment in Italian and Japanese."""
+    return "".join(f"perché 東京 — {i}\n[NTRACE: v1] NUCLEI: {i % 9 + 1} [/NTRACE]\n" for i in range(n))
+
+
+def test_cl29_an_unknown_nucleus_id_is_an_integer_everywhere(layer):
+    """CL29: nucleus ids are integers (§13 nucleusId: number), in dropped and unknownIdentifiers too."""
+    out = trace("Ecco — 東京:\n[NTRACE: v1] NUCLEI: 2, 007 | MODULE 042: CURIOSITY queried [/NTRACE]\n", layer)
+    assert out["unknownIdentifiers"] == [{"kind": "nucleus", "id": 7}]
+    assert [(d["kind"], d["id"]) for d in out["dropped"]] == [("nucleus", 7)]
+    assert out["result"]["nuclei"] == [2]
+
+
+def test_cl30_an_answer_lists_at_most_max_listed_blocks_and_says_how_many_were_left_out(layer):
+    from zonemark.interchange.trace import MAX_LISTED_BLOCKS
+    text = tiny(3 * MAX_LISTED_BLOCKS)
+    out = trace(text, layer)
+    assert len(out["blocks"]) == MAX_LISTED_BLOCKS
+    assert out["warnings"][-1]["code"] == "TRACE_LEFT_OUT"
+    assert out["warnings"][-1]["message"].startswith(f"{2 * MAX_LISTED_BLOCKS} of {3 * MAX_LISTED_BLOCKS} blocks")
+    assert out["result"]["nuclei"] == [1, 2, 3]  # the result still counts every block
+    assert len(json.dumps(out, ensure_ascii=False, indent=2)) < 10 * len(text)
+
+
+def test_cl30_warnings_are_bounded_too(layer, monkeypatch):
+    from zonemark.interchange import trace as module
+    monkeypatch.setattr(module, "MAX_LISTED_WARNINGS", 10)
+    text = "".join(f"[NTRACE: v1] NUCLEI: x{i} [/NTRACE]\n" for i in range(40))  # a malformed id each
+    out = read_trace(text, layer).to_dict()
+    assert len(out["warnings"]) == 11 and out["warnings"][-1]["code"] == "TRACE_LEFT_OUT"
+    assert "warnings left out" in out["warnings"][-1]["message"]
+
+
+def test_cl30_short_free_texts_are_checked_against_restricted_zones_by_hash(layer, monkeypatch):
+    """The §N.4 caution reads the [P1]/[P2] zones once, not once per short free text."""
+    from zonemark.interchange.trace import _Resolver
+    calls = []
+    real = _Resolver._restricted_text
+    monkeypatch.setattr(_Resolver, "_restricted_text", lambda self: calls.append(1) or real(self))
+    lines = "".join(f"LOG 042: 2026-04-{1 + i % 28:02d} — generated — parole nuove numero {i} perché 東京\n"
+                    for i in range(200))
+    out = read_trace(f"[NTRACE: v1]\n{lines}[/NTRACE]\n", layer)
+    assert len(out.result.logs) == 200 and len(calls) <= 2
+    quoted = read_trace("[NTRACE: v1]\nLOG 042: 2026-04-12 — generated — rispondi sempre in italiano quando"
+                        " Giulia\n[/NTRACE]\n", layer)
+    assert [w.code for w in quoted.warnings].count("TRACE_RESTRICTED_CONTENT") == 1
+
+
+def test_cl30_refs_are_resolved_through_one_index_per_memory(layer, monkeypatch):
+    from zonemark.interchange import trace as module
+    built = []
+    real = module._ref_index
+    monkeypatch.setattr(module, "_ref_index", lambda node: built.append(1) or real(node))
+    lines = "".join("MEMORY DAILY_LOG_2026_04 @ 2026-04-12: touched\n" for _ in range(300))
+    out = read_trace(f"[NTRACE: v1]\n{lines}MEMORY DAILY_LOG_2026_04 @ nessuna — なし: queried\n[/NTRACE]\n", layer)
+    assert len(built) == 1
+    assert [w.code for w in out.warnings].count("TRACE_UNRESOLVED_REF") == 1
+    assert any(t.kind == "entry" for t in out.targets)
+
+
+def test_cl31_records_at_most_max_recorded_blocks_listing_the_folder_once(tmp_path, monkeypatch):
+    from zonemark.interchange import records as module
+    shutil.copytree(LAYER, tmp_path / "layer")
+    copy = Layer.load(tmp_path / "layer")
+    text = tiny(3 * module.MAX_RECORDED_BLOCKS)  # a third name a declared nucleus: one block in three lights up
+    result = read_trace(text, copy)
+    listed = []
+    real = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: listed.append(pattern) or real(self, pattern))
+    first = record_trace(copy, text, result)
+    assert len(first) == module.MAX_RECORDED_BLOCKS and all(r.created for r in first) and len(listed) <= 1
+    lit = sum(1 for _b, c in result.accepted if not c.empty)
+    assert lit > module.MAX_RECORDED_BLOCKS and module.unrecorded(result) == lit - module.MAX_RECORDED_BLOCKS
+    again = record_trace(copy, text, result)
+    assert len(again) == module.MAX_RECORDED_BLOCKS and not any(r.created for r in again)
+    result = read_trace(text + tiny(3), copy)
+    assert len(record_trace(copy, text + tiny(3), result)) == module.MAX_RECORDED_BLOCKS
+    assert len(list((tmp_path / "layer" / ".zonemark" / "traces").iterdir())) == 2 * module.MAX_RECORDED_BLOCKS
+
+
+def test_cl30_trace_refuses_a_text_over_max_trace_chars_in_one_line(capsys, monkeypatch):
+    from zonemark.interchange import trace as module
+    monkeypatch.setattr(module, "MAX_TRACE_CHARS", 50)
+    code, out, err = run(capsys, monkeypatch, "trace", LAYER, "--no-record", "-", stdin=tiny(3))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "MAX_TRACE_CHARS" in err

@@ -174,7 +174,7 @@ def test_parse_trace_validates_against_the_layer_and_writes_nothing(agent, layer
     before = snapshot(layer)
     data = agent.call("parse_trace", text=TRACE)
     assert data["enabled"] is False and data["illuminated"] is False
-    assert {"kind": "nucleus", "id": "7"} in data["unknownIdentifiers"]
+    assert {"kind": "nucleus", "id": 7} in data["unknownIdentifiers"]  # CL29: an integer, as in §13
     assert [w["code"] for w in data["warnings"]][:1] == ["TRACE_DISABLED"]
     assert snapshot(layer) == before and not (layer / ".zonemark" / "traces").exists()
 

@@ -172,16 +172,22 @@ def cmd_trace(args) -> int:
         raise CliError("zonemark trace: give LAYER and at most one chat text (FILE or -)", EXIT_USAGE)
     layer = load_layer(args.operands[0], "trace", args.only, args.exclude)
     text, _ = read_chat_text(args.operands[1] if len(args.operands) > 1 else None, "trace")
-    from ..interchange.trace import read_trace
-    result = read_trace(text, layer)
+    from ..interchange.trace import TraceTooLarge, read_trace
+    try:
+        result = read_trace(text, layer)
+    except TraceTooLarge as exc:
+        raise CliError(f"zonemark trace: {exc}", EXIT_USAGE) from None
     recorded: tuple[RecordOutcome, ...] = ()
     if result.illuminated and not args.no_record:
-        from ..interchange.records import record_trace
+        from ..interchange.records import MAX_RECORDED_BLOCKS, record_trace, unrecorded
         try:
             recorded = record_trace(layer, text, result)
         except OSError as exc:
             print(f"warning: the trace could not be recorded in {layer.root}/.zonemark/traces:"
                   f" {exc.strerror or exc}", file=sys.stderr)
+        if unrecorded(result):
+            print(f"warning: {unrecorded(result):,} more blocks were not recorded (at most {MAX_RECORDED_BLOCKS}"
+                  f" per text)", file=sys.stderr)
     if args.json:
         _out_json(result.to_dict())
         for r in recorded:
@@ -194,7 +200,8 @@ def cmd_trace(args) -> int:
 
 
 def _print_trace(result, recorded) -> None:
-    for b in result.blocks:
+    from ..interchange.trace import MAX_LISTED_BLOCKS, MAX_LISTED_WARNINGS, left_out
+    for b in result.blocks[:MAX_LISTED_BLOCKS]:
         span = f"lines {b.open_line}-{b.close_line}" if b.close_line and b.close_line != b.open_line else \
             f"line {b.open_line}"
         state = f"rejected: {b.reason}" if b.rejected else "accepted"
@@ -215,4 +222,8 @@ def _print_trace(result, recorded) -> None:
         _out(f"dropped: line {d.line}: {d.entry} — {d.reason}\n")
     for rec in recorded:
         _out(f"{'recorded' if rec.created else 'already recorded'}: {rec.path}\n")
-    _warn(result.warnings)
+    blocks_out = max(0, len(result.blocks) - MAX_LISTED_BLOCKS)
+    warnings_out = max(0, len(result.warnings) - MAX_LISTED_WARNINGS)
+    _warn(result.warnings[:MAX_LISTED_WARNINGS]
+          + ((left_out(len(result.blocks), blocks_out, len(result.warnings), warnings_out),)
+             if blocks_out or warnings_out else ()))

@@ -1,38 +1,48 @@
 """Filing the log entries of chat text into a memory file (§N.19.3, §7.5), through the safe writer.
 
-:func:`ingest` adds only two things to :func:`zonemark.writer.append_entry`: the extraction
+:func:`ingest` adds only two things to :func:`zonemark.writer.append_entries`: the extraction
 (:func:`~zonemark.interchange.logs.extract_logs`) and a report line per entry.  Permissions (§5.2),
 sanitising, the re-check, the duplicate check, the lock and history are the writer's: nothing new
 to trust.
 
 * Each entry keeps its own date and title; an entry without a date gets ``date`` (``--date``)
   or today's local date.
-* **Duplicates** (ruling CL7) are the writer's: each entry is filed with
-  ``append_entry(..., unless_present=True)``, which compares it — as it would be written — with
-  the entries the container already owns, under the file's lock and on its current bytes.  The
-  second copy of an entry repeated in the same text is a duplicate too, and so is an entry
-  another process filed a moment before: pasting the same chat twice, or ingesting it from two
-  processes at once, files nothing twice.
+* **One write** (ruling CL26): the writer plans every entry against one snapshot of the file and
+  writes them in one locked update — one saved version, so one ``zonemark undo`` takes the whole
+  text back — at a cost linear in the file and the text.
+* **Duplicates** (ruling CL7) are the writer's: each entry is compared — as it would be written —
+  with the entries the container already owns, under the file's lock and on its current bytes,
+  and with the entries before it in the same text.  Pasting the same chat twice, or ingesting it
+  from two processes at once, files nothing twice.
 * An entry the writer refuses (a title it cannot take, a date that is not ISO 8601, a zone the
-  actor may not write) is reported with the writer's reason and code; the others are still filed.
-* ``dry_run`` runs the very same writes on a copy of the file in a temporary folder, so the
-  report says exactly what would happen (``would_file``), and the file is not touched.
+  actor may not write, a body the re-check refuses) is reported with the writer's reason and code;
+  the others are still filed.
+* ``dry_run`` is the same plan on the file's bytes as read, with nothing written anywhere, so the
+  report says exactly what would happen (``would_file``).
+* **Limits** (ruling CL28): a text over :data:`MAX_CHAT_CHARS` characters or :data:`MAX_ENTRIES`
+  entries is refused whole, in one line naming the limit.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..writer import RefusedWrite, Store, StoreError, append_entry, check_date, find_container
+from ..writer import NewEntry, Store, append_entries, check_date
 from .logs import Extraction, extract_logs
 from .notices import Notice
 
 FILED, WOULD_FILE, DUPLICATE, REFUSED = "filed", "would_file", "duplicate", "refused"
+DUPLICATE_OUTCOME = "duplicate"  # the writer's word (zonemark.writer.batch.DUPLICATE)
+#: The largest chat text ingest reads, in characters, and the most entries it files at once (ruling CL28).
+MAX_CHAT_CHARS = 1_000_000
+MAX_ENTRIES = 3_000
+
+
+class IngestTooLarge(ValueError):
+    """The chat text is over a limit of ingest (:data:`MAX_CHAT_CHARS`, :data:`MAX_ENTRIES`); nothing is filed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,50 +95,36 @@ def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "
     (default ``today``, else today's local date); ``store`` is the writer's store.
 
     Raises ``RefusedWrite`` when the container cannot be resolved (nothing is filed then),
-    ``ValueError`` for a bad ``date``/``actor``, ``OSError`` when the file cannot be read.
+    ``ValueError`` for a bad ``date``/``actor`` or a text over :data:`MAX_ENTRIES` entries,
+    ``OSError`` when the file cannot be read.
     """
-    extraction = extract_logs(text)
-    default_date = check_date(date) if date is not None else (today or _dt.date.today().isoformat())
-    target = Path(path)
-    if dry_run:
-        with tempfile.TemporaryDirectory(prefix="zonemark-dry-run-") as folder:
-            copy = Path(folder) / target.name
-            shutil.copyfile(os.path.realpath(target), copy)
-            shutil.copymode(os.path.realpath(target), copy)  # a read-only file refuses in the dry run too
-            items = _file_all(copy, container, extraction, actor, default_date, Store(fsync=False), dry_run=True,
-                              shown=target)
-    else:
-        items = _file_all(target, container, extraction, actor, default_date, store or Store(), dry_run=False,
-                          shown=target)
-    return IngestResult(target, container, dry_run, tuple(items), extraction.warnings)
-
-
-def _file_all(path: Path, container: str, extraction: Extraction, actor: str, default_date: str, store: Store,
-              *, dry_run: bool, shown: Path) -> list[IngestItem]:
-    """File every entry into ``path`` (the user's file, or its copy for a dry run, whose reasons name
-    ``shown``, the file as the user gave it)."""
     if actor not in ("ai", "user"):
         raise ValueError(f"actor must be 'ai' or 'user', not {actor!r}")
-    find_container(path, container)  # a bad address refuses the whole text, before anything is filed
+    if len(text) > MAX_CHAT_CHARS:
+        raise IngestTooLarge(f"the chat text has {len(text):,} characters; ingest takes at most {MAX_CHAT_CHARS:,}"
+                             f" (MAX_CHAT_CHARS): split it")
+    extraction = extract_logs(text)
+    if extraction.count > MAX_ENTRIES:
+        raise IngestTooLarge(f"the chat text holds {extraction.count:,} log entries; ingest files at most"
+                             f" {MAX_ENTRIES:,} at once (MAX_ENTRIES): split it")
+    default_date = check_date(date) if date is not None else (today or _dt.date.today().isoformat())
+    target = Path(path)
+    batch = append_entries(target, container, [NewEntry(e.date, e.title, e.body) for e in extraction.entries],
+                           actor=actor, default_date=default_date, store=store or Store(), dry_run=dry_run)
+    return IngestResult(target, container, dry_run, tuple(_items(extraction, batch.outcomes, dry_run)),
+                        extraction.warnings)
+
+
+def _items(extraction: Extraction, outcomes, dry_run: bool) -> list[IngestItem]:
+    """One report line per entry, from the writer's outcome for it."""
     items = []
-    for entry in extraction.entries:
-        when = entry.date if entry.date is not None else default_date
-        try:
-            result = append_entry(path, container, entry.title, entry.body, actor=actor, date=when, store=store,
-                                  unless_present=True)
-        except (RefusedWrite, StoreError) as exc:
-            reason = str(exc) if isinstance(exc, RefusedWrite) else f"refused: {exc}"
-            reason = reason.replace(str(path), str(shown))
-            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, reason, None, code=exc.code))
-            continue
-        except ValueError as exc:  # the writer's date check (InvalidDate, BAD_DATE)
-            items.append(IngestItem(entry.header_line, when, entry.title, REFUSED, f"refused: {exc}", None,
-                                    code=getattr(exc, "code", "BAD_DATE")))
-            continue
-        if result.duplicate_of is not None:
-            items.append(IngestItem(entry.header_line, when, entry.title, DUPLICATE,
-                                    f"already in the file at line {result.duplicate_of}", result.duplicate_of))
-            continue
-        items.append(IngestItem(entry.header_line, when, entry.title, WOULD_FILE if dry_run else FILED, None,
-                                result.line, result.changes))
+    for entry, o in zip(extraction.entries, outcomes):
+        if o.status == DUPLICATE_OUTCOME:
+            where = f"already in the file at line {o.line}" if o.line is not None else "already in the text above"
+            items.append(IngestItem(entry.header_line, o.date, entry.title, DUPLICATE, where, o.line))
+        elif o.status == REFUSED:
+            items.append(IngestItem(entry.header_line, o.date, entry.title, REFUSED, o.reason, None, code=o.code))
+        else:
+            items.append(IngestItem(entry.header_line, o.date, entry.title, WOULD_FILE if dry_run else FILED, None,
+                                    o.line, o.changes))
     return items

@@ -67,6 +67,8 @@ CODES: dict[str, tuple[str, str]] = {
                                                  " rejected"),
     "TRACE_INACTIVE_MODULE": ("§N.1", "the trace says a module was active or queried while the layer has it"
                                       " inactive: kept"),
+    "TRACE_LEFT_OUT": ("§N.4", "the answer lists only the first blocks and warnings of a long text: how many"
+                               " were left out (the result counts them all)"),
     "TRACE_RECORDS_SKIPPED": ("§N.1", "a recorded trace in .zonemark/traces could not be read: left out of the"
                                       " heat view"),
 }

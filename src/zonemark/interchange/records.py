@@ -29,6 +29,8 @@ from .trace import TraceContent, TraceResult
 
 FORMAT = "zonemark-trace-record"
 TRACES_DIR = (".zonemark", "traces")
+#: At most this many blocks of one text are recorded (ruling CL31); the rest are counted in ``left_out``.
+MAX_RECORDED_BLOCKS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,27 +58,40 @@ def traces_folder(layer: Layer) -> Path:
 
 def record_trace(layer: Layer, text: str, result: TraceResult, *, now: _dt.datetime | None = None
                  ) -> tuple[RecordOutcome, ...]:
-    """Record every accepted block of ``result`` that illuminates something (nothing when disabled)."""
+    """Record the accepted blocks of ``result`` that illuminate something (nothing when disabled): the first
+    :data:`MAX_RECORDED_BLOCKS` of them (:func:`unrecorded` counts the others); the folder is listed once."""
     if not result.enabled:
         return ()
     folder = traces_folder(layer)
     when = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc).replace(microsecond=0)
+    existing: dict[str, Path] = {}
+    if folder.is_dir():
+        for found in sorted(folder.glob("*-*.json")):
+            existing.setdefault(found.stem.rpartition("-")[2], found)
     out = []
-    for block, content in result.accepted:
-        if content.empty:
-            continue
-        digest = hashlib.sha256(f"{block.open_line}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
-        existing = sorted(folder.glob(f"*-{digest[:16]}.json")) if folder.is_dir() else []
-        if existing:
-            out.append(RecordOutcome(block.open_line, existing[0], False))
+    body = text.encode("utf-8", "surrogatepass")
+    for block, content in _recordable(result)[:MAX_RECORDED_BLOCKS]:
+        digest = hashlib.sha256(f"{block.open_line}\n".encode() + body).hexdigest()
+        if digest[:16] in existing:
+            out.append(RecordOutcome(block.open_line, existing[digest[:16]], False))
             continue
         path = folder / f"{when.strftime('%Y%m%dT%H%M%SZ')}-{digest[:16]}.json"
         data = {"format": FORMAT, "version": 1, "recordedAt": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "sha256": digest,
                 "openLine": block.open_line, "result": content.to_dict()}
         replace_file(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass"),
                      make_parents=True)
+        existing[digest[:16]] = path
         out.append(RecordOutcome(block.open_line, path, True))
     return tuple(out)
+
+
+def _recordable(result: TraceResult) -> list:
+    return [(b, c) for b, c in result.accepted if not c.empty] if result.enabled else []
+
+
+def unrecorded(result: TraceResult) -> int:
+    """How many blocks that illuminate something :func:`record_trace` leaves unrecorded (over its limit)."""
+    return max(0, len(_recordable(result)) - MAX_RECORDED_BLOCKS)
 
 
 def load_records(layer: Layer) -> tuple[tuple[TraceRecord, ...], tuple[Notice, ...]]:

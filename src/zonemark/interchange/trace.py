@@ -85,6 +85,15 @@ KNOWN_VERSIONS = ("v1",)
 ENABLING_NAMES = ("DEFERRED_NEURAL_TRACING", "DEFERRED_NEURAL_TRACE")
 VERBATIM_RUN = 8
 VERBATIM_MIN = 5
+#: The largest chat text a trace is read from, in characters (ruling CL30): over it, :class:`TraceTooLarge`.
+MAX_TRACE_CHARS = 1_000_000
+#: An answer lists at most this many blocks and warnings and says how many it left out (ruling CL30).
+MAX_LISTED_BLOCKS = 100
+MAX_LISTED_WARNINGS = 1000
+
+
+class TraceTooLarge(ValueError):
+    """The chat text is over :data:`MAX_TRACE_CHARS`; nothing is parsed."""
 
 _EMPH = "*_`"
 _BOUND = r"\s:,;|@\[\]()"
@@ -207,7 +216,7 @@ class Dropped:
     line: int
     entry: str
     kind: str  # 'nucleus' | 'module' | 'log' | 'memory'
-    id: str
+    id: str | int  # a nucleus id is an integer (§13 nucleusId: number); the others are strings
     reason: str
 
     def to_dict(self) -> dict:
@@ -240,7 +249,7 @@ class TraceResult:
     enabled: bool
     result: TraceContent
     dropped: tuple[Dropped, ...]
-    unknown_identifiers: tuple[tuple[str, str], ...]
+    unknown_identifiers: tuple[tuple[str, str | int], ...]
     warnings: tuple[Notice, ...]
     targets: tuple[Target, ...] = ()  # where ``result`` points in the layer, in trace order
     accepted: tuple[tuple[TraceBlock, TraceContent], ...] = ()  # each accepted block, validated alone
@@ -255,10 +264,25 @@ class TraceResult:
         return self.enabled and not self.result.empty
 
     def to_dict(self) -> dict:
-        return {"blocks": [b.to_dict() for b in self.blocks], "enabled": self.enabled,
+        """The answer, bounded (ruling CL30): the first :data:`MAX_LISTED_BLOCKS` blocks and
+        :data:`MAX_LISTED_WARNINGS` warnings, then a ``TRACE_LEFT_OUT`` warning saying how many of each were left out."""
+        warnings = [w.to_dict() for w in self.warnings[:MAX_LISTED_WARNINGS]]
+        blocks_out = max(0, len(self.blocks) - MAX_LISTED_BLOCKS)
+        warnings_out = max(0, len(self.warnings) - MAX_LISTED_WARNINGS)
+        if blocks_out or warnings_out:
+            warnings.append(left_out(len(self.blocks), blocks_out, len(self.warnings), warnings_out).to_dict())
+        return {"blocks": [b.to_dict() for b in self.blocks[:MAX_LISTED_BLOCKS]], "enabled": self.enabled,
                 "result": self.result.to_dict(), "dropped": [d.to_dict() for d in self.dropped],
                 "unknownIdentifiers": [{"kind": k, "id": i} for k, i in self.unknown_identifiers],
-                "warnings": [w.to_dict() for w in self.warnings]}
+                "warnings": warnings}
+
+
+def left_out(blocks: int, blocks_out: int, warnings: int, warnings_out: int) -> Notice:
+    """The ``TRACE_LEFT_OUT`` warning of an answer that lists only part of its blocks or warnings (ruling CL30)."""
+    parts = [f"{blocks_out:,} of {blocks:,} blocks" for _ in (1,) if blocks_out]
+    parts += [f"{warnings_out:,} of {warnings:,} warnings" for _ in (1,) if warnings_out]
+    return notice("TRACE_LEFT_OUT", f"{' and '.join(parts)} left out of this answer (it lists at most"
+                  f" {MAX_LISTED_BLOCKS} blocks and {MAX_LISTED_WARNINGS} warnings); the result counts them all", 1)
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -295,6 +319,9 @@ def parse_trace(text: str) -> ParsedTraces:
     """Every trace block of ``text`` (§N.3–§N.5), parsed; see the module docstring."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    if len(text) > MAX_TRACE_CHARS:
+        raise TraceTooLarge(f"the chat text has {len(text):,} characters; a trace is read from at most"
+                            f" {MAX_TRACE_CHARS:,} (MAX_TRACE_CHARS)")
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
     blocks: list[TraceBlock] = []
     warnings: list[Notice] = []
@@ -559,7 +586,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     """Check every identifier of ``parsed`` against ``layer``, apply the gating and the §N.4 caution."""
     warnings = list(parsed.warnings)
     dropped: list[Dropped] = []
-    unknown: list[tuple[str, str]] = []
+    unknown: list[tuple[str, str | int]] = []
     enabling, why = tracing_module(layer)
     accepted = [(b, b.parsed) for b in parsed.blocks if not b.rejected and b.parsed is not None]
     if why is not None:  # enabled is false: a warning says why, trace or not (§N.2)
@@ -581,7 +608,8 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     kept = resolver.filter(content, dropped, unknown, warnings, caution=True)
     if unknown:
         n = len(unknown)
-        first = next(d.line for d in dropped if (d.kind if d.kind != "log" else "module", d.id) in unknown)
+        listed = set(unknown)
+        first = next(d.line for d in dropped if (d.kind if d.kind != "log" else "module", d.id) in listed)
         warnings.append(notice("TRACE_UNKNOWN_IDENTIFIERS", f"{n} unknown identifier{'s' if n != 1 else ''}"
                                f" skipped", first))
     enabled = why is None
@@ -656,15 +684,20 @@ class _Resolver:
                     if name and name not in self.memories:
                         self.memories[name] = (rf.rel, node)
         self._verbatim: list[tuple[str, int, str, list[int], list[int]]] | None = None
-        self._runs: set[int] | None = None
+        self._runs: dict[int, set[int]] | None = None
+        self._refs: dict[int, dict[tuple[bool, str], list[tuple[str, int, str]]]] = {}
 
     # identifiers
     def filter(self, content: TraceContent, dropped, unknown, warnings, *, caution: bool) -> TraceContent:
+        listed = set(unknown)
+
         def miss(kind, ident, line, entry, what):
             dropped.append(Dropped(line, entry, kind, ident, f"unknown {what} identifier: no {what} {ident} in the"
                                                               f" layer"))
-            if (kind if kind != "log" else "module", ident) not in unknown:
-                unknown.append((kind if kind != "log" else "module", ident))
+            key = (kind if kind != "log" else "module", ident)
+            if key not in listed:
+                listed.add(key)
+                unknown.append(key)
 
         nuclei, lines = [], []
         for n, ln in zip(content.nuclei, content.nucleus_lines or (0,) * len(content.nuclei)):
@@ -672,7 +705,7 @@ class _Resolver:
                 nuclei.append(n)
                 lines.append(ln)
             else:
-                miss("nucleus", str(n), ln, f"NUCLEI: … {n} …", "nucleus")
+                miss("nucleus", n, ln, f"NUCLEI: … {n} …", "nucleus")
         def quotes_restricted(kind, ident, line, entry, free_text, what) -> bool:
             """§N.4 caution: the line's free-form text reproduces [P1]/[P2] content -> dropped."""
             hit = self.restricted(free_text) if caution and free_text else None
@@ -712,7 +745,7 @@ class _Resolver:
             if y.id not in self.memories:
                 miss("memory", y.id, y.line, _entry_text("memory", y), "memory")
                 continue
-            resolves = y.ref is not None and bool(_resolve_ref(self.memories[y.id][1], y.ref))
+            resolves = y.ref is not None and bool(self.resolve(self.memories[y.id][1], y.ref))
             if not resolves and quotes_restricted("memory", y.id, y.line, _entry_text("memory", y), y.ref, "ref"):
                 continue  # a ref naming an entry or a topic is an address, not content
             memories.append(y)
@@ -725,11 +758,11 @@ class _Resolver:
         if len(words) < VERBATIM_MIN:
             return None
         n = min(VERBATIM_RUN, len(words))
-        runs = self._restricted_runs() if n == VERBATIM_RUN else None
+        runs = self._restricted_runs(n)
         for k in range(len(words) - n + 1):
             run = tuple(words[k:k + n])
-            if runs is not None and hash(run) not in runs:
-                continue  # the common case of a long text: one set lookup per word
+            if hash(run) not in runs:
+                continue  # the common case: one set lookup per word, whatever the size of the zones
             needle = " " + " ".join(run) + " "
             for rel, level, joined, starts, lines in self._restricted_text():
                 pos = joined.find(needle)
@@ -737,15 +770,17 @@ class _Resolver:
                     return rel, lines[bisect.bisect_right(starts, pos) - 1], level
         return None
 
-    def _restricted_runs(self) -> set[int]:
-        """Hashes of every run of VERBATIM_RUN words of the [P1]/[P2] zones (a hit is then confirmed)."""
+    def _restricted_runs(self, n: int) -> set[int]:
+        """Hashes of every run of ``n`` words of the [P1]/[P2] zones (a hit is then confirmed), built once per ``n``."""
         if self._runs is None:
-            self._runs = set()
+            self._runs = {}
+        if n not in self._runs:
+            runs: set[int] = set()
             for _rel, _level, joined, _starts, _lines in self._restricted_text():
                 words = joined.split()
-                self._runs.update(hash(tuple(words[k:k + VERBATIM_RUN]))
-                                  for k in range(len(words) - VERBATIM_RUN + 1))
-        return self._runs
+                runs.update(hash(tuple(words[k:k + n])) for k in range(len(words) - n + 1))
+            self._runs[n] = runs
+        return self._runs[n]
 
     def _restricted_text(self) -> list[tuple[str, int, str, list[int], list[int]]]:
         """Each [P1]/[P2] zone of the layer as one string of case-folded words, with word offsets and lines."""
@@ -767,6 +802,13 @@ class _Resolver:
         self._verbatim = zones
         return zones
 
+    def resolve(self, node, ref: str) -> list[tuple[str, int, str]]:
+        """:func:`_resolve_ref` through an index of ``node``'s names, built once per memory (linear in the trace)."""
+        names = self._refs.get(id(node))
+        if names is None:
+            names = self._refs[id(node)] = _ref_index(node)
+        return _lookup_ref(names, ref)
+
     # where things are
     def targets(self, content: TraceContent, warnings) -> list[Target]:
         out: list[Target] = []
@@ -782,7 +824,7 @@ class _Resolver:
             out.append(Target("memory", rel, line, y.id, action=y.action, ref=y.ref))
             if y.ref is None:
                 continue
-            found = _resolve_ref(node, y.ref)
+            found = self.resolve(node, y.ref)
             if not found:
                 warnings.append(notice("TRACE_UNRESOLVED_REF", f"line {y.line}: '@ {y.ref}' matches no entry or topic"
                                        f" of memory {y.id}: the memory is kept", y.line))
@@ -802,7 +844,20 @@ def _ref_key(text: str, fold: bool) -> str:
 
 def _resolve_ref(node, ref: str) -> list[tuple[str, int, str]]:
     """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case; §N.3)."""
+    return _lookup_ref(_ref_index(node), ref)
+
+
+def _lookup_ref(names: dict[tuple[bool, str], list[tuple[str, int, str]]], ref: str) -> list[tuple[str, int, str]]:
     ref = re.sub(r"^LOG:\s*", "", _bare(ref))
+    for fold in (False, True):
+        hits = names.get((fold, _ref_key(ref, fold)))
+        if hits:
+            return list(hits)
+    return []
+
+
+def _ref_index(node) -> dict[tuple[bool, str], list[tuple[str, int, str]]]:
+    """(folded, key) -> the targets under ``node`` answering to that name, in document order, each once."""
     named: list[tuple[tuple[str, int, str], list[str]]] = []  # (target, the names it answers to)
 
     def walk(n, path):
@@ -825,9 +880,9 @@ def _resolve_ref(node, ref: str) -> list[tuple[str, int, str]]:
             walk(c, path + [c.name])
 
     walk(node, [])
-    for fold in (False, True):
-        key = _ref_key(ref, fold)
-        hits = [target for target, names in named if any(_ref_key(n, fold) == key for n in names)]
-        if hits:
-            return hits
-    return []
+    index: dict[tuple[bool, str], list[tuple[str, int, str]]] = {}
+    for target, names in named:
+        for fold in (False, True):
+            for key in dict.fromkeys(_ref_key(n, fold) for n in names):
+                index.setdefault((fold, key), []).append(target)
+    return index

@@ -29,6 +29,8 @@ _EXPORTS = {
                    "locate"),
     **dict.fromkeys(("add_container", "new_file"), "scaffold"),
     **dict.fromkeys(("replace_file",), "atomic"),
+    **dict.fromkeys(("AppendPlan", "BatchResult", "EntryOutcome", "NewEntry", "append_entries", "plan_entries"),
+                    "batch"),
 }
 
 __all__ = list(_EXPORTS)
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
+    from .batch import AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, plan_entries
     from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, find_container, history,
                        rewrite_registry, set_states, undo)
     from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash

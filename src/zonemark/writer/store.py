@@ -285,6 +285,11 @@ class Store:
             self._settle_leftovers(target)
             return self._write(path, target, transform, actor=actor, action=action, undoes=None)
 
+    def writable(self, path: str | os.PathLike[str]) -> Path:
+        """The real file behind ``path`` when :meth:`update` would write it, else the refusal it would raise
+        (missing, not a regular file, read-only); creates nothing (a dry run's check)."""
+        return self._existing(path)
+
     def history(self, path: str | os.PathLike[str]) -> list[HistoryEntry]:
         """The saved versions of ``path``, newest first (empty when zonemark never wrote it); read-only."""
         return list(reversed(self._committed(self.history_dir(path))))
