@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 
 from zonemark import parse
 from zonemark.core.nodes import Heading, Quote, Rule
+from zonemark.writer import sanitize as sanitize_module
 from zonemark.writer.sanitize import MAX_TITLE_CHARS, RefusedWrite, sanitize_body, sanitize_title
 
 MD = MarkdownIt("commonmark")
@@ -168,7 +169,7 @@ def test_list_item_fence_cannot_hide_a_zone_tag():
     ("*\tR0: x", "\\*\tR0: x"), ("* R0:x", "\\* R0:x"), ("*R1: y", "\\*R1: y"), ("> > [!CAUTION]", "> > \\[!CAUTION]"),
     ("> > [!CAUTION] Attenzione — 注意", "> > \\[!CAUTION] Attenzione — 注意"), ("* ## MODULE 9: X", "* \\## MODULE 9: X"),
     ("1. [P1]", "1. \\[P1]"), ("> ```", "> \\```"), ("   ```", "   \\```"), ("\t~~~", "\t\\~~~"),
-    ("\u200b[P1]", "\u200b\\[P1]"), ("\u00a0# x", "\u00a0\\# x"), ("  ---", "  \\---"), ("> ---", "> \\---"),
+    ("\u200b[P1]", "\\[P1]"), ("\u0301[P1]", "\u0301\\[P1]"), ("\u00a0# x", "\u00a0\\# x"), ("  ---", "  \\---"), ("> ---", "> \\---"),
     ("* * *", "\\* * *"), ("- [/P4]", "* \\[/P4]"),  # and the bullet gets its level's marker (W10)
 ])
 def test_raw_text_structure_is_escaped_after_markers_and_indentation(line, expected):
@@ -233,7 +234,8 @@ def test_structure_behind_any_invisible_character_is_escaped(blank):
         for prefix in ("", "> ", "* "):
             line = prefix + blank + core
             out = sanitize_body(f"Perché — prima\n{line}\n東京 — dopo").text.split("\n")
-            assert out[1] == prefix + blank + "\\" + core, (ascii(line), ascii(out[1]))
+            kept = "".join(c for c in blank if not sanitize_module.default_ignorable(c) and c != "\u2800")  # W21
+            assert out[1] == prefix + kept + "\\" + core, (ascii(line), ascii(out[1]))
             assert not parse(in_zone("\n".join(out))).diagnostics
 
 
@@ -266,9 +268,9 @@ def test_c1_control_characters_are_removed_from_bodies_and_refused_in_titles():
 def test_bidi_embedding_override_and_isolate_controls_are_removed(bidi):
     """'\\u202e]4P/[' shows as '[/P4]' in an editor that honours the override (the 'Trojan Source'
     trick): the embedding, override and isolate controls are removed from AI content (the marks
-    U+200E/U+200F and U+061C, which Arabic and Hebrew text needs, stay) and refused in a title."""
+    U+200E/U+200F and U+061C are default-ignorable and removed too, W21) and refused in a title."""
     out = sanitize_body(f"Perché — 東京\n{bidi}]4P/[\nx {bidi}<!-- y\n\u200fשלום\u200e ok")
-    assert out.text == "Perché — 東京\n]4P/[\nx \\<!-- y\n\u200fשלום\u200e ok"
+    assert out.text == "Perché — 東京\n]4P/[\nx \\<!-- y\nשלום ok"
     assert "bidirectional controls removed" in out.changes
     with pytest.raises(RefusedWrite, match=f"U\\+{ord(bidi):04X}"):
         sanitize_title(f"titolo {bidi}olotit")
@@ -276,7 +278,7 @@ def test_bidi_embedding_override_and_isolate_controls_are_removed(bidi):
 
 @pytest.mark.parametrize("line,expected", [
     ("［/P4］", "\\［/P4］"), ("［P1］ identità — 身元", "\\［P1］ identità — 身元"), ("> ［/p 3］", "> \\［/p 3］"),
-    ("\u200b［P1］", "\u200b\\［P1］"), ("﹇/P4﹈", "\\﹇/P4﹈"), ("［/LOG］", "\\［/LOG］"), ("［NUCLEI: 1］", "\\［NUCLEI: 1］"),
+    ("\u200b［P1］", "\\［P1］"), ("﹇/P4﹈", "\\﹇/P4﹈"), ("［/LOG］", "\\［/LOG］"), ("［NUCLEI: 1］", "\\［NUCLEI: 1］"),
     ("［!CAUTION］ attenzione", "\\［!CAUTION］ attenzione"), ("＃＃ MODULE 999: EVIL", "\\＃＃ MODULE 999: EVIL"),
     ("* ﹟ TOPIC: x", "* \\﹟ TOPIC: x"), ("＃", "\\＃"),
 ])

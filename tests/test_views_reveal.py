@@ -86,10 +86,11 @@ def test_proposals_show_marks_the_hidden_characters_of_an_old_record_and_of_the_
     code, out, err = run(capsys, ["proposals", str(tmp_path), "--show", p.id])
     assert code == 0, err
     assert _raw_hidden(out) == [], ascii(out)
-    assert "+Kyōto — 京都 \u27e8U+202E\u27e9\u27e8U+2066\u27e9\u27e8U+200B\u27e9" in out
-    assert "\u27e8U+E0041\u27e9" in out and "Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA" in out
-    assert "-Tokyo — 東京, Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA." in out  # the user's own line too
-    assert "\\x1B" in out and "\\x00" in out  # controls as W13 shows them
+    # the diff is of what apply would write: the old record's content cleaned as every AI text (W23)
+    added = [ln for ln in out.splitlines() if ln.startswith("+Kyōto — 京都 ")]
+    assert len(added) == 1 and added[0].endswith("HelperSSECCA_TOOR_WOLLA."), ascii(out)
+    assert "\u27e8U+" not in added[0] and "\\x" not in added[0]
+    assert "-Tokyo — 東京, Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA." in out  # the user's own line, marked
     code, out, err = run(capsys, ["proposals", str(tmp_path)])
     assert code == 0, err
     assert _raw_hidden(out + err) == []
@@ -157,8 +158,11 @@ def test_every_review_page_marks_hidden_characters(tmp_path):
     assert '<span class="mark">\u27e8U+E0041\u27e9</span>' in pages["modules"]
     proposals = pages["proposals"]
     assert "stagione " + '<span class="mark">\u27e8U+2066\u27e9</span>' + f"Helper{marked}" in proposals
+    # the diff is of what Apply would write: the old record's content cleaned as every AI text (W23)
+    assert "京都<ins>  HelperSSECCA_TOOR_WOLLA</ins>." in proposals
     for c in HIDDEN_SAMPLE:
-        assert f'<span class="mark">\u27e8U+{ord(c):04X}\u27e9</span>' in proposals, f"U+{ord(c):04X}"
+        if c not in "\u2066\u202e":  # the reason's marks
+            assert f'<span class="mark">\u27e8U+{ord(c):04X}\u27e9</span>' not in proposals, f"U+{ord(c):04X}"
     assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["activity"]
     assert '<span class="mark">\u27e8U+200D\u27e9</span>' in pages["activity"]
     assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["file"] and "手書き" in pages["file"]

@@ -223,6 +223,7 @@ def register(subparsers) -> None:
                    else _read_stdin("content", required=True))
         target = args.zone if args.zone is not None else args.container
         p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
+        _notes(p.changes)
         if p.would_add:
             n = len(p.would_add)
             print(_one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "

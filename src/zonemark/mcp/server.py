@@ -497,7 +497,7 @@ def build_server(root) -> MCPServer:
                                reason=reason)
             return _plain({"file": target.rel, "proposal": folder.rel(p.path), "zone_line": p.zone_line,
                            "zone": _zone(p.zone_level), "would_add": [_relative(w, target) for w in p.would_add],
-                           "diff": p.diff})
+                           "diff": p.diff, "escaped": list(p.changes)})
 
     @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def ingest_log(text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "

@@ -44,7 +44,7 @@ from .edit import barrier_refusal, check_actor, forget
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
-from .sanitize import quoted, reads_as_zone_tag
+from .sanitize import clean_characters, quoted, reads_as_zone_tag
 from .store import STATE_DIR_NAME, Store
 from .verify import Edit, Expect, compare, new_diagnostics
 
@@ -78,6 +78,8 @@ class Proposal:
     #: the header lines open at the zone's closing tag (its container and those around it), as when proposed;
     #: None for a record that does not hold them
     zone_context: tuple[str, ...] | None = None
+    #: what the writer removed from the proposed content (W23), as ``append_entry`` reports it; () when read back
+    changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,9 @@ def _inner(zone: ZoneView, data: bytes) -> bytes:
 
 
 def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
-    """The proposed inner lines as they will be written: the file's line endings, a final newline."""
-    inner = new_content.replace("\r\n", "\n").replace("\r", "\n")
+    """The proposed inner lines as they will be written: the file's line endings, a final newline; cleaned of
+    what every AI write removes (controls, bidi controls, invisible characters: W23)."""
+    inner = clean_characters(new_content).text
     lines = inner.split("\n")
     kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]  # §N.19.3.4: never written to a file
     inner = "\n".join(kept)
@@ -236,7 +239,8 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
     }
     out = proposals_dir(path) / f"{pid}.json"
     _write_json(out, record)
-    return _from_record(out, record, Path(os.path.abspath(path)))
+    return replace(_from_record(out, record, Path(os.path.abspath(path))),
+                   changes=clean_characters(new_content).changes)
 
 
 # -- reading proposals ------------------------------------------------------------------------

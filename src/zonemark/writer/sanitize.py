@@ -82,6 +82,8 @@ escaped ``<`` (not ``\\\\<!--``, which would render a real comment).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import html
 import re
 import unicodedata
@@ -93,7 +95,9 @@ from .bullets import canonical_bullets
 from .refusals import RefusedWrite
 
 MAX_TITLE_CHARS = 300
-MAX_BODY_CHARS = 4_000_000
+#: The longest AI text one write takes (W20): the worst input of this length (short list lines the bullet
+#: rewrite parses, runs of markers) is sanitised in about 2 s on a 2-core machine; longer is refused in one line.
+MAX_BODY_CHARS = 500_000
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\u2028\u2029\x85]")
 _TITLE_BREAKS = re.compile(r"[\n\r\u2028\u2029\x85\x0b\x0c]")
@@ -102,48 +106,138 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: may read as the start of an escape sequence (U+009B is a one-character CSI).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: The bidirectional embedding, override and isolate controls: they reorder what an editor shows
-#: ('\u202e]4P/[' shows as '[/P4]'). The marks U+200E, U+200F and U+061C stay (right-to-left text needs them).
+#: ('\u202e]4P/[' shows as '[/P4]'). Removed with their own note (W15) before the other invisible characters.
 _BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 _LOG_MARKER = "[/LOG]"
 #: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
 #: an odd run of backslashes already escapes it.
 _HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
 _COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
-#: Characters a reader of the raw text does not see (Unicode's default-ignorable code points and
-#: the other format controls, plus the blanks that draw nothing): soft hyphen, combining grapheme
-#: joiner, Arabic letter mark and the other bidi controls, Hangul and Khmer fillers, Mongolian and
-#: variation selectors, zero-width characters, the blank Braille pattern, BOM, interlinear
-#: annotation, shorthand and musical format controls, the tag characters of U+E0000.
-_INVISIBLE_CHARS = (r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                    r"\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
-                    r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
-_INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
-#: What is set aside before the first significant character: whitespace (Unicode spaces too)
-#: and the invisible characters.
-_BLANK = r"[\s" + _INVISIBLE_CHARS + "]"
-_LEAD = re.compile(_BLANK + "*")
+
+# -- characters a reader cannot see (W20, W21) --------------------------------------------------------
+
+#: Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt, Unicode 15.1; the set is
+#: stable since Unicode 14): inclusive code point ranges.  It is Other_Default_Ignorable_Code_Point, the
+#: variation selectors and the format controls (Cf), less the interlinear annotation characters
+#: U+FFF9-U+FFFB, the Egyptian hieroglyph format controls U+13430-U+1343F and the prepended
+#: concatenation marks (U+0600-U+0605, U+06DD, U+070F, U+0890-U+0891, U+08E2, U+110BD, U+110CD), which
+#: draw a visible sign.  The standard library has no property lookup; tests/test_sanitize.py checks the
+#: table against unicodedata.
+DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+#: Characters that draw nothing although they are not default-ignorable: the blank Braille pattern
+#: (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 are default-ignorable already).
+BLANK_LOOK_ALIKES = "\u2800"
+#: The categories a reader passes over before a line's first significant character: nonspacing and
+#: enclosing marks (they draw on the character before them, here on nothing), format controls, spaces.
+SET_ASIDE_CATEGORIES = frozenset(("Mn", "Me", "Cf", "Zs"))
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+
+
+_UNSEEN_CLASS = _char_class(DEFAULT_IGNORABLE) + BLANK_LOOK_ALIKES
+_UNSEEN = re.compile("[" + _UNSEEN_CLASS + "]")
+#: Extended_Pictographic, simplified to blocks (the stdlib has no emoji data): what a ZWJ joins and a
+#: VS-16 presents as emoji.
+_PICTO = (r"\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328\u23cf\u23e9-\u23f3"
+          r"\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u27bf\u2934\u2935\u2b05-\u2b07"
+          r"\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff")
+_EMOJI_ELEMENT = "[" + _PICTO + r"](?:[\U0001f3fb-\U0001f3ff]|\ufe0f)?"
+#: The emoji sequences whose default-ignorable characters stay (W21): a ZWJ sequence, an emoji with
+#: VS-16, a keycap, and a subdivision flag (U+1F3F4, a region and subdivision code in tag letters and
+#: digits — two letters and one to three letters or digits —, U+E007F CANCEL TAG).
+_EMOJI_KEEP = (_EMOJI_ELEMENT + r"(?:\u200d" + _EMOJI_ELEMENT + ")+"
+               "|[" + _PICTO + r"]\ufe0f|[0-9#*]\ufe0f\u20e3"
+               r"|\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,3}\U000e007f")
+_EMOJI_KEEP_RE = re.compile(_EMOJI_KEEP)
+_KEEPABLE = frozenset("\u200d\ufe0f\U000e007f" + "".join(map(chr, range(0xE0030, 0xE003A)))
+                      + "".join(map(chr, range(0xE0061, 0xE007B))))
+
+
+def default_ignorable(c: str) -> bool:
+    """Whether ``c`` has Unicode's Default_Ignorable_Code_Point property (the table above)."""
+    cp = ord(c)
+    i = bisect.bisect_right(DEFAULT_IGNORABLE, (cp, 0x10FFFF)) - 1
+    return i >= 0 and DEFAULT_IGNORABLE[i][0] <= cp <= DEFAULT_IGNORABLE[i][1]
+
+
+@functools.lru_cache(maxsize=8192)
+def set_aside(c: str) -> bool:
+    """Whether a reader of the raw text passes over ``c`` before a line's first significant character (W20):
+    whitespace, the categories Mn, Me, Cf and Zs, the default-ignorable code points, the blank look-alikes."""
+    return (c.isspace() or unicodedata.category(c) in SET_ASIDE_CATEGORIES or default_ignorable(c)
+            or c in BLANK_LOOK_ALIKES)
+
+
+def _skeleton(text: str, blank: str | None = " ") -> str:
+    """``text`` with each non-ASCII character that is set aside as ``blank`` (None: removed); ASCII stays.
+
+    With ``blank`` one character the positions of both texts agree, so the structure tests run on the
+    skeleton and the escapes are made in the text (linear: one test per distinct character).
+    """
+    if text.isascii():
+        return text
+    table = {ord(c): blank for c in set(text) if c > "\x7f" and set_aside(c)}
+    return text.translate(table) if table else text
+
+
+def _remove_unseen(text: str) -> tuple[str, str | None]:
+    """``text`` without the characters a reader cannot see (W21), and the note saying what was removed."""
+    if text.isascii():
+        return text, None
+    if not _UNSEEN.search(text):
+        return text, None
+    pieces, at = [], 0
+    for m in _EMOJI_KEEP_RE.finditer(text):  # the sequences that keep theirs, and what lies between them
+        pieces += [_UNSEEN.sub("", text[at:m.start()]), m.group()]
+        at = m.end()
+    pieces.append(_UNSEEN.sub("", text[at:]))
+    kept = "".join(pieces)
+    if len(kept) == len(text):
+        return text, None
+    present = sorted(c for c in set(text) if _UNSEEN.fullmatch(c))
+    gone = [c for c in present if c not in _KEEPABLE or text.count(c) != kept.count(c)]
+    names = ", ".join(f"U+{ord(c):04X}" for c in gone[:5]) + (", …" if len(gone) > 5 else "")
+    n = len(text) - len(kept)
+    return kept, f"{n} invisible character{'s' if n != 1 else ''} removed ({names})"
+
+
 _QUOTE_MARK = re.compile(r">")
-_LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=" + _BLANK + "|$)")
-# Looser than the parser's own patterns: what a reader of the raw text takes for structure
-# (any blank or invisible character where the parser wants a space).
-_THEMATIC = re.compile(r"([-*_])(?:" + _BLANK + r"*\1){2,}" + _BLANK + "*")
-_SETEXT = re.compile(r"(?:=+|-+)" + _BLANK + "*")
-_RULE_LIKE = re.compile(r"[*+-]" + _BLANK + r"*[A-Z]+\d+" + _BLANK + "*:")
-_CONNECTION_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:MODULE|NUCLEUS)\b")
-_REGISTRY_LIKE = re.compile(r"[*+-]" + _BLANK + r"*(?:ACTIVE|INACTIVE)" + _BLANK + "*:")
+_LIST_MARK = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?=\s|$)")
+_LEAD = re.compile(r"\s*")
+# Looser than the parser's own patterns: what a reader of the raw text takes for structure (any blank
+# where the parser wants a space).  They run on the skeleton, where every set-aside character is a space.
+_THEMATIC = re.compile(r"([-*_])(?:\s*\1){2,}\s*")
+_SETEXT = re.compile(r"(?:=+|-+)\s*")
+_BULLET_LIKE = re.compile(r"[*+-]\s*(?:(?P<rule>[A-Z]+\d+\s*:)|(?P<edge>(?:MODULE|NUCLEUS)\b)"
+                          r"|(?P<registry>(?:ACTIVE|INACTIVE)\s*:))")
+_BULLET_KINDS = {"rule": "rule bullet", "edge": "CONNECTIONS edge", "registry": "registry entry"}
 _FENCE_LIKE = re.compile(r"`{3,}|~{3,}")
 #: A fence the writer lets through: at column 0 (a backtick fence's info string holds no backtick).
 _FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
+#: A line that can close a fence: a run of one fence character, then only spaces or tabs.
+_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})[ \t]*")
 #: First significant characters after which a line is examined (everything else is plain text).
-#: The characters whose compatibility form (NFKC) is '[' or '#' (fullwidth and small forms): to a model
-#: reading the raw text '［/P4］' is the tag it imitates, so such a line is escaped when its normal form
-#: is a zone tag, the [/LOG] marker, an anchor, a [NUCLEI: …] tag or a header (W4).  Ordinary text that
-#: starts with one ('［注］', '＃タグ') is kept.
-_LOOK_ALIKE_STARTERS = "\ufe47\uff3b\ufe5f\uff03"
-_STARTERS = frozenset("#[>*+-_=`~0123456789\\" + _LOOK_ALIKE_STARTERS)
+_STARTERS = frozenset("#[>*+-_=`~0123456789\\")
+#: A look-alike (a character whose compatibility form, NFKC, starts with one of the starters: '［' '＃'
+#: '＞' '＊' '１'…) is examined in its normal form (W4, W22); there '[' and '#' count only where they
+#: make a zone tag, the [/LOG] marker, an anchor, a [NUCLEI: …] tag or a header ('［注］', '＃タグ' are
+#: kept).
+_LOOK_ALIKE_WINDOW = 64
 _LOOK_ALIKE_STRUCTURE = re.compile(r"#{1,6}(?:\s|$)|\[\s*(?:/?\s*[Pp]\s*\d+\s*\]|/LOG\s*\]|!|NUCLEI\b)")
 _MARKER_NOISE = re.compile(r"[\\*_`~]")
 _MARKER_LEAD = re.compile(r"(?:[\s>]|[*+-](?=\s)|\d{1,9}[.)](?=\s))*")
+
+
+@functools.lru_cache(maxsize=4096)
+def _look_alike(c: str) -> bool:
+    return c > "\x7f" and unicodedata.normalize("NFKC", c)[:1] in _STARTERS
 
 
 @dataclass(frozen=True)
@@ -183,14 +277,19 @@ def sanitize_title(title: str) -> Sanitized:
         raise _refuse("title", f"control character U+{ord(control.group()):04X} is not allowed", "§7.5")
     if _SURROGATE.search(title):
         raise _refuse("title", "it is not valid Unicode (lone surrogate)", "§7.5")
-    text = title.strip()
-    if _renders_as_marker(text) or not _INVISIBLE.sub("", text).strip():
+    if len(title) > 4 * MAX_TITLE_CHARS:  # before any work proportional to it
+        raise _refuse("title", f"it has {len(title)} characters (at most {MAX_TITLE_CHARS})", "§7.5")
+    changes = []
+    text, note = _remove_unseen(title)
+    if note:
+        changes.append(note)
+    text = text.strip()
+    if _renders_as_marker(text) or not _skeleton(text).strip():
         text = ""
     if not text:
         raise _refuse("title", "it is empty", "§7.5")
     if len(text) > MAX_TITLE_CHARS:
         raise _refuse("title", f"it has {len(text)} characters (at most {MAX_TITLE_CHARS})", "§7.5")
-    changes = []
     if text.endswith("#") and sx.CLOSING_HASHES.search(" " + text):  # the parser's §4.1 closing hashes
         run = len(text.rstrip("#"))
         text = text[:run] + "\\" + text[run:]
@@ -208,71 +307,104 @@ def _renders_as_marker(line: str) -> bool:
     """Whether ``line`` reads as the §N.19 transport marker raw or rendered (escapes, quotes, code, entities)."""
     if "LOG" not in line and "&" not in line:
         return False
-    seen = html.unescape(line)
-    seen = _MARKER_NOISE.sub("", _INVISIBLE.sub("", seen))
+    seen = _skeleton(html.unescape(line), None)
+    seen = _MARKER_NOISE.sub("", seen)
     seen = seen[_MARKER_LEAD.match(seen).end():]  # type: ignore[union-attr]
     return seen.strip() == _LOG_MARKER  # the marker is uppercase (§N.19.2); '[/log]' is escaped as a tag
 
 
-def _structure_at(rest: str) -> str | None:
-    """What ``rest`` (a line from its first significant character) reads as, or None for plain text."""
-    c = rest[0]
-    if c in _LOOK_ALIKE_STARTERS:
-        seen = unicodedata.normalize("NFKC", rest[:64])
-        return "look-alike of a tag or header" if _LOOK_ALIKE_STRUCTURE.match(seen) else None
+def _thematic(skel: str, pos: int, tails: dict[str, int]) -> bool:
+    """Whether ``skel`` from ``pos`` is a thematic break: ``pos`` at or after the start of the run of its
+    character and blanks that ends the line (found once per character: ``tails``), with three of the
+    character — constant time per step of :func:`_find_structure`, so a million list markers cost one scan."""
+    c = skel[pos]
+    if c not in tails:
+        tails[c] = len(skel.rstrip(c + " \t"))
+    return pos >= tails[c] and skel.count(c, pos) >= 3
+
+
+def _structure_at(skel: str, pos: int, tails: dict[str, int]) -> str | None:
+    """What the skeleton line ``skel`` reads as from its first significant character at ``pos``, or None."""
+    c = skel[pos]
+    if c not in _STARTERS:
+        return _look_alike_at(skel, pos) if _look_alike(c) else None
     if c == "#":
         return "header"
     if c == "[":
         return "bracket tag"
     if c in "`~":
-        return "code fence" if _FENCE_LIKE.match(rest) else None
-    if _THEMATIC.fullmatch(rest) or _SETEXT.fullmatch(rest):
+        return "code fence" if _FENCE_LIKE.match(skel, pos) else None
+    if (c in "-*_" and _thematic(skel, pos, tails)) or (c in "=-" and _SETEXT.fullmatch(skel, pos)):
         return "separator"
     if c in "*+-":
-        if _RULE_LIKE.match(rest):
-            return "rule bullet"
-        if _CONNECTION_LIKE.match(rest):
-            return "CONNECTIONS edge"
-        if _REGISTRY_LIKE.match(rest):
-            return "registry entry"
-        if c == "*":
-            fm = sx.FIELD_LABEL.match(rest)
+        bm = _BULLET_LIKE.match(skel, pos)
+        if bm:
+            return _BULLET_KINDS[bm.lastgroup]  # type: ignore[index]
+        if skel.startswith("**", pos):
+            fm = sx.FIELD_LABEL.match(skel, pos)
             if fm and fm.group(1).strip() in ("STATE", "STATO"):
                 return "STATE field"
     return None
 
 
-def _find_structure(line: str) -> tuple[int, str] | None:
+def _look_alike_at(skel: str, pos: int) -> str | None:
+    """What a line from a look-alike character reads as in its normal form (NFKC; W4, W22), or None.
+
+    The normal form of a bounded window is read like an ASCII line; a separator found there is
+    confirmed on the whole rest of the line (it is the last step of the line, so the cost stays linear).
+    """
+    window = skel[pos:pos + _LOOK_ALIKE_WINDOW]
+    seen = _skeleton(unicodedata.normalize("NFKC", window))
+    found = _find_structure(seen, look_alikes=False)
+    if found is None:
+        return None
+    at, what = found
+    if what in ("header", "bracket tag") and not _LOOK_ALIKE_STRUCTURE.match(seen, at):
+        return None
+    if what == "separator" and len(skel) - pos > len(window):
+        rest = _skeleton(unicodedata.normalize("NFKC", skel[pos:]))
+        if _find_structure(rest, look_alikes=False) != found:
+            return None
+    return "look-alike of a tag or header" if what in ("header", "bracket tag") else f"look-alike of a {what}"
+
+
+def _find_structure(skel: str, look_alikes: bool = True) -> tuple[int, str] | None:
     """Where the first significant character of a structural line is, and what it reads as.
 
-    Indentation, quote markers and list markers are set aside one at a time; at each step the
-    rest of the line is examined, so ``* R1: x`` is a rule bullet, ``* ## x`` a header in a
-    list item and ``> > [!CAUTION]`` an anchor in a nested quote.
+    ``skel`` is the line's skeleton (:func:`_skeleton`).  Indentation, quote markers and list markers
+    are set aside one at a time; at each step the line is examined from there (by position, never by
+    slicing: linear in the line), so ``* R1: x`` is a rule bullet, ``* ## x`` a header in a list item and
+    ``> > [!CAUTION]`` an anchor in a nested quote.
     """
-    pos = _LEAD.match(line).end()  # type: ignore[union-attr]
-    while pos < len(line):
-        c = line[pos]
-        if c not in _STARTERS:
+    if not skel or (skel[0] not in _STARTERS and not skel[0].isspace() and not (look_alikes and _look_alike(skel[0]))):
+        return None  # most lines: plain text from their first character
+    tails: dict[str, int] = {}
+    pos = _LEAD.match(skel).end()  # type: ignore[union-attr]
+    n = len(skel)
+    while pos < n:
+        c = skel[pos]
+        if c not in _STARTERS and not (look_alikes and _look_alike(c)):
             return None
-        what = _structure_at(line[pos:])
+        what = _structure_at(skel, pos, tails) if look_alikes or c in _STARTERS else None
         if what is not None:
             return pos, what
-        m = _QUOTE_MARK.match(line, pos) or _LIST_MARK.match(line, pos)
+        m = _QUOTE_MARK.match(skel, pos) or _LIST_MARK.match(skel, pos)
         if m is None:
             return None
-        pos = _LEAD.match(line, m.end()).end()  # type: ignore[union-attr]
+        pos = _LEAD.match(skel, m.end()).end()  # type: ignore[union-attr]
     return None
 
 
-_ZONE_TAG_LIKE = re.compile(r"\[" + _BLANK + r"*/?" + _BLANK + r"*[Pp]" + _BLANK + r"*\d+" + _BLANK + r"*\]")
+_ZONE_TAG_LIKE = re.compile(r"\[\s*/?\s*[Pp]\s*\d+\s*\]")
 
 
 def reads_as_zone_tag(line: str) -> bool:
     """Whether a reader of the raw text takes ``line`` for a permission tag: ``[Pn]`` or ``[/Pn]`` in any
     spelling (lower case, spaced) once indentation, invisible characters, quote and list markers are set
     aside (W4) — what a proposal may not hold (W1)."""
-    found = _find_structure(line)
-    return found is not None and found[1] == "bracket tag" and bool(_ZONE_TAG_LIKE.match(line, found[0]))
+    skel = _skeleton(line)
+    found = _find_structure(skel)
+    return found is not None and found[1] == "bracket tag" and bool(_ZONE_TAG_LIKE.match(skel, found[0]))
 
 
 def _escape(line: str, pos: int, what: str) -> str:
@@ -284,22 +416,35 @@ def _escape(line: str, pos: int, what: str) -> str:
 
 
 def _fences(lines: list[str]) -> dict[int, str]:
-    """The fences the writer lets through: index -> 'open' | 'inside' | 'close' (see the module docstring)."""
+    """The fences the writer lets through: index -> 'open' | 'inside' | 'close' (see the module docstring).
+
+    Linear: the longest closing line of each character after every line is known beforehand, so an
+    opener that is never closed is passed in one step, and the search for a closer that exists ends there.
+    """
+    n = len(lines)
+    closers: list[tuple[str, int] | None] = []
+    for line in lines:
+        m = _FENCE_CLOSE.fullmatch(line) if line[:1] in "`~" else None
+        closers.append((line[0], len(m.group(1))) if m else None)
+    longest: list[dict[str, int]] = [{}] * (n + 1)  # longest[i]: the longest closer of each character at i or after
+    for i in range(n - 1, -1, -1):
+        c = closers[i]
+        longest[i] = longest[i + 1] if c is None or longest[i + 1].get(c[0], 0) >= c[1] else {**longest[i + 1],
+                                                                                               c[0]: c[1]}
     roles: dict[int, str] = {}
-    i, n = 0, len(lines)
+    i = 0
     while i < n:
-        m = _FENCE_OPEN.fullmatch(lines[i])
+        m = _FENCE_OPEN.fullmatch(lines[i]) if lines[i][:1] in "`~" else None
         if m is None:
             i += 1
             continue
         run = m.group(1) or m.group(2)
-        closer = re.compile(re.escape(run[0]) + "{" + str(len(run)) + r",}[ \t]*")
-        j = i + 1
-        while j < n and not closer.fullmatch(lines[j]):
-            j += 1
-        if j == n:  # never closed: the opener is escaped, the scan goes on after it
+        if longest[i + 1].get(run[0], 0) < len(run):  # never closed: the opener is escaped, the scan goes on
             i += 1
             continue
+        j = i + 1
+        while not (closers[j] is not None and closers[j][0] == run[0] and closers[j][1] >= len(run)):  # type: ignore[index]
+            j += 1
         roles[i] = "open"
         roles[j] = "close"
         for k in range(i + 1, j):
@@ -311,16 +456,19 @@ def _fences(lines: list[str]) -> dict[int, str]:
 def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
     changes: list[str] = []
     lines = text.split("\n")
-    kept = [ln for ln in lines if not _renders_as_marker(ln)]
-    if len(kept) != len(lines):
+    skels = _skeleton(text).split("\n")
+    pairs = [(ln, sk) for ln, sk in zip(lines, skels) if not _renders_as_marker(ln)]
+    if len(pairs) != len(lines):
         changes.append("[/LOG] marker removed (§N.19.3.4)")
-    while kept and not kept[0].strip():
-        kept.pop(0)
-    while kept and not kept[-1].strip():
-        kept.pop()
+    a, b = 0, len(pairs)
+    while a < b and not pairs[a][0].strip():
+        a += 1
+    while b > a and not pairs[b - 1][0].strip():
+        b -= 1
+    kept = [ln for ln, _ in pairs[a:b]]
     roles = _fences(kept)
     out: list[str] = []
-    for i, line in enumerate(kept):
+    for i, (line, skel) in enumerate(pairs[a:b]):
         role = roles.get(i)
         if role in ("open", "close"):
             out.append(line)
@@ -330,7 +478,7 @@ def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
             changes.extend(title.changes)
             out.append("###### " + title.text)
             continue
-        found = _find_structure(line)
+        found = _find_structure(skel)
         if found is not None:
             line = _escape(line, *found)
             changes.append(f"{found[1]} escaped")
@@ -340,29 +488,46 @@ def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
                 line = escaped
                 changes.append("HTML escaped")
         out.append(line)
-    out, rewritten = canonical_bullets(out, lambda line: _find_structure(line) is not None, after_paragraph=entries)
+    out, rewritten = canonical_bullets(out, lambda line: _find_structure(_skeleton(line)) is not None,
+                                       after_paragraph=entries)
     if rewritten:
         changes.append("list markers set to * + - by level (§8)")
     return out, changes
 
 
-def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
-    if not isinstance(body, str):
-        raise TypeError(f"{what} must be str, not {type(body).__name__}")
-    if _SURROGATE.search(body):
+def _clean_characters(text: str, what: str) -> tuple[str, list[str]]:
+    """The character-level part of the barrier, for every text an AI writes (W14, W15, W21, W23)."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be str, not {type(text).__name__}")
+    if len(text) > MAX_BODY_CHARS:
+        raise _refuse(what, f"it has {len(text)} characters (at most {MAX_BODY_CHARS})", "§5.5")
+    if _SURROGATE.search(text):
         raise _refuse(what, "it is not valid Unicode (lone surrogate)", "§5.5")
-    if len(body) > MAX_BODY_CHARS:
-        raise _refuse(what, f"it has {len(body)} characters (at most {MAX_BODY_CHARS})", "§5.5")
     changes: list[str] = []
-    text = _LINE_BREAKS.sub("\n", body)
-    if text != body:
+    cleaned = _LINE_BREAKS.sub("\n", text)
+    if cleaned != text:
         changes.append("line breaks normalised to \\n")
-    cleaned = _CONTROLS.sub("", text)
+    text, cleaned = cleaned, _CONTROLS.sub("", cleaned)
     if cleaned != text:
         changes.append("control characters removed")
     text, cleaned = cleaned, _BIDI_CONTROLS.sub("", cleaned)
     if cleaned != text:
         changes.append("bidirectional controls removed")
+    cleaned, note = _remove_unseen(cleaned)
+    if note:
+        changes.append(note)
+    return cleaned, changes
+
+
+def clean_characters(text: str, what: str = "content") -> Sanitized:
+    """``text`` with what every AI write removes character by character — C0/C1 controls, bidi controls,
+    invisible characters — and line breaks as ``\\n``, structure untouched (a proposal's content, W23)."""
+    cleaned, changes = _clean_characters(text, what)
+    return Sanitized(cleaned, tuple(changes))
+
+
+def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
+    cleaned, changes = _clean_characters(body, what)
     out, more = _clean_lines(cleaned, entries)
     return Sanitized("\n".join(out), tuple(dict.fromkeys(changes + more)))
 
