@@ -381,6 +381,44 @@ def test_set_module_state_never_writes_a_reminder_linked_from_outside(tmp_path):
     assert outside.read_bytes() == before and (layer / REMINDER_NAME).is_symlink()
 
 
+@pytest.mark.parametrize("name", [
+    "bozze/idea[ext_memory].md",           # listed in .zonemarkignore
+    ".git/info[ext_memory].md",            # under .git/
+    "node_modules/pkg/x[ext_memory].md",   # under node_modules/
+    "Node_Modules/pkg/x[ext_memory].md",   # the same folder on a file system that ignores case
+    ".nascosto/y[ext_memory].md",          # a hidden folder
+    ".privato[ext_memory].md",             # a hidden file
+    ".ZoneMark/z[ext_memory].md",          # zonemark's own folder, spelt in another case
+    "alias-git[ext_memory].md",            # a link inside the layer to a file the layer leaves out
+])
+def test_a_file_the_layer_leaves_out_is_neither_read_nor_written(agent, layer, name):
+    """W40: one rule decides which files the layer holds; a file layer_status leaves out no tool reads or writes."""
+    (layer / ".zonemarkignore").write_text("bozze/\n", encoding="utf-8")
+    for folder in ("bozze", ".git", "node_modules/pkg", "Node_Modules/pkg", ".nascosto", ".ZoneMark"):
+        (layer / folder).mkdir(parents=True, exist_ok=True)
+    for rel in ("bozze/idea[ext_memory].md", ".git/info[ext_memory].md", "node_modules/pkg/x[ext_memory].md",
+                "Node_Modules/pkg/x[ext_memory].md", ".nascosto/y[ext_memory].md", ".privato[ext_memory].md",
+                ".ZoneMark/z[ext_memory].md"):
+        (layer / rel).write_text(MEMORY, encoding="utf-8")
+    os.symlink(layer / ".git" / "info[ext_memory].md", layer / "alias-git[ext_memory].md")
+    listed = {f["file"] for f in agent.call("layer_status")["files"]}
+    assert listed == {REMINDER_NAME, MEMORY_NAME, NOTES_NAME}
+    before = snapshot(layer) | {p: p.read_bytes() for p in layer.glob(".*/*.md")}
+    for tool, extra in (("read_container", {"container": "Viaggi"}), ("list_zones", {}),
+                        ("read_zone", {"zone_line": 9}),
+                        ("append_entry", {"container": "Viaggi", "title": "furto — 盗み", "body": "perché 東京"}),
+                        ("edit_volatile", {"zone_line": line_of(MEMORY, "[P5]"), "content": "riscritto — 東京",
+                                           "base_hash": "0" * 64}),
+                        ("ingest_log", {"container": "Viaggi", "dry_run": False,
+                                        "text": "###### LOG: 2026-07-01 — perché\nTesto — 東京\n[/LOG]\n"})):
+        assert code_of(agent.refused(tool, file=name, **extra)) in {"NO_SUCH_FILE", "PATH_OUTSIDE_LAYER"}, tool
+    with pytest.raises(Exception) as caught:
+        agent.read("zonemark://file/" + name)
+    assert "Colosseo" not in str(caught.value)
+    assert not any(name in r.name for r in agent.resources())
+    assert snapshot(layer) | {p: p.read_bytes() for p in layer.glob(".*/*.md")} == before
+
+
 def test_a_symlink_inside_the_layer_is_followed(agent, layer):
     os.symlink(layer / MEMORY_NAME, layer / "alias[ext_memory].md")
     agent.call("append_entry", file="alias[ext_memory].md", container="Viaggi", title="via — 経由", body="ok")

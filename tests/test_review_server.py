@@ -367,3 +367,22 @@ def test_the_page_parses_a_file_again_only_when_its_bytes_change(layer):
     assert second is not first and review.cache.parsed == parsed + 1
     titles = [e.title for node in second.file(MEMORY_NAME).doc.outline().walk() for e in node.entries]
     assert "scritto a mano — 手書き" in titles
+
+
+def test_a_file_the_layer_leaves_out_is_neither_shown_nor_changed_by_the_page(layer):
+    """W40: a file .zonemarkignore leaves out (made before the pattern was added) is no page's to show, and a
+    proposal for it is refused on apply: the file stays byte for byte as it was."""
+    from zonemark.review.app import Review
+    from zonemark.writer import propose
+    draft = layer / "bozza[ext_memory].md"
+    draft.write_text("# Bozza — 草稿 [external_memory]\n\n[P1]\n## TOPIC: Idee\n[/P1]\n\n[P3]\n"
+                     "###### LOG: 2026-01-03 — perché\nTesto — 東京.\n[/P3]\n", encoding="utf-8")
+    made = propose(draft, "Idee", "###### LOG: 2026-01-03 — perché\nAltro — 東京.\n", reason="prova — 試し",
+                   actor="ai")
+    (layer / ".zonemarkignore").write_text("bozza*.md\n", encoding="utf-8")
+    before = draft.read_bytes()
+    review = Review(layer, token="t" * 32)
+    with pytest.raises(ValueError, match="not a file of this layer"):
+        review._apply(made.id)
+    assert draft.read_bytes() == before
+    assert "bozza[ext_memory].md" not in [f.rel for f in review.layer().files]

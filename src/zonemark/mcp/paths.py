@@ -4,7 +4,9 @@ Every ``file`` argument of a tool and every file resource passes :meth:`LayerFol
 a path relative to the layer folder, with ``/`` between folders, no ``..`` and no ``.``
 segment, not absolute, not inside the ``.zonemark`` folder the writer keeps, ending in
 ``.md``, naming an existing regular file whose *resolved* location — after every symbolic
-link — is still inside the resolved layer folder.  The writer is then given that resolved
+link — is still inside the resolved layer folder, and that the layer holds (W40:
+:func:`zonemark.layer.loader.left_out`, under that name and under its resolved one: not hidden, not
+under ``node_modules/``, not named by ``.zonemarkignore``).  The writer is then given that resolved
 path, so a link swapped after the check cannot redirect the write.
 """
 
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..core.parser import parse_file
-from ..layer.loader import discover, inside
+from ..layer.loader import discover, inside, left_out
 from ..writer import STATE_DIR_NAME
 
 MAX_PATH_CHARS = 1024
@@ -84,7 +86,7 @@ class LayerFolder:
         if ".." in parts or "." in name.split("/"):
             raise PathRefused("PATH_OUTSIDE_LAYER", f"'{name}' has a '..' or '.' segment; give a plain path "
                                                     f"relative to the layer folder")
-        if STATE_DIR_NAME in parts:
+        if any(part.casefold() == STATE_DIR_NAME for part in parts):  # a file system may ignore case
             raise PathRefused("PATH_OUTSIDE_LAYER", f"'{name}' is inside {STATE_DIR_NAME}/, zonemark's own "
                                                     f"folder, not a file of the layer")
         if not name.endswith(".md"):
@@ -100,7 +102,11 @@ class LayerFolder:
         if not real.is_file():
             what = "is a folder" if real.is_dir() else "does not exist"
             raise PathRefused("NO_SUCH_FILE", f"'{name}' {what} in the layer folder")
-        return LayerFile("/".join(parts), real)
+        rel = "/".join(parts)
+        why = left_out(self.root, rel, confined=True)
+        if why is not None:  # W40: the layer's own rule, the one layer_status, search and context follow
+            raise PathRefused("NO_SUCH_FILE", f"{why}: not a file of the layer")
+        return LayerFile(rel, real)
 
     def refuse_outside_reminder(self) -> None:
         """:class:`PathRefused` when a ``[reminder]`` of the folder is a link that leads outside it.
