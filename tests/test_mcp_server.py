@@ -511,15 +511,39 @@ def test_edit_volatile_refuses_every_zone_but_p5(agent, layer, file, needle, cod
     assert snapshot(layer) == before
 
 
-def test_a_permission_refusal_comes_before_a_stale_hash(agent):
-    """An agent with a wrong hash on a [P1] zone learns that it may not edit it at all."""
-    text = agent.refused("edit_volatile", file=REMINDER_NAME, zone_line=3, content="x", base_hash="0" * 64)
-    assert code_of(text) == "ZONE_READ_ONLY"
+def test_a_stale_hash_comes_before_the_permission_of_the_zone_now_at_the_line(agent, layer):
+    """W42: the user writes seven lines above the [P5] zone the agent read; its old line now lies in the [P3]
+    zone before it. The answer is STALE_ZONE with where the zone is now, not ZONE_PROPOSE_ONLY, and the edit at
+    the new line with the same hash goes through."""
+    p5 = line_of(MEMORY, "[P5]")
+    read = agent.call("read_zone", file=MEMORY_NAME, zone_line=p5)
+    path = layer / MEMORY_NAME
+    added = "###### LOG: 2026-07-01 — perché\nriga 1 — 東京\nriga 2\nriga 3\nriga 4\nriga 5\n\n"
+    path.write_text(path.read_text(encoding="utf-8").replace("Colosseo.\n", "Colosseo.\n\n" + added.rstrip("\n")
+                                                             + "\n", 1), encoding="utf-8")
+    assert agent.call("read_zone", file=MEMORY_NAME, zone_line=p5)["zone"] == "P3"  # the old line, now
+    before = path.read_bytes()
+    text = agent.refused("edit_volatile", file=MEMORY_NAME, zone_line=p5, content="nuovo — 新", base_hash=read["hash"])
+    assert code_of(text) == "STALE_ZONE", text
+    assert f"now the [P5] zone at line {p5 + 7}" in text and f"zone: [P5] at line {p5 + 7}" in text
+    assert path.read_bytes() == before
+    done = agent.call("edit_volatile", file=MEMORY_NAME, zone_line=p5 + 7, content="nuovo — 新 perché",
+                      base_hash=read["hash"])
+    assert done["changed"] is True and "nuovo — 新 perché" in path.read_text(encoding="utf-8")
+
+
+def test_a_wrong_hash_on_a_zone_of_the_user_is_stale_before_it_is_read_only(agent, layer):
+    """W42: a hash that no zone of the file has is STALE_ZONE wherever it points; the file is left alone."""
+    before = snapshot(layer)
+    text = agent.refused("edit_volatile", file=REMINDER_NAME, zone_line=3, content="x — 東京", base_hash="0" * 64)
+    assert code_of(text) == "STALE_ZONE" and "zone: [P1] at line 3" in text
+    assert snapshot(layer) == before
 
 
 @pytest.mark.parametrize("arguments, code", [
-    ({"zone_line": 2}, "NO_ZONE"),
-    ({"zone_line": 10_000}, "NO_ZONE"),
+    ({"zone_line": 2, "base_hash": "0" * 64}, "NO_ZONE"),
+    ({"zone_line": 10_000, "base_hash": "0" * 64}, "NO_ZONE"),
+    ({"zone_line": 2}, "STALE_ZONE"),  # no zone at line 2, and the zone with that hash is elsewhere (W42)
     ({"zone_line": 0}, "BAD_ARGUMENT"),
     ({"zone_line": "cinque"}, "BAD_ARGUMENT"),
     ({"base_hash": "abc"}, "BAD_ARGUMENT"),

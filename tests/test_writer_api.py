@@ -319,10 +319,35 @@ def test_a_zone_whose_lines_moved_keeps_its_hash(zones, store):
     assert edit_zone(zones, line + 2, "spostato — 移動", base_hash=base, store=store).changed
 
 
-def test_the_permission_check_comes_before_the_hash(zones, store):
+def test_the_hash_is_checked_before_the_permission(zones, store):
+    """W42: a hash that is not the zone's says the zone moved or changed, whatever the zone now at the line."""
     with pytest.raises(RefusedWrite) as exc:
         edit_zone(zones, zone_line(zones, 1), "x — エックス", base_hash="0" * 64, store=store)
+    assert exc.value.code == "STALE_ZONE" and exc.value.level == 1
+    # with the zone's own hash the permission answers
+    with pytest.raises(RefusedWrite) as exc:
+        edit_zone(zones, zone_line(zones, 1), "x — エックス", base_hash=_zone_hash_now(zones, zone_line(zones, 1)),
+                  store=store)
     assert exc.value.code == "ZONE_READ_ONLY" and exc.value.level == 1
+
+
+def test_a_stale_hash_says_where_the_zone_read_is_now(zones, store):
+    """W42: lines written above a [P5] zone put its old line in the zone before it; the refusal is STALE_ZONE
+    with the zone's new line (``zone``, ``level``), found by its hash, and the file is left as the user wrote it."""
+    line = zone_line(zones, 5)
+    base = _zone_hash_now(zones, line)
+    text = zones.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    before_zone = max(i for i, ln in enumerate(lines[:line - 1]) if ln.startswith("[P") and ln != "[P5]") + 1
+    lines[before_zone:before_zone] = ["perché — 東京"] * (line - 1 - before_zone)  # the old line is inside it now
+    zones.write_text("\n".join(lines), encoding="utf-8")
+    edited = zones.read_bytes()
+    moved = line + (line - 1 - before_zone)
+    assert _zone_hash_now(zones, moved) == base and _zone_hash_now(zones, line) != base
+    with pytest.raises(RefusedWrite, match=f"now the \\[P5\\] zone at line {moved}") as exc:
+        edit_zone(zones, line, "spostato — 移動", base_hash=base, store=store)
+    assert (exc.value.code, exc.value.zone, exc.value.level) == ("STALE_ZONE", moved, 5)
+    assert zones.read_bytes() == edited
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "0" * 63, "Z" * 64, "A" * 64, 42])

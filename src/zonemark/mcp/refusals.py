@@ -59,8 +59,9 @@ INSTEAD: dict[str, str] = {
     "NEW_DIAGNOSTIC": "change the text so that it adds no finding (the message names it): for lists, markers * + - "
                       "by level and at most three levels",
     "NO_CHANGE": "send content that differs from what the zone holds (read_zone shows it)",
-    "STALE_ZONE": "call read_zone(file, zone_line) again, merge your change into what is there now, and call "
-                  "edit_volatile again with the new hash",
+    "STALE_ZONE": "when the refusal says where the zone is now, call edit_volatile there with the same hash; "
+                  "otherwise call read_zone(file, zone_line) again, merge your change into what is there now, and "
+                  "call edit_volatile again with the new hash",
     "STALE_PROPOSAL": "propose the change again against the zone as it is now (read_zone shows it)",
     "PROPOSAL_CLOSED": "propose the change again if it is still wanted",
     "NO_REGISTRY": "ask the user to add '## MODULE_STATE_REGISTRY:' in a [P4] zone of the reminder",

@@ -467,8 +467,9 @@ def build_server(root) -> MCPServer:
                                                     max_length=MAX_BODY_CHARS)],
                       base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
                                                                   "zone", max_length=64)]) -> dict[str, Any]:
-        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed since you read
-        base_hash; refused for every other zone. Returns the zone's new hash, the base of your next edit."""
+        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed or moved since you
+        read base_hash (the refusal names the line where a moved zone is now); refused for every other zone.
+        Returns the zone's new hash, the base of your next edit."""
         with _agent_errors("edit_volatile"):
             target = folder.file(file)
             r = writer.edit_zone(target.path, zone_line, content, actor="ai", base_hash=base_hash)
