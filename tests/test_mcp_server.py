@@ -235,6 +235,20 @@ def test_append_entry_lands_in_the_journal_list_containers_reported(agent):
         assert data["zone_line"] == journal["line"], address
 
 
+def test_append_entry_returns_the_address_list_containers_gives_so_calls_chain(agent, layer):
+    """W43: besides the label for a person, the answer holds the container's address: read_container and the next
+    append_entry take it as it is."""
+    listed = {c["line"]: c["address"] for c in agent.call("list_containers", file=MEMORY_NAME)["files"][0]["containers"]}
+    second = sorted(listed)[1]  # the sub-topic, named here by its position
+    data = agent.call("append_entry", file=MEMORY_NAME, container="Viaggi/#1", title="perché — 東京",
+                      body="Testo — 東京.", date="2026-09-01")
+    assert data["address"] == listed[second] == "Viaggi/日本" and data["container"].startswith("'")
+    entries = agent.call("read_container", file=MEMORY_NAME, container=data["address"])["entries"]
+    assert [(e["date"], e["title"]) for e in entries] == [("2026-09-01", "perché — 東京")]
+    again = agent.call("append_entry", file=MEMORY_NAME, container=data["address"], title="di nuovo — 再び", body="sì")
+    assert again["address"] == "Viaggi/日本" and again["zone_line"] == data["zone_line"]
+
+
 def test_append_entry_in_a_nested_folder_with_a_japanese_name(agent, layer):
     data = agent.call("append_entry", file=NOTES_NAME, container="料理", title="うどん — brodo", body="Dashi.")
     assert data["file"] == NOTES_NAME

@@ -243,6 +243,13 @@ def _journals(index: ZoneIndex) -> dict[int, Any]:
     return out
 
 
+def _address_of(doc, container: str) -> str | None:
+    """The address list_containers gives the container ``container`` names in ``doc`` (W43), so calls chain."""
+    index = ZoneIndex.build(doc)
+    line = index.header_line(resolve_container(index, container))
+    return next((c.address for c in layer_containers.list_containers(doc) if c.line == line), None)
+
+
 def _relative(text: str, target: LayerFile) -> str:
     """``text`` with the server's path of ``target`` replaced by the agent's (no path outside the layer shows)."""
     return text.replace(str(target.path), target.rel)
@@ -434,12 +441,14 @@ def build_server(root) -> MCPServer:
                                                 max_length=MAX_BODY_CHARS)],
                      date: DateArg = None) -> dict[str, Any]:
         """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
-        zone. The date defaults to today."""
+        zone. The date defaults to today. Returns the container's address as list_containers gives it (for
+        read_container and the next append_entry) and the line of the new entry."""
         with _agent_errors("append_entry"):
             target = folder.file(file)
             r = writer.append_entry(target.path, container, title, body, actor="ai", date=date)
-            return _plain({"file": target.rel, "container": r.target, "line": r.line, "zone_line": r.zone,
-                           "history_id": r.history_id, "escaped": list(r.changes)})
+            address = _address_of(parsed(target), container)
+            return _plain({"file": target.rel, "container": r.target, "address": address, "line": r.line,
+                           "zone_line": r.zone, "history_id": r.history_id, "escaped": list(r.changes)})
 
     @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
