@@ -547,12 +547,14 @@ def test_history_and_undo(files, store):
         undo(p, actor="user", store=store)
 
 
-def test_invalid_utf8_elsewhere_is_kept_byte_for_byte(tmp_path, store):
+def test_a_file_that_is_not_utf8_is_refused_not_written_in_two_encodings(tmp_path, store):
+    """W45: UTF-8 text appended to a file with an invalid byte would leave two encodings in one file."""
     p = tmp_path / "m.md"
     raw = (b"# M [external_memory]\n\nbad \xff byte\n\n[P1]\n## TOPIC: A\n[/P1]\n[P4]\n[/P4]\n")
     p.write_bytes(raw)
-    append_entry(p, "A", "t", "", date="2026-01-01", store=store)
-    assert p.read_bytes() == raw.replace(b"[P4]\n", b"[P4]\n###### LOG: 2026-01-01 \xe2\x80\x94 t\n")
+    with pytest.raises(RefusedWrite, match=r"not valid UTF-8 \(byte 28 is 0xFF") as exc:
+        append_entry(p, "A", "perché — 東京", "", date="2026-01-01", store=store)
+    assert (exc.value.code, exc.value.rule) == ("FILE_NOT_UTF8", "§1") and p.read_bytes() == raw
 
 
 def test_actor_must_be_known(files, store):

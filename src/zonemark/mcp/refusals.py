@@ -77,6 +77,8 @@ INSTEAD: dict[str, str] = {
     "LAYER_UNREADABLE": "tell the user: the layer folder cannot be read",
     "WRITE_CONFLICT": "read again and retry in a moment",
     "FILE_NOT_WRITABLE": "ask the user; do not retry",
+    "FILE_NOT_UTF8": "tell the user the file is not UTF-8 (check() reports INVALID_UTF8) and must be saved as UTF-8 "
+                     "first; do not retry",
 }
 
 #: Where the refused tool changes the advice: (code, tool) -> what fits that tool.

@@ -130,6 +130,18 @@ def forget(path=None) -> None:
     duplicates.forget(path)
 
 
+def refuse_not_utf8(path, data: bytes) -> None:
+    """``FILE_NOT_UTF8`` when ``data`` is not valid UTF-8 (§1, W45): the writer writes UTF-8, and into a file of
+    another encoding (Windows-1252, Latin-1) that would leave two encodings in one file.  One pass over the bytes."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RefusedWrite(f"refused: {Path(path).name} is not valid UTF-8 (byte {exc.start + 1} is "
+                           f"0x{data[exc.start]:02X}; another encoding, such as Windows-1252?): writing UTF-8 text "
+                           f"into it would leave two encodings in one file; save it as UTF-8 first",
+                           code="FILE_NOT_UTF8", rule="§1") from None
+
+
 def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
     """Raise the §5.2 refusal of ``actor`` changing ``zone`` (``wants``: 'edit' or 'append')."""
     lv = zone.level
@@ -332,6 +344,7 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
 
     def transform(data: bytes) -> bytes:
         state.clear()  # the store may call this again on fresh bytes: nothing of an earlier run counts
+        refuse_not_utf8(path, data)
         index = cached_index(path, data)
         known = None
         if unless_present:
@@ -413,6 +426,7 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
     state: dict = {}
 
     def transform(data: bytes) -> bytes:
+        refuse_not_utf8(path, data)
         index = cached_index(path, data)
         zone = index.zone_at_line(int(zone_line))
         if zone is not None and not _zone_is_sane(data, zone):
@@ -621,6 +635,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
     state: dict = {}
 
     def transform(data: bytes) -> bytes:
+        refuse_not_utf8(path, data)
         text = decode(data)
         doc = parse(text, path=str(path))
         reg = doc.registry
