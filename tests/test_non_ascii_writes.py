@@ -155,7 +155,7 @@ def test_no_write_puts_utf8_into_a_windows_1252_file(tmp_path, write):
     }
     with pytest.raises(RefusedWrite) as exc:
         calls[write]()
-    assert exc.value.code == "FILE_NOT_UTF8" and "byte 7 is 0xE0" in str(exc.value), str(exc.value)
+    assert exc.value.code == "FILE_NOT_UTF8" and "byte 7 is \\xE0" in str(exc.value), str(exc.value)
     assert path.read_bytes() == before
 
 

@@ -552,7 +552,7 @@ def test_a_file_that_is_not_utf8_is_refused_not_written_in_two_encodings(tmp_pat
     p = tmp_path / "m.md"
     raw = (b"# M [external_memory]\n\nbad \xff byte\n\n[P1]\n## TOPIC: A\n[/P1]\n[P4]\n[/P4]\n")
     p.write_bytes(raw)
-    with pytest.raises(RefusedWrite, match=r"not valid UTF-8 \(byte 28 is 0xFF") as exc:
+    with pytest.raises(RefusedWrite, match=r"not valid UTF-8 \(byte 28 is \\xFF") as exc:
         append_entry(p, "A", "perché — 東京", "", date="2026-01-01", store=store)
     assert (exc.value.code, exc.value.rule) == ("FILE_NOT_UTF8", "§1") and p.read_bytes() == raw
 

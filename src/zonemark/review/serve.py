@@ -113,4 +113,5 @@ def open_page(url: str, opener=None) -> Path:
     return page
 
 
-__all__ = ["LOOPBACK", "MissingExtra", "PortUnavailable", "bind_loopback", "new_token", "open_page", "page_url", "serve"]
+__all__ = ["LOOPBACK", "MissingExtra", "PortUnavailable", "bind_loopback", "new_token", "open_page", "page_url",
+           "serve"]

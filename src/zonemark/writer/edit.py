@@ -131,14 +131,17 @@ def forget(path=None) -> None:
 
 
 def refuse_not_utf8(path, data: bytes) -> None:
-    """``FILE_NOT_UTF8`` when ``data`` is not valid UTF-8 (§1, W45): the writer writes UTF-8, and into a file of
-    another encoding (Windows-1252, Latin-1) that would leave two encodings in one file.  One pass over the bytes."""
+    """``FILE_NOT_UTF8`` when ``data``, the bytes of ``path``, is not valid UTF-8 (§1, W45): the writer writes
+    UTF-8, and into a file of another encoding (Windows-1252, Latin-1) that would leave two encodings in one
+    file.  The first invalid byte is named as ``\\xNN``, as every message shows one (W8).  One pass over the
+    bytes."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RefusedWrite(f"refused: {Path(path).name} is not valid UTF-8 (byte {exc.start + 1} is "
-                           f"0x{data[exc.start]:02X}; another encoding, such as Windows-1252?): writing UTF-8 text "
-                           f"into it would leave two encodings in one file; save it as UTF-8 first",
+        bad = f"\\x{data[exc.start]:02X}"
+        raise RefusedWrite(f"refused: the file is not valid UTF-8 (byte {exc.start + 1} is {bad}; another encoding, "
+                           f"such as Windows-1252?): writing UTF-8 text into it would leave two encodings in one "
+                           f"file; save it as UTF-8 first",
                            code="FILE_NOT_UTF8", rule="§1") from None
 
 
@@ -409,7 +412,8 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
     ``base_hash`` (W9, W42): the :func:`~.locate.zone_base` the caller read.  Under the lock, before the
     permission check, the zone's container and inner bytes must still hash to it, else ``STALE_ZONE`` (saying
     where the zone with that hash is now, when one is): an edit never overwrites a change its author has not
-    seen, and an agent whose zone moved is told so, not that the zone now at its line is not its to edit.  The result's ``zone_hash`` is the next base.
+    seen, and an agent whose zone moved is told so, not that the zone now at its line is not its to edit.
+    The result's ``zone_hash`` is the next base.
     """
     check_actor(actor)
     store = store or Store()
