@@ -60,14 +60,15 @@ class LayerFolder:
         out = []
         for rel, path in found:
             try:
-                self.file(rel)
+                self.file(rel, listed=True)
             except PathRefused:  # a link that leaves the folder is not the layer's to show
                 continue
             out.append(rel)
         return out
 
-    def file(self, name) -> LayerFile:
-        """The layer file ``name`` names, or :class:`PathRefused`."""
+    def file(self, name, *, listed: bool = False) -> LayerFile:
+        """The layer file ``name`` names, or :class:`PathRefused` (``listed``: a name the layer's walk gave,
+        already a file of the layer by W40, so its ignore patterns are not matched a second time)."""
         if not isinstance(name, str):
             raise PathRefused("BAD_ARGUMENT", f"file must be a string such as 'notes[ext_memory].md', "
                                               f"not {type(name).__name__}")
@@ -103,7 +104,7 @@ class LayerFolder:
             what = "is a folder" if real.is_dir() else "does not exist"
             raise PathRefused("NO_SUCH_FILE", f"'{name}' {what} in the layer folder")
         rel = "/".join(parts)
-        why = left_out(self.root, rel, confined=True)
+        why = None if listed else left_out(self.root, rel, confined=True)
         if why is not None:  # W40: the layer's own rule, the one layer_status, search and context follow
             raise PathRefused("NO_SUCH_FILE", f"{why}: not a file of the layer")
         return LayerFile(rel, real)
