@@ -131,3 +131,17 @@ def test_live_layer_includes_unsaved_new_files_and_reports_findings_per_file(tmp
         ("UNGOVERNED_MODULE", 4), ("LAYER_UNRESOLVED_CONNECTION", 9)]  # the file's own, then the layer's
     assert [d.code for d in findings_for(layer, "hub[ext_module].md")] == ["UNGOVERNED_MODULE"]
     assert live.rel(tmp_path.parent / "x.md") is None and not live.contains(tmp_path.parent / "x.md")
+
+
+@pytest.mark.parametrize("rel", [".git/COMMIT — perché[reminder].md", "node_modules/東京/x[reminder].md",
+                                 "Node_Modules/x[reminder].md", "bozze/idea[reminder].md", ".nota[reminder].md"])
+def test_an_unsaved_text_the_folder_rules_leave_out_is_not_in_the_layer(tmp_path, rel):
+    """W40: an editor's unsaved buffer under .git/, node_modules/, a hidden name or an ignored folder is checked
+    alone, as the same file saved would be; it never joins the layer (nor hides its LAYER_NO_REMINDER)."""
+    (tmp_path / "hub[ext_module].md").write_text(HUB, encoding="utf-8")
+    (tmp_path / ".zonemarkignore").write_text("bozze/\n", encoding="utf-8")
+    live = LiveLayer(tmp_path)
+    unsaved = tmp_path / rel
+    live.set_text(unsaved, MAIN)
+    assert [r for r, _ in live.files()] == ["hub[ext_module].md"] and not live.contains(unsaved)
+    assert layer_wide(live.layer())[0].code == "LAYER_NO_REMINDER"

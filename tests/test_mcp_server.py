@@ -235,6 +235,20 @@ def test_append_entry_lands_in_the_journal_list_containers_reported(agent):
         assert data["zone_line"] == journal["line"], address
 
 
+def test_append_entry_returns_the_address_list_containers_gives_so_calls_chain(agent, layer):
+    """W43: besides the label for a person, the answer holds the container's address: read_container and the next
+    append_entry take it as it is."""
+    listed = {c["line"]: c["address"] for c in agent.call("list_containers", file=MEMORY_NAME)["files"][0]["containers"]}
+    second = sorted(listed)[1]  # the sub-topic, named here by its position
+    data = agent.call("append_entry", file=MEMORY_NAME, container="Viaggi/#1", title="perché — 東京",
+                      body="Testo — 東京.", date="2026-09-01")
+    assert data["address"] == listed[second] == "Viaggi/日本" and data["container"].startswith("'")
+    entries = agent.call("read_container", file=MEMORY_NAME, container=data["address"])["entries"]
+    assert [(e["date"], e["title"]) for e in entries] == [("2026-09-01", "perché — 東京")]
+    again = agent.call("append_entry", file=MEMORY_NAME, container=data["address"], title="di nuovo — 再び", body="sì")
+    assert again["address"] == "Viaggi/日本" and again["zone_line"] == data["zone_line"]
+
+
 def test_append_entry_in_a_nested_folder_with_a_japanese_name(agent, layer):
     data = agent.call("append_entry", file=NOTES_NAME, container="料理", title="うどん — brodo", body="Dashi.")
     assert data["file"] == NOTES_NAME
@@ -381,6 +395,44 @@ def test_set_module_state_never_writes_a_reminder_linked_from_outside(tmp_path):
     assert outside.read_bytes() == before and (layer / REMINDER_NAME).is_symlink()
 
 
+@pytest.mark.parametrize("name", [
+    "bozze/idea[ext_memory].md",           # listed in .zonemarkignore
+    ".git/info[ext_memory].md",            # under .git/
+    "node_modules/pkg/x[ext_memory].md",   # under node_modules/
+    "Node_Modules/pkg/x[ext_memory].md",   # the same folder on a file system that ignores case
+    ".nascosto/y[ext_memory].md",          # a hidden folder
+    ".privato[ext_memory].md",             # a hidden file
+    ".ZoneMark/z[ext_memory].md",          # zonemark's own folder, spelt in another case
+    "alias-git[ext_memory].md",            # a link inside the layer to a file the layer leaves out
+])
+def test_a_file_the_layer_leaves_out_is_neither_read_nor_written(agent, layer, name):
+    """W40: one rule decides which files the layer holds; a file layer_status leaves out no tool reads or writes."""
+    (layer / ".zonemarkignore").write_text("bozze/\n", encoding="utf-8")
+    for folder in ("bozze", ".git", "node_modules/pkg", "Node_Modules/pkg", ".nascosto", ".ZoneMark"):
+        (layer / folder).mkdir(parents=True, exist_ok=True)
+    for rel in ("bozze/idea[ext_memory].md", ".git/info[ext_memory].md", "node_modules/pkg/x[ext_memory].md",
+                "Node_Modules/pkg/x[ext_memory].md", ".nascosto/y[ext_memory].md", ".privato[ext_memory].md",
+                ".ZoneMark/z[ext_memory].md"):
+        (layer / rel).write_text(MEMORY, encoding="utf-8")
+    os.symlink(layer / ".git" / "info[ext_memory].md", layer / "alias-git[ext_memory].md")
+    listed = {f["file"] for f in agent.call("layer_status")["files"]}
+    assert listed == {REMINDER_NAME, MEMORY_NAME, NOTES_NAME}
+    before = snapshot(layer) | {p: p.read_bytes() for p in layer.glob(".*/*.md")}
+    for tool, extra in (("read_container", {"container": "Viaggi"}), ("list_zones", {}),
+                        ("read_zone", {"zone_line": 9}),
+                        ("append_entry", {"container": "Viaggi", "title": "furto — 盗み", "body": "perché 東京"}),
+                        ("edit_volatile", {"zone_line": line_of(MEMORY, "[P5]"), "content": "riscritto — 東京",
+                                           "base_hash": "0" * 64}),
+                        ("ingest_log", {"container": "Viaggi", "dry_run": False,
+                                        "text": "###### LOG: 2026-07-01 — perché\nTesto — 東京\n[/LOG]\n"})):
+        assert code_of(agent.refused(tool, file=name, **extra)) in {"NO_SUCH_FILE", "PATH_OUTSIDE_LAYER"}, tool
+    with pytest.raises(Exception) as caught:
+        agent.read("zonemark://file/" + name)
+    assert "Colosseo" not in str(caught.value)
+    assert not any(name in r.name for r in agent.resources())
+    assert snapshot(layer) | {p: p.read_bytes() for p in layer.glob(".*/*.md")} == before
+
+
 def test_a_symlink_inside_the_layer_is_followed(agent, layer):
     os.symlink(layer / MEMORY_NAME, layer / "alias[ext_memory].md")
     agent.call("append_entry", file="alias[ext_memory].md", container="Viaggi", title="via — 経由", body="ok")
@@ -473,15 +525,39 @@ def test_edit_volatile_refuses_every_zone_but_p5(agent, layer, file, needle, cod
     assert snapshot(layer) == before
 
 
-def test_a_permission_refusal_comes_before_a_stale_hash(agent):
-    """An agent with a wrong hash on a [P1] zone learns that it may not edit it at all."""
-    text = agent.refused("edit_volatile", file=REMINDER_NAME, zone_line=3, content="x", base_hash="0" * 64)
-    assert code_of(text) == "ZONE_READ_ONLY"
+def test_a_stale_hash_comes_before_the_permission_of_the_zone_now_at_the_line(agent, layer):
+    """W42: the user writes seven lines above the [P5] zone the agent read; its old line now lies in the [P3]
+    zone before it. The answer is STALE_ZONE with where the zone is now, not ZONE_PROPOSE_ONLY, and the edit at
+    the new line with the same hash goes through."""
+    p5 = line_of(MEMORY, "[P5]")
+    read = agent.call("read_zone", file=MEMORY_NAME, zone_line=p5)
+    path = layer / MEMORY_NAME
+    added = "###### LOG: 2026-07-01 — perché\nriga 1 — 東京\nriga 2\nriga 3\nriga 4\nriga 5\n\n"
+    path.write_text(path.read_text(encoding="utf-8").replace("Colosseo.\n", "Colosseo.\n\n" + added.rstrip("\n")
+                                                             + "\n", 1), encoding="utf-8")
+    assert agent.call("read_zone", file=MEMORY_NAME, zone_line=p5)["zone"] == "P3"  # the old line, now
+    before = path.read_bytes()
+    text = agent.refused("edit_volatile", file=MEMORY_NAME, zone_line=p5, content="nuovo — 新", base_hash=read["hash"])
+    assert code_of(text) == "STALE_ZONE", text
+    assert f"now the [P5] zone at line {p5 + 7}" in text and f"zone: [P5] at line {p5 + 7}" in text
+    assert path.read_bytes() == before
+    done = agent.call("edit_volatile", file=MEMORY_NAME, zone_line=p5 + 7, content="nuovo — 新 perché",
+                      base_hash=read["hash"])
+    assert done["changed"] is True and "nuovo — 新 perché" in path.read_text(encoding="utf-8")
+
+
+def test_a_wrong_hash_on_a_zone_of_the_user_is_stale_before_it_is_read_only(agent, layer):
+    """W42: a hash that no zone of the file has is STALE_ZONE wherever it points; the file is left alone."""
+    before = snapshot(layer)
+    text = agent.refused("edit_volatile", file=REMINDER_NAME, zone_line=3, content="x — 東京", base_hash="0" * 64)
+    assert code_of(text) == "STALE_ZONE" and "zone: [P1] at line 3" in text
+    assert snapshot(layer) == before
 
 
 @pytest.mark.parametrize("arguments, code", [
-    ({"zone_line": 2}, "NO_ZONE"),
-    ({"zone_line": 10_000}, "NO_ZONE"),
+    ({"zone_line": 2, "base_hash": "0" * 64}, "NO_ZONE"),
+    ({"zone_line": 10_000, "base_hash": "0" * 64}, "NO_ZONE"),
+    ({"zone_line": 2}, "STALE_ZONE"),  # no zone at line 2, and the zone with that hash is elsewhere (W42)
     ({"zone_line": 0}, "BAD_ARGUMENT"),
     ({"zone_line": "cinque"}, "BAD_ARGUMENT"),
     ({"base_hash": "abc"}, "BAD_ARGUMENT"),

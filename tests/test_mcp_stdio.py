@@ -215,3 +215,43 @@ def test_a_call_with_text_that_is_not_unicode_is_answered_with_a_tool_error(tmp_
     assert refused["content"][0]["text"].startswith("BAD_ARGUMENT: append_entry: title: ")
     assert answers[3]["result"].get("isError") is not True
     assert (layer / MEMORY_NAME).read_bytes() == before
+
+
+def test_a_line_that_is_not_json_is_answered_with_a_parse_error_and_the_server_reads_on(tmp_path):
+    """W44: a malformed line, one nested too deeply and a very large one each get the JSON-RPC parse error
+    (-32700, id null), JSON that is no message gets -32600, every answer is short (it never quotes the line), and
+    the next call is answered as usual; nothing is written."""
+    layer = make_layer(tmp_path / "layer")
+    before = (layer / MEMORY_NAME).read_bytes()
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                        "clientInfo": {"name": "prova — 東京", "version": "1"}}})
+    bad = ['{"jsonrpc": "2.0", "id": 7, "method": "tools/list", perché}',  # malformed
+           "[" * 100_000 + "]" * 100_000,                                   # nested far too deeply
+           '{"x": "' + "東京 — perché " * 1_000_000 + '"',                 # 17 MB, never closed
+           '{"jsonrpc": "2.0", "perché": 1}']                               # JSON, but no message
+    lines = [initialize, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), *bad,
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})]
+    proc = subprocess.Popen([ZONEMARK, "mcp", str(layer)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    answers: list = []
+    try:
+        lines_out: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines_out.put(x) for x in proc.stdout], daemon=True).start()
+        threading.Thread(target=lambda: (proc.stdin.write("\n".join(lines) + "\n"), proc.stdin.flush()),
+                         daemon=True).start()
+        deadline = time.monotonic() + 60
+        while not any(a.get("id") == 2 for a in answers) and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                line = lines_out.get(timeout=0.2)
+                answers.append(json.loads(line))
+                assert "error" not in answers[-1] or len(line) < 500  # short, whatever the size of the line
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert errors == [(None, -32700), (None, -32700), (None, -32700), (None, -32600)]
+    assert [a["id"] for a in answers if "result" in a] == [1, 2]
+    assert "append_entry" in {t["name"] for t in answers[-1]["result"]["tools"]}
+    assert (layer / MEMORY_NAME).read_bytes() == before

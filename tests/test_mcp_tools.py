@@ -294,6 +294,14 @@ RETRY_FITS = {"STALE_ZONE", "BAD_ARGUMENT", "BAD_DATE", "BAD_TITLE", "CONTENT_RE
 DOUBLE = MEMORY + "\n[P3]\nprima — 一\n[/P3]\n\n[P3]\nseconda — 二\n[/P3]\n"
 
 
+def _hash_now(path, line):
+    from zonemark.core.parser import parse
+    from zonemark.writer import ZoneIndex, zone_base
+    data = path.read_bytes()
+    index = ZoneIndex.build(parse(data.decode("utf-8")))
+    return zone_base(data, index, index.zone_at_line(line))
+
+
 def _real_refusals(layer):
     p5 = line_of(REMINDER, "[P5]")
     yield "append_entry", dict(file=MEMORY_NAME, container="Ricordi", title="t — 題", body="b"), "ZONE_PROPOSE_ONLY"
@@ -302,10 +310,11 @@ def _real_refusals(layer):
     yield "append_entry", dict(file=MEMORY_NAME, container="Viaggi", title="t — 題",
                                body="- a\n  - b\n    - c\n      - d — 四"), "NEW_DIAGNOSTIC"
     for needle, code in (("[P1]", "ZONE_READ_ONLY"), ("[P2]", "ZONE_READ_ONLY"), ("[P4]", "ZONE_APPEND_ONLY")):
-        yield "edit_volatile", dict(file=REMINDER_NAME, zone_line=line_of(REMINDER, needle), content="x — 文",
-                                    base_hash="0" * 64), code
+        line = line_of(REMINDER, needle)  # the zone's own hash: a wrong one is STALE_ZONE first (W42)
+        yield "edit_volatile", dict(file=REMINDER_NAME, zone_line=line, content="x — 文",
+                                    base_hash=_hash_now(layer / REMINDER_NAME, line)), code
     yield "edit_volatile", dict(file=MEMORY_NAME, zone_line=line_of(MEMORY, "[P3]"), content="x — 文",
-                                base_hash="0" * 64), "ZONE_PROPOSE_ONLY"
+                                base_hash=_hash_now(layer / MEMORY_NAME, line_of(MEMORY, "[P3]"))), "ZONE_PROPOSE_ONLY"
     yield "edit_volatile", dict(file=REMINDER_NAME, zone_line=p5, content="x — 文", base_hash="0" * 64), "STALE_ZONE"
     yield "edit_volatile", dict(file=REMINDER_NAME, zone_line=2, content="x — 文", base_hash="0" * 64), "NO_ZONE"
     yield "propose_change", dict(file=MEMORY_NAME, container="Viaggi", reason="r — 理由", content="x"), \

@@ -118,3 +118,60 @@ def test_container_names_compare_after_nfc(path):
     edit_module.forget()
     append_entry(path, "Città — 都市", "t", "b", date="2026-03-04", store=STORE)
     assert "###### LOG: 2026-03-04 — t\nb\n[/P4]" in path.read_text(encoding="utf-8")
+
+
+# -- a file in another encoding (W45) ---------------------------------------------------------
+
+CP1252 = ("# Città — ricordi [external_memory]\n\n[P1]\n## TOPIC: Perché\nÈ così — sì.\n[/P1]\n\n[P3]\n"
+          "###### LOG: 2026-01-02 — città\nCaffè.\n[/P3]\n\n[P4]\n[/P4]\n\n[P5]\nVolatile — è.\n[/P5]\n\n"
+          "[P4]\n## MODULE_STATE_REGISTRY:\n* ACTIVE:\n* INACTIVE:\n[/P4]\n")
+
+
+def _line(text: str, needle: str) -> int:
+    return text.split("\n").index(needle) + 1
+
+
+@pytest.mark.parametrize("write", ["append", "edit_ai", "edit_user", "registry", "propose", "apply"])
+def test_no_write_puts_utf8_into_a_windows_1252_file(tmp_path, write):
+    """W45: every write of the writer refuses a file that is not valid UTF-8 (here Windows-1252, where 'è' and
+    '—' are single bytes) with FILE_NOT_UTF8, and leaves it byte for byte as it was."""
+    from zonemark.writer import RefusedWrite, rewrite_registry
+    store = Store()
+    path = tmp_path / "cp1252[ext_memory].md"
+    if write == "apply":  # proposed while the file was UTF-8, then saved as Windows-1252
+        path.write_text(CP1252, encoding="utf-8")
+        made = propose(path, "Perché", "###### LOG: 2026-01-02 — città\nCaffè — 東京.\n", reason="perché — 理由",
+                       actor="ai", store=store)
+    path.write_bytes(CP1252.encode("cp1252"))
+    before = path.read_bytes()
+    edit_module.forget()
+    calls = {
+        "append": lambda: append_entry(path, "Perché", "perché — 東京", "testo — 東京", store=store),
+        "edit_ai": lambda: edit_zone(path, _line(CP1252, "[P5]"), "nuovo — 東京", actor="ai", store=store),
+        "edit_user": lambda: edit_zone(path, _line(CP1252, "[P3]"), "nuovo — 東京\n", actor="user", store=store),
+        "registry": lambda: rewrite_registry(path, active=[], inactive=[], actor="user", store=store),
+        "propose": lambda: propose(path, "Perché", "nuovo — 東京\n", reason="perché — 理由", actor="ai", store=store),
+        "apply": lambda: apply_proposal(made.path, actor="user", store=store),
+    }
+    with pytest.raises(RefusedWrite) as exc:
+        calls[write]()
+    assert exc.value.code == "FILE_NOT_UTF8" and "byte 7 is \\xE0" in str(exc.value), str(exc.value)
+    assert path.read_bytes() == before
+
+
+def test_the_command_line_refuses_a_windows_1252_file_in_one_line(tmp_path, capsys):
+    """W45: append, edit, state and propose say it in one line, exit 1, and write nothing."""
+    from zonemark.cli.main import main
+    path = tmp_path / "cp1252[ext_memory].md"
+    path.write_bytes(CP1252.encode("cp1252"))
+    before = path.read_bytes()
+    body = tmp_path / "body.txt"
+    body.write_text("nuovo — 東京\n", encoding="utf-8")
+    for argv in (["append", path, "--container", "Perché", "--title", "perché — 東京", "--body", "sì"],
+                 ["edit", path, "--zone", _line(CP1252, "[P5]"), "--content-file", body],
+                 ["state", path, "--activate", "001", "--as", "user"],
+                 ["propose", path, "--container", "Perché", "--content-file", body, "--reason", "perché — 理由"]):
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        assert code == 1 and len(err.strip().splitlines()) == 1 and "not valid UTF-8" in err, (argv, out, err)
+        assert "Traceback" not in err and path.read_bytes() == before

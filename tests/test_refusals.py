@@ -323,6 +323,13 @@ def s_bad_date(c):
     append_entry(c.memory, "Viaggi", "ieri — 昨日", "x", date="2026-02-30", store=c.store)
 
 
+def s_file_not_utf8(c):
+    path = c.layer / "cp1252[ext_memory].md"
+    path.write_bytes("# Città [external_memory]\n\n[P1]\n## TOPIC: Perché\n[/P1]\n\n[P4]\n[/P4]\n".encode("cp1252"))
+    c.checkpoint()
+    append_entry(path, "Perché", "perché — 東京", "testo", store=c.store)
+
+
 def s_content_refused(c):
     append_entry(c.memory, "Viaggi", "surrogato — 代理", "testo \ud800 — 壊れた", store=c.store)
 

@@ -332,3 +332,16 @@ def test_screenshots_of_every_page(browser, review, tmp_path):
     for page in SCREENSHOTS:
         assert _png_size((folder / f"review-{page}.png").read_bytes()) == (WIDTH, HEIGHT)
     no_problems(browser)
+
+
+def test_the_private_page_of_open_leads_a_real_browser_to_the_review_page(review, browser):
+    """W41: the file ``--open`` hands the browser (no token on its command line) opens the page, token and all."""
+    from zonemark.review.serve import open_page as private_page
+    page = private_page(review.first_line, opener=lambda uri: browser.call("Page.navigate", url=uri))
+    try:
+        settle(browser, f"location.href.startsWith({json.dumps(review.base + '/activity')})"
+                        " && document.readyState === 'complete'")
+        assert "Activity" in browser.evaluate("document.title") + browser.evaluate("document.body.innerText")
+    finally:
+        import shutil
+        shutil.rmtree(page.parent)

@@ -52,16 +52,27 @@ def test_the_first_line_is_the_loopback_address_with_a_fresh_token(layer):
         assert one.stop() == (0, "zonemark review: stopped\n")  # Ctrl-C: a clean stop, one line
 
 
-def test_open_starts_the_browser_with_the_address(layer, tmp_path, monkeypatch):
+def test_open_starts_the_browser_with_a_private_page_and_no_token_on_its_command_line(layer, tmp_path,
+                                                                                        monkeypatch):
+    """W41: the browser's argv (which ``ps`` shows every local user) holds no token; it opens a file only the user
+    can read that leads to the address, and the file is gone when the server stops."""
+    import stat
+    from urllib.parse import unquote, urlsplit as split
     opened = tmp_path / "opened.txt"
-    command = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    command = (f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(repr(sys.argv))\" {opened} %s")
     monkeypatch.setenv("BROWSER", command)
     with ReviewServer(layer, extra=("--open",)) as running:
         deadline = time.monotonic() + 20
         while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert opened.read_text() == running.first_line
+        argv = eval(opened.read_text())
+        assert running.token not in repr(argv) and "token" not in repr(argv)
+        page = Path(unquote(split(argv[-1]).path))
+        assert argv[-1].startswith("file://") and page.is_file()
+        assert stat.S_IMODE(page.stat().st_mode) == 0o600 and stat.S_IMODE(page.parent.stat().st_mode) == 0o700
+        assert f'url={running.first_line}"' in page.read_text(encoding="utf-8")
         first = running.first_line
+    assert not page.exists() and not page.parent.exists()
     monkeypatch.delenv("BROWSER")
     opened.unlink()
     with ReviewServer(layer):  # without --open nothing is started
@@ -367,3 +378,22 @@ def test_the_page_parses_a_file_again_only_when_its_bytes_change(layer):
     assert second is not first and review.cache.parsed == parsed + 1
     titles = [e.title for node in second.file(MEMORY_NAME).doc.outline().walk() for e in node.entries]
     assert "scritto a mano — 手書き" in titles
+
+
+def test_a_file_the_layer_leaves_out_is_neither_shown_nor_changed_by_the_page(layer):
+    """W40: a file .zonemarkignore leaves out (made before the pattern was added) is no page's to show, and a
+    proposal for it is refused on apply: the file stays byte for byte as it was."""
+    from zonemark.review.app import Review
+    from zonemark.writer import propose
+    draft = layer / "bozza[ext_memory].md"
+    draft.write_text("# Bozza — 草稿 [external_memory]\n\n[P1]\n## TOPIC: Idee\n[/P1]\n\n[P3]\n"
+                     "###### LOG: 2026-01-03 — perché\nTesto — 東京.\n[/P3]\n", encoding="utf-8")
+    made = propose(draft, "Idee", "###### LOG: 2026-01-03 — perché\nAltro — 東京.\n", reason="prova — 試し",
+                   actor="ai")
+    (layer / ".zonemarkignore").write_text("bozza*.md\n", encoding="utf-8")
+    before = draft.read_bytes()
+    review = Review(layer, token="t" * 32)
+    with pytest.raises(ValueError, match="no proposal .* in this layer"):
+        review._apply(made.id)
+    assert draft.read_bytes() == before
+    assert "bozza[ext_memory].md" not in [f.rel for f in review.layer().files]

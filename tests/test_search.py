@@ -512,3 +512,15 @@ def test_search_command_imports_nothing_it_does_not_use():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
+
+
+@pytest.mark.parametrize("name", ["node_modules/pkg/nota[ext_memory].md", ".git/nota[ext_memory].md",
+                                  "bozze/nota[ext_memory].md"])
+def test_a_file_the_layer_leaves_out_is_named_so_by_file(layer, capsys, name):
+    """W40: --file naming a file the layer leaves out says why in one line (exit 2), as every face would."""
+    (layer / ".zonemarkignore").write_text("bozze/\n", encoding="utf-8")
+    (layer / name).parent.mkdir(parents=True, exist_ok=True)
+    (layer / name).write_text(DIARY.replace("famiglia", "famiglia perché 東京"), encoding="utf-8")
+    code, out, err = run(capsys, ["search", layer, "famiglia", "--file", name])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "not a file of the layer" in err and name.split("/")[0] in err

@@ -319,10 +319,35 @@ def test_a_zone_whose_lines_moved_keeps_its_hash(zones, store):
     assert edit_zone(zones, line + 2, "spostato — 移動", base_hash=base, store=store).changed
 
 
-def test_the_permission_check_comes_before_the_hash(zones, store):
+def test_the_hash_is_checked_before_the_permission(zones, store):
+    """W42: a hash that is not the zone's says the zone moved or changed, whatever the zone now at the line."""
     with pytest.raises(RefusedWrite) as exc:
         edit_zone(zones, zone_line(zones, 1), "x — エックス", base_hash="0" * 64, store=store)
+    assert exc.value.code == "STALE_ZONE" and exc.value.level == 1
+    # with the zone's own hash the permission answers
+    with pytest.raises(RefusedWrite) as exc:
+        edit_zone(zones, zone_line(zones, 1), "x — エックス", base_hash=_zone_hash_now(zones, zone_line(zones, 1)),
+                  store=store)
     assert exc.value.code == "ZONE_READ_ONLY" and exc.value.level == 1
+
+
+def test_a_stale_hash_says_where_the_zone_read_is_now(zones, store):
+    """W42: lines written above a [P5] zone put its old line in the zone before it; the refusal is STALE_ZONE
+    with the zone's new line (``zone``, ``level``), found by its hash, and the file is left as the user wrote it."""
+    line = zone_line(zones, 5)
+    base = _zone_hash_now(zones, line)
+    text = zones.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    before_zone = max(i for i, ln in enumerate(lines[:line - 1]) if ln.startswith("[P") and ln != "[P5]") + 1
+    lines[before_zone:before_zone] = ["perché — 東京"] * (line - 1 - before_zone)  # the old line is inside it now
+    zones.write_text("\n".join(lines), encoding="utf-8")
+    edited = zones.read_bytes()
+    moved = line + (line - 1 - before_zone)
+    assert _zone_hash_now(zones, moved) == base and _zone_hash_now(zones, line) != base
+    with pytest.raises(RefusedWrite, match=f"now the \\[P5\\] zone at line {moved}") as exc:
+        edit_zone(zones, line, "spostato — 移動", base_hash=base, store=store)
+    assert (exc.value.code, exc.value.zone, exc.value.level) == ("STALE_ZONE", moved, 5)
+    assert zones.read_bytes() == edited
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "0" * 63, "Z" * 64, "A" * 64, 42])
@@ -522,12 +547,14 @@ def test_history_and_undo(files, store):
         undo(p, actor="user", store=store)
 
 
-def test_invalid_utf8_elsewhere_is_kept_byte_for_byte(tmp_path, store):
+def test_a_file_that_is_not_utf8_is_refused_not_written_in_two_encodings(tmp_path, store):
+    """W45: UTF-8 text appended to a file with an invalid byte would leave two encodings in one file."""
     p = tmp_path / "m.md"
     raw = (b"# M [external_memory]\n\nbad \xff byte\n\n[P1]\n## TOPIC: A\n[/P1]\n[P4]\n[/P4]\n")
     p.write_bytes(raw)
-    append_entry(p, "A", "t", "", date="2026-01-01", store=store)
-    assert p.read_bytes() == raw.replace(b"[P4]\n", b"[P4]\n###### LOG: 2026-01-01 \xe2\x80\x94 t\n")
+    with pytest.raises(RefusedWrite, match=r"not valid UTF-8 \(byte 28 is \\xFF") as exc:
+        append_entry(p, "A", "perché — 東京", "", date="2026-01-01", store=store)
+    assert (exc.value.code, exc.value.rule) == ("FILE_NOT_UTF8", "§1") and p.read_bytes() == raw
 
 
 def test_actor_must_be_known(files, store):

@@ -7,6 +7,7 @@ not run (bad query or filter, missing path); the message is one line on stderr.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
@@ -50,6 +51,12 @@ def cmd_search(args) -> int:
     from ..core.text import printable
     from ..render.formats import counted
     from ..search import SearchError, search
+    if (args.file and not any(c in args.file for c in "*?") and not os.path.isabs(args.file)
+            and os.path.isdir(args.layer) and os.path.lexists(os.path.join(args.layer, args.file))):
+        from ..layer.loader import left_out
+        why = left_out(args.layer, args.file.removeprefix("./"))  # W40: the layer's files, as every face sees them
+        if why is not None:
+            raise CliError(printable(f"zonemark search: --file {why}: not a file of the layer"), EXIT_USAGE)
     try:
         result = search(args.layer, " ".join(args.query), file=args.file, container=args.container,
                         since=args.since, until=args.until, zone=args.zone, limit=args.limit, raw=args.raw,

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..core.diagnostics import Diagnostic
 from ..core.document import Document
 from ..core.parser import parse, parse_file
-from .loader import Layer, LayerError, discover
+from .loader import Layer, LayerError, discover, left_out
 
 
 class LiveLayer:
@@ -70,7 +70,8 @@ class LiveLayer:
             self._found = [(rel, Path(os.path.abspath(p))) for rel, p in found]
         listed = {p for _, p in self._found}
         unsaved = [(rel, p) for p in self._texts
-                   if p not in listed and p.suffix == ".md" and (rel := self.rel(p)) is not None and not p.exists()]
+                   if p not in listed and (rel := self.rel(p)) is not None and not p.exists()
+                   and left_out(self.root, rel) is None]  # W40: the folder rules hold for unsaved texts too
         return sorted(self._found + unsaved)
 
     def contains(self, path) -> bool:

@@ -218,6 +218,8 @@ class Layer:
 
 #: Folders never walked into (besides hidden ones, whose name starts with a dot).
 SKIPPED_FOLDERS = frozenset(("node_modules", "__pycache__"))
+#: The folder zonemark keeps beside the files (history, locks, proposals), compared case-insensitively.
+STATE_FOLDER = ".zonemark"
 #: Patterns in this file at the layer root (one per line, ``#`` comments) are left out like ``--exclude``.
 IGNORE_FILE = ".zonemarkignore"
 
@@ -249,17 +251,19 @@ def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Pat
     found: list[tuple[str, Path]] = []
     errors: list[OSError] = []
     for folder, dirs, files in os.walk(p, onerror=errors.append):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        dirs[:] = sorted(d for d in dirs if _left_out_folder(d) is None)
         base = Path(folder)
         for name in files:
-            if walked_name(name):  # the one name rule; layer.check applies it to files given one by one
+            if _left_out_name(name) is None:
                 q = base / name
                 if q.is_file() or (q.is_symlink() and not q.exists()):
                     found.append((q.relative_to(p).as_posix(), q))
     if errors and not found:
         exc = errors[0]
         raise LayerError(f"cannot list {path}: {exc.strerror or exc}")
-    found = select(_one_per_file(p, found), exclude=ignore_patterns(p) or None)
+    patterns = ignore_patterns(p)
+    found = select(_one_per_file(p, found), exclude=patterns or None)
+    found = [x for x in found if not x[1].is_symlink() or _link_kept(p, x[1], patterns)]
     if confined:
         found = [x for x in found if inside(p, x[1])]
     if not found:
@@ -267,9 +271,84 @@ def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Pat
     return p, sorted(found, key=lambda x: x[0])
 
 
+def left_out(root, rel: str, *, confined: bool = False) -> str | None:
+    """Why the file ``rel`` (relative to the layer folder ``root``, ``/``-separated) is not a file of the
+    layer, or None when it is one: the rule :func:`discover` walks by (W5), decided for one path (W40).
+
+    Every face asks this before it reads or writes a file it is named: the MCP server, the review page,
+    the language server and the command line agree on which files a layer holds.  A folder on the way whose
+    name starts with ``.`` (``.git``, ``.zonemark`` in any case) or is ``node_modules`` (in any case: a file
+    system may ignore case), a hidden file, a file that is not ``.md``, a path the ``.zonemarkignore``
+    names, a folder on the way that is a symbolic link (never walked), and a symbolic link to a file inside
+    the folder that is itself left out are left out; ``confined`` also leaves out a file whose resolved
+    location is outside the folder.  The cost is one ``lstat`` per folder on the way and one match per
+    ignore pattern.
+    """
+    root = Path(root)
+    patterns = ignore_patterns(root)
+    why = _left_out(root, rel, patterns)
+    if why is not None:
+        return why
+    path = root.joinpath(*rel.split("/"))
+    if path.is_symlink():
+        real = Path(os.path.realpath(path))
+        real_root = Path(os.path.realpath(root))
+        if real_root in real.parents:
+            target = real.relative_to(real_root).as_posix()
+            why = _left_out(real_root, target, patterns)
+            if why is not None:
+                return f"'{rel}' is a symbolic link to {why}"
+        elif confined:
+            return f"'{rel}' leads outside the layer folder (a symbolic link)"
+    return None
+
+
+def _left_out(root: Path, rel: str, patterns: list[str]) -> str | None:
+    """:func:`left_out` by the names on the path, its folder links and the ignore ``patterns``."""
+    parts = rel.split("/")
+    if not rel or any(not part for part in parts):
+        return f"'{rel}', not a relative path of a file"
+    for part in parts[:-1]:
+        why = _left_out_folder(part)
+        if why is not None:
+            return f"'{rel}', {why}"
+    why = _left_out_name(parts[-1])
+    if why is not None:
+        return f"'{rel}', {why}"
+    base = root
+    for i, part in enumerate(parts[:-1]):
+        base = base / part
+        if base.is_symlink():
+            return f"'{rel}', under {'/'.join(parts[:i + 1])}: a symbolic link to a folder, which is never walked"
+    for pattern in patterns:
+        if selects(rel, pattern):
+            return f"'{rel}', left out by the {IGNORE_FILE} pattern '{pattern.removesuffix('**')}'"
+    return None
+
+
+def _left_out_folder(name: str) -> str | None:
+    """Why a folder of this name is not walked (W5, W40), or None."""
+    if name.startswith("."):
+        if name.casefold() == STATE_FOLDER:
+            return f"inside {name}/, zonemark's own folder"
+        return f"inside the hidden folder {name}/"
+    if name.casefold() in SKIPPED_FOLDERS:
+        return f"inside {name}/, a folder never walked"
+    return None
+
+
+def _left_out_name(name: str) -> str | None:
+    """Why a file of this name is not a file of the layer (W5), or None."""
+    if name.startswith("."):
+        return "a hidden file (its name starts with '.')"
+    if not name.endswith(".md"):
+        return "not a .md file"
+    return None
+
+
 def walked_name(name: str) -> bool:
     """Whether a folder walk reads a file of this name (W5): ``*.md``, not hidden."""
-    return name.endswith(".md") and not name.startswith(".")
+    return _left_out_name(name) is None
 
 
 def inside(root, path) -> bool:
@@ -277,6 +356,15 @@ def inside(root, path) -> bool:
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
     return real == real_root or real_root in real.parents
+
+
+def _link_kept(root: Path, link: Path, patterns: list[str]) -> bool:
+    """A symbolic link to a file inside ``root`` is kept only when its target is a file of the layer (W40)."""
+    real = Path(os.path.realpath(link))
+    real_root = Path(os.path.realpath(root))
+    if real_root not in real.parents:
+        return True  # a link out (the user's, followed by the CLI; the confined walk drops it) or dangling
+    return _left_out(real_root, real.relative_to(real_root).as_posix(), patterns) is None
 
 
 def _one_per_file(root: Path, found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:

@@ -4,7 +4,9 @@ Every ``file`` argument of a tool and every file resource passes :meth:`LayerFol
 a path relative to the layer folder, with ``/`` between folders, no ``..`` and no ``.``
 segment, not absolute, not inside the ``.zonemark`` folder the writer keeps, ending in
 ``.md``, naming an existing regular file whose *resolved* location — after every symbolic
-link — is still inside the resolved layer folder.  The writer is then given that resolved
+link — is still inside the resolved layer folder, and that the layer holds (W40:
+:func:`zonemark.layer.loader.left_out`, under that name and under its resolved one: not hidden, not
+under ``node_modules/``, not named by ``.zonemarkignore``).  The writer is then given that resolved
 path, so a link swapped after the check cannot redirect the write.
 """
 
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..core.parser import parse_file
-from ..layer.loader import discover, inside
+from ..layer.loader import discover, inside, left_out
 from ..writer import STATE_DIR_NAME
 
 MAX_PATH_CHARS = 1024
@@ -58,14 +60,15 @@ class LayerFolder:
         out = []
         for rel, path in found:
             try:
-                self.file(rel)
+                self.file(rel, listed=True)
             except PathRefused:  # a link that leaves the folder is not the layer's to show
                 continue
             out.append(rel)
         return out
 
-    def file(self, name) -> LayerFile:
-        """The layer file ``name`` names, or :class:`PathRefused`."""
+    def file(self, name, *, listed: bool = False) -> LayerFile:
+        """The layer file ``name`` names, or :class:`PathRefused` (``listed``: a name the layer's walk gave,
+        already a file of the layer by W40, so its ignore patterns are not matched a second time)."""
         if not isinstance(name, str):
             raise PathRefused("BAD_ARGUMENT", f"file must be a string such as 'notes[ext_memory].md', "
                                               f"not {type(name).__name__}")
@@ -84,7 +87,7 @@ class LayerFolder:
         if ".." in parts or "." in name.split("/"):
             raise PathRefused("PATH_OUTSIDE_LAYER", f"'{name}' has a '..' or '.' segment; give a plain path "
                                                     f"relative to the layer folder")
-        if STATE_DIR_NAME in parts:
+        if any(part.casefold() == STATE_DIR_NAME for part in parts):  # a file system may ignore case
             raise PathRefused("PATH_OUTSIDE_LAYER", f"'{name}' is inside {STATE_DIR_NAME}/, zonemark's own "
                                                     f"folder, not a file of the layer")
         if not name.endswith(".md"):
@@ -100,7 +103,11 @@ class LayerFolder:
         if not real.is_file():
             what = "is a folder" if real.is_dir() else "does not exist"
             raise PathRefused("NO_SUCH_FILE", f"'{name}' {what} in the layer folder")
-        return LayerFile("/".join(parts), real)
+        rel = "/".join(parts)
+        why = None if listed else left_out(self.root, rel, confined=True)
+        if why is not None:  # W40: the layer's own rule, the one layer_status, search and context follow
+            raise PathRefused("NO_SUCH_FILE", f"{why}: not a file of the layer")
+        return LayerFile(rel, real)
 
     def refuse_outside_reminder(self) -> None:
         """:class:`PathRefused` when a ``[reminder]`` of the folder is a link that leads outside it.

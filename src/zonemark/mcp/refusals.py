@@ -59,8 +59,9 @@ INSTEAD: dict[str, str] = {
     "NEW_DIAGNOSTIC": "change the text so that it adds no finding (the message names it): for lists, markers * + - "
                       "by level and at most three levels",
     "NO_CHANGE": "send content that differs from what the zone holds (read_zone shows it)",
-    "STALE_ZONE": "call read_zone(file, zone_line) again, merge your change into what is there now, and call "
-                  "edit_volatile again with the new hash",
+    "STALE_ZONE": "when the refusal says where the zone is now, call edit_volatile there with the same hash; "
+                  "otherwise call read_zone(file, zone_line) again, merge your change into what is there now, and "
+                  "call edit_volatile again with the new hash",
     "STALE_PROPOSAL": "propose the change again against the zone as it is now (read_zone shows it)",
     "PROPOSAL_CLOSED": "propose the change again if it is still wanted",
     "NO_REGISTRY": "ask the user to add '## MODULE_STATE_REGISTRY:' in a [P4] zone of the reminder",
@@ -76,6 +77,8 @@ INSTEAD: dict[str, str] = {
     "LAYER_UNREADABLE": "tell the user: the layer folder cannot be read",
     "WRITE_CONFLICT": "read again and retry in a moment",
     "FILE_NOT_WRITABLE": "ask the user; do not retry",
+    "FILE_NOT_UTF8": "tell the user the file is not UTF-8 (check() reports INVALID_UTF8) and must be saved as UTF-8 "
+                     "first; do not retry",
 }
 
 #: Where the refused tool changes the advice: (code, tool) -> what fits that tool.

@@ -7,12 +7,14 @@ The SDK's stdio transport reads each line with a strict JSON parser that refuses
 escaping a lone surrogate (``"\\ud800"``, which JSON allows and JavaScript's ``JSON.stringify``
 writes), and drops such a line unanswered: the client would wait for ever.  :func:`_reread`
 reads that line again with the standard library's parser, so the call reaches the tools and
-gets the ``BAD_ARGUMENT`` every string that is not Unicode gets; a line that is not JSON at
-all is left to the SDK, as before.
+gets the ``BAD_ARGUMENT`` every string that is not Unicode gets.  A line that is still not JSON
+(malformed, or nested too deeply) or not a JSON-RPC message, which the SDK would drop unanswered,
+is answered with the JSON-RPC error for it (:func:`_unreadable`), and the server reads on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 #: Top-level modules of the extra: a failed import of one of them means the extra is missing.
@@ -49,11 +51,32 @@ async def _serve_stdio(server) -> None:
         async def forward() -> None:
             async with send:
                 async for item in read_stream:
-                    await send.send(_reread(item))
+                    item = _reread(item)
+                    if isinstance(item, Exception):  # W44: answered, never dropped
+                        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            await write_stream.send(SessionMessage(_unreadable(item)))
+                        continue
+                    await send.send(item)
 
         async with anyio.create_task_group() as group:
             group.start_soon(forward)
             await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+
+
+def _unreadable(item: Exception):
+    """The JSON-RPC error that answers a line the server cannot read (W44): -32700 (parse error) when it is not
+    JSON — malformed, or nested deeper than a parser follows — else -32600 (invalid request), with ``id`` null
+    (JSON-RPC 2.0 §5.1: the id could not be read).  The message is short whatever the line's size: it never
+    quotes the line."""
+    import mcp_types as types
+
+    errors = item.errors() if hasattr(item, "errors") else []
+    first = errors[0] if errors else {}
+    if not errors or first.get("type") == "json_invalid":
+        code, text = types.PARSE_ERROR, f"Parse error: the line is not JSON ({str(first.get('msg', item))[:160]})"
+    else:
+        code, text = types.INVALID_REQUEST, "Invalid request: the line is JSON but not a JSON-RPC 2.0 message"
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))
 
 
 def _reread(item):

@@ -244,6 +244,13 @@ def _journals(index: ZoneIndex) -> dict[int, Any]:
     return out
 
 
+def _address_of(doc, container: str) -> str | None:
+    """The address list_containers gives the container ``container`` names in ``doc`` (W43), so calls chain."""
+    index = ZoneIndex.build(doc)
+    line = index.header_line(resolve_container(index, container))
+    return next((c.address for c in layer_containers.list_containers(doc) if c.line == line), None)
+
+
 def _relative(text: str, target: LayerFile) -> str:
     """``text`` with the server's path of ``target`` replaced by the agent's (no path outside the layer shows)."""
     return text.replace(str(target.path), target.rel)
@@ -435,12 +442,14 @@ def build_server(root) -> MCPServer:
                                                 max_length=MAX_BODY_CHARS)],
                      date: DateArg = None) -> dict[str, Any]:
         """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
-        zone. The date defaults to today."""
+        zone. The date defaults to today. Returns the container's address as list_containers gives it (for
+        read_container and the next append_entry) and the line of the new entry."""
         with _agent_errors("append_entry"):
             target = folder.file(file)
             r = writer.append_entry(target.path, container, title, body, actor="ai", date=date)
-            return _plain({"file": target.rel, "container": r.target, "line": r.line, "zone_line": r.zone,
-                           "history_id": r.history_id, "escaped": list(r.changes)})
+            address = _address_of(parsed(target), container)
+            return _plain({"file": target.rel, "container": r.target, "address": address, "line": r.line,
+                           "zone_line": r.zone, "history_id": r.history_id, "escaped": list(r.changes)})
 
     @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
@@ -468,8 +477,9 @@ def build_server(root) -> MCPServer:
                                                     max_length=MAX_BODY_CHARS)],
                       base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
                                                                   "zone", max_length=64)]) -> dict[str, Any]:
-        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed since you read
-        base_hash; refused for every other zone. Returns the zone's new hash, the base of your next edit."""
+        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed or moved since you
+        read base_hash (the refusal names the line where a moved zone is now); refused for every other zone.
+        Returns the zone's new hash, the base of your next edit."""
         with _agent_errors("edit_volatile"):
             target = folder.file(file)
             r = writer.edit_zone(target.path, zone_line, content, actor="ai", base_hash=base_hash)

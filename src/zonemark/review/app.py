@@ -34,7 +34,7 @@ from ..core.diagnostics import CATALOGUE
 from ..core.text import printable
 from ..layer.cache import LayerCache
 from ..layer.check import reported_diagnostics
-from ..layer.loader import Layer, LayerError
+from ..layer.loader import Layer, LayerError, left_out
 from ..layer.status import status_data
 from . import pages
 from .pages import Note, Site
@@ -140,7 +140,7 @@ class Review:
     def file(self, request: Request) -> Response:
         layer = self.layer()
         rel = request.query_params.get("path", "")
-        match = [f for f in layer.files if f.rel == rel]
+        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
         if not match:
             return HTMLResponse(pages.message_page(self.site, "No such file", "This layer has no file by that name.",
                                                    counts=self.counts(layer)), status_code=404)
@@ -187,7 +187,7 @@ class Review:
         from ..render.activity import file_activity
         from ..writer import undo
         layer = self.layer()
-        match = [f for f in layer.files if f.rel == rel]
+        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
         if not match:
             return Note("refused", f"refused: this layer has no file {rel!r}")
         items = file_activity(match[0].path, rel)
@@ -210,6 +210,11 @@ class Review:
         found = [p for p in stored_proposals(self.root) if p.id == ident]
         if not found:
             raise ValueError(f"refused: no proposal {ident!r} in this layer")
+        root = self.root.resolve()
+        if root in found[0].target.parents:  # W40: a file the layer leaves out is no face's to change
+            why = left_out(root, found[0].target.relative_to(root).as_posix())
+            if why is not None:
+                raise ValueError(f"refused: proposal {ident} is for {why}: not a file of this layer")
         return found[0]
 
     def _apply(self, ident: str) -> Note:

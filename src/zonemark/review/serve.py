@@ -3,16 +3,22 @@
 The server listens on 127.0.0.1 only — the socket is bound here, before anything else, so
 the address printed is already answering — with a random token made for this run. The first
 line on ``out`` is the page's address, token included; nothing is opened unless
-``open_browser``.  Starlette and uvicorn (the ``review`` extra) are imported here, when the
+``open_browser``, and then the browser is given a private local page that leads to the address,
+never the address itself (:func:`open_page`).  Starlette and uvicorn (the ``review`` extra) are imported here, when the
 server starts, and only here: a missing extra becomes :class:`MissingExtra` with the line that
 says how to install it.
 """
 
 from __future__ import annotations
 
+import html
+import os
 import secrets
+import shutil
 import socket
 import sys
+import tempfile
+from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
 #: Top-level modules of the extra: a failed import of one of them means the extra is missing.
@@ -71,9 +77,7 @@ def serve(root, *, port: int = 0, open_browser: bool = False, out=None) -> None:
     url = page_url(actual, token)
     out.write(url + "\n")
     out.flush()
-    if open_browser:
-        import webbrowser
-        webbrowser.open(url)
+    launch = open_page(url) if open_browser else None
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             date_header=False)
     server = uvicorn.Server(config)
@@ -81,6 +85,33 @@ def serve(root, *, port: int = 0, open_browser: bool = False, out=None) -> None:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        if launch is not None:
+            shutil.rmtree(launch.parent, ignore_errors=True)
 
 
-__all__ = ["LOOPBACK", "MissingExtra", "PortUnavailable", "bind_loopback", "new_token", "page_url", "serve"]
+def open_page(url: str, opener=None) -> Path:
+    """Open ``url`` in the browser without putting it on any command line (W41).
+
+    A browser is started with the address it opens in its arguments, which every local user reads
+    with ``ps``; the token must not be there.  The browser is given instead a page only the user can
+    read — mode 0600, in a private temporary folder (0700) — that sends it on to ``url``; the folder
+    is removed when the server stops.  ``opener`` (``webbrowser.open`` by default) gets the page's
+    ``file:`` address.  Returns the page's path.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
+    page = folder / "open.html"
+    target = html.escape(url, quote=True)
+    fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f'<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+                     f'<meta http-equiv="refresh" content="0;url={target}"><title>zonemark review</title>'
+                     f'<a href="{target}">zonemark review</a>\n')
+    if opener is None:
+        import webbrowser
+        opener = webbrowser.open
+    opener(page.as_uri())
+    return page
+
+
+__all__ = ["LOOPBACK", "MissingExtra", "PortUnavailable", "bind_loopback", "new_token", "open_page", "page_url",
+           "serve"]

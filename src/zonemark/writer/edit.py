@@ -130,6 +130,21 @@ def forget(path=None) -> None:
     duplicates.forget(path)
 
 
+def refuse_not_utf8(path, data: bytes) -> None:
+    """``FILE_NOT_UTF8`` when ``data``, the bytes of ``path``, is not valid UTF-8 (§1, W45): the writer writes
+    UTF-8, and into a file of another encoding (Windows-1252, Latin-1) that would leave two encodings in one
+    file.  The first invalid byte is named as ``\\xNN``, as every message shows one (W8).  One pass over the
+    bytes."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = f"\\x{data[exc.start]:02X}"
+        raise RefusedWrite(f"refused: the file is not valid UTF-8 (byte {exc.start + 1} is {bad}; another encoding, "
+                           f"such as Windows-1252?): writing UTF-8 text into it would leave two encodings in one "
+                           f"file; save it as UTF-8 first",
+                           code="FILE_NOT_UTF8", rule="§1") from None
+
+
 def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
     """Raise the §5.2 refusal of ``actor`` changing ``zone`` (``wants``: 'edit' or 'append')."""
     lv = zone.level
@@ -332,6 +347,7 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
 
     def transform(data: bytes) -> bytes:
         state.clear()  # the store may call this again on fresh bytes: nothing of an earlier run counts
+        refuse_not_utf8(path, data)
         index = cached_index(path, data)
         known = None
         if unless_present:
@@ -393,9 +409,11 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
               base_hash: str | None = None) -> WriteResult:
     """Replace the inner lines of the zone opened at (or containing) ``zone_line``.
 
-    ``base_hash`` (W9): the :func:`~.locate.zone_base` the caller read.  Under the lock, after the
-    permission check, the zone's container and inner bytes must still hash to it, else ``STALE_ZONE``: an edit
-    never overwrites a change its author has not seen.  The result's ``zone_hash`` is the next base.
+    ``base_hash`` (W9, W42): the :func:`~.locate.zone_base` the caller read.  Under the lock, before the
+    permission check, the zone's container and inner bytes must still hash to it, else ``STALE_ZONE`` (saying
+    where the zone with that hash is now, when one is): an edit never overwrites a change its author has not
+    seen, and an agent whose zone moved is told so, not that the zone now at its line is not its to edit.
+    The result's ``zone_hash`` is the next base.
     """
     check_actor(actor)
     store = store or Store()
@@ -412,6 +430,7 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
     state: dict = {}
 
     def transform(data: bytes) -> bytes:
+        refuse_not_utf8(path, data)
         index = cached_index(path, data)
         zone = index.zone_at_line(int(zone_line))
         if zone is not None and not _zone_is_sane(data, zone):
@@ -422,6 +441,10 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
                 raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
                                    f"reliably; check the file with 'zonemark check'", code="ZONE_NOT_LOCATED",
                                    zone=zone.line, level=zone.level, rule="§5.1")
+        if base_hash is not None and (zone is None or zone.close_start is None
+                                      or zone_base_from(container_lines(index, zone),
+                                                        data[zone.inner_start:zone.close_start]) != base_hash):
+            _refuse_stale(data, index, zone, zone_line, base_hash)  # W42: before the zone's permission
         if zone is None:
             raise RefusedWrite(f"refused: no permission zone opens at or contains line {zone_line}", code="NO_ZONE",
                                rule="§5.1")
@@ -433,10 +456,6 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
             raise RefusedWrite(f"refused: the zone at line {zone.line} opens inline ('[P{zone.level}] text'); "
                                f"edit it by hand", code="INLINE_ZONE", zone=zone.line, level=zone.level, rule="§5.1")
         base_context = container_lines(index, zone)
-        if base_hash is not None and zone_base_from(base_context, data[zone.inner_start:zone.close_start]) != base_hash:
-            raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} changed since its hash was "
-                               f"read; read it again and merge the change before editing", code="STALE_ZONE",
-                               zone=zone.line, level=zone.level, rule="W9")
         old_zone, inner_rel, close_rel = _zone_text(data, zone)
         expect = Expect(entries=None, owner_line=None, structure=actor == "user")
         done = _splice(path, index, zone, data, old_zone, inner_rel, close_rel - inner_rel, inner, zone.line + 1,
@@ -452,6 +471,25 @@ def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", stor
     return WriteResult(Path(path), result.changed, state.get("zone"), state.get("zone"),
                        f"zone at line {state.get('zone')}", result.history_id, changes, state.get("method", ""),
                        zone_hash=state.get("hash"))
+
+
+def _refuse_stale(data: bytes, index: ZoneIndex, zone: ZoneView | None, zone_line: int, base_hash: str) -> None:
+    """The refusal of an edit whose ``base_hash`` is not the zone's at ``zone_line`` (W9, W42): ``STALE_ZONE``,
+    saying where the zone that hash was read from is now when one zone of the file still has it (one hash per
+    zone: linear in the file); ``NO_ZONE`` when no zone is at the line and none has the hash."""
+    now = [z for z in (index.zone(i) for i in range(len(index))) if z.close_start is not None
+           and zone_base_from(container_lines(index, z), data[z.inner_start:z.close_start]) == base_hash]
+    moved = f"; the zone you read is now the [P{now[0].level}] zone at line {now[0].line}" if len(now) == 1 else ""
+    if zone is None:
+        if not now:
+            return  # no zone there, and none with that hash: NO_ZONE says so
+        raise RefusedWrite(f"refused: no zone opens at or contains line {zone_line} now{moved}; edit it there "
+                           f"after reading it again", code="STALE_ZONE", zone=now[0].line, level=now[0].level,
+                           rule="W9")
+    raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} changed since its hash was read, or "
+                       f"is another zone now{moved or '; read it again and merge the change before editing'}",
+                       code="STALE_ZONE", zone=now[0].line if len(now) == 1 else zone.line,
+                       level=now[0].level if len(now) == 1 else zone.level, rule="W9")
 
 
 # -- the registry (§7.3.1) -------------------------------------------------------------------
@@ -601,6 +639,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
     state: dict = {}
 
     def transform(data: bytes) -> bytes:
+        refuse_not_utf8(path, data)
         text = decode(data)
         doc = parse(text, path=str(path))
         reg = doc.registry

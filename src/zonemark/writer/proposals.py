@@ -40,7 +40,7 @@ from ..core import syntax as sx
 from ..core.parser import parse
 from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
-from .edit import barrier_refusal, check_actor, forget
+from .edit import barrier_refusal, check_actor, forget, refuse_not_utf8
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
@@ -214,6 +214,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
         raise TypeError("new_content must be str")
     path = Path(path)
     data = store.read(path)
+    refuse_not_utf8(path, data)  # W45: applied, it would write UTF-8 into another encoding
     index = ZoneIndex.build(parse(decode(data), path=str(path)))
     zone = _zone_for_target(index, target)
     if zone.close_start is None or zone.inline:
@@ -331,6 +332,7 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
     target = proposal.target
 
     def transform(data: bytes) -> bytes:
+        refuse_not_utf8(target, data)  # W45
         zone = locate_zone(proposal, data, ZoneIndex.build(parse(decode(data), path=str(target))))
         if zone is None:
             raise _stale(proposal)

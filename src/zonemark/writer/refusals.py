@@ -68,6 +68,9 @@ _TABLE = (
     Refusal("BAD_DATE", "§7.5, W7", "a log date is what the parser reads as one: YYYY-MM-DD, or "
             "YYYY-MM-DDTHH:MM[:SS[.fff]] with an optional Z, +HH:MM or +HHMM (raised as InvalidDate, a ValueError)",
             "give the date in one of those forms, or none for today"),
+    Refusal("FILE_NOT_UTF8", "§1, W45", "the file is not valid UTF-8 (another encoding, such as Windows-1252): "
+            "UTF-8 text written into it would leave two encodings in one file",
+            "ask the user to save the file as UTF-8 (zonemark check shows the first bad byte, INVALID_UTF8)"),
     Refusal("CONTENT_REFUSED", "§5.5", "the text cannot be written as it is (not valid Unicode, too long, or a "
             "line of a proposal that reads as a zone tag)", "send plain text of a reasonable size, without zone tags"),
     Refusal("STRUCTURE_CHANGED", "§5.5, re-check", "the write would change the file's structure: a header, a zone, "
