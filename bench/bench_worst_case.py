@@ -1,7 +1,7 @@
 """Worst-case cost of every entry point: adversarial input at size N against the same at 10N.
 
     python bench/bench_worst_case.py [--quick] [--strict] [--entries parse,check,...] [--families zones,...]
-                                     [--timeout 30]
+                                     [--timeout 20]
 
 For each entry point (parse, check, outline, layer load, status, graph JSON and HTML, context,
 search refresh, state, the writer's append/edit/propose/apply, the sanitiser, ingest, trace,
@@ -15,8 +15,9 @@ fresh subprocess, so that each measurement has its own peak memory.
 
 Printed per case: the input bytes at N and 10N, the wall time of the call at each size, the
 ratio t(10N)/t(N) (linear cost gives about 10; target at most 12), and the peak memory the call
-allocates at its peak (tracemalloc, in a second call at 10N once its modules are imported; the
-input read before it is not counted) over the input size at 10N (target at most 8x).  A call that raises is measured as it is (a one-line
+adds at its peak over the input it adds: (peak RSS raised by the call at 10N minus the same at
+N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
+(the input is read before the call and not counted; target at most 8x).  A call that raises is measured as it is (a one-line
 refusal is a valid answer); one that runs past --timeout is OVER.  Exit 0 unless --strict and
 a case is over target.  --quick runs every case at a tenth of the sizes (a smoke run: ratios of
 such short calls are noise).
@@ -29,12 +30,12 @@ import gc
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -188,8 +189,12 @@ def build(folder: Path, family: str, n: int) -> tuple[int, Path]:
 
 # --------------------------------------------------------------------------------- the child
 
-def child(entry: str, folder: Path, bulk: Path, peak: bool) -> dict:
-    """Run one entry point on the layer at ``folder``: timed once, then (``peak``) once more under tracemalloc."""
+def _maxrss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+
+
+def child(entry: str, folder: Path, bulk: Path) -> dict:
+    """Run one entry point once on the layer at ``folder``: its time, and how far it raised the peak RSS."""
     sys.path.insert(0, str(SRC))
     memory = folder / "notes[ext_memory].md"
     reminder = folder / "aria[reminder].md"
@@ -311,35 +316,26 @@ def child(entry: str, folder: Path, bulk: Path, peak: bool) -> dict:
         raise SystemExit(f"unknown entry point {entry!r}")
     error = None
     gc.collect()
+    before = _maxrss()
     t0 = time.perf_counter()
     try:
         run()
     except Exception as exc:  # a refusal is an answer: measured like any other
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
     seconds = time.perf_counter() - t0
-    used = 0
-    if peak:  # the second call: modules are imported by now, so the peak is the call's own
-        gc.collect()
-        tracemalloc.start()
-        try:
-            run()
-        except Exception:
-            pass
-        used = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-    return {"seconds": seconds, "peak": used, "error": error}
+    return {"seconds": seconds, "peak": max(0, _maxrss() - before), "error": error}
 
 
 # --------------------------------------------------------------------------------- the parent
 
-def measure(entry: str, family: str, n: int, work: Path, timeout: float, peak: bool) -> dict:
+def measure(entry: str, family: str, n: int, work: Path, timeout: float) -> dict:
     folder = work / f"{entry}-{family}-{n}"
     size, bulk = build(folder, family, n)
     if entry in TEXT_ENTRIES:
         size = bulk.stat().st_size
     env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
-        proc = subprocess.run([sys.executable, __file__, "--child", entry, str(folder), str(bulk)] + ["--peak"] * peak, env=env,
+        proc = subprocess.run([sys.executable, __file__, "--child", entry, str(folder), str(bulk)], env=env,
                               capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:
             out = {"seconds": float("nan"), "peak": 0, "error": "child failed: "
@@ -361,13 +357,12 @@ def main(argv=None) -> int:
     ap.add_argument("--strict", action="store_true", help="exit 1 when a case is over target")
     ap.add_argument("--entries", default=",".join(ENTRIES))
     ap.add_argument("--families", default=",".join(FAMILIES))
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds one child may take (default 30)")
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds one child may take (default 20)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    ap.add_argument("--peak", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         entry, folder, bulk = args.child
-        print(json.dumps(child(entry, Path(folder), Path(bulk), args.peak)))
+        print(json.dumps(child(entry, Path(folder), Path(bulk))))
         return 0
     entries = [e for e in args.entries.split(",") if e]
     families = [f for f in args.families.split(",") if f]
@@ -385,11 +380,13 @@ def main(argv=None) -> int:
         for entry in entries:
             for family in families:
                 n = FAMILIES[family][1] // (10 if args.quick else 1)
-                small = measure(entry, family, n, work, args.timeout, False)
-                big = (measure(entry, family, 10 * n, work, args.timeout, True) if small["seconds"] != float("inf")
+                small = measure(entry, family, n, work, args.timeout)
+                big = (measure(entry, family, 10 * n, work, args.timeout) if small["seconds"] != float("inf")
                        else {"seconds": float("inf"), "peak": 0, "size": 0, "error": "skipped"})
                 ratio = big["seconds"] / max(small["seconds"], 1e-3)
-                memory = big["peak"] / max(big["size"], 1)
+                # marginal: what 9N more bytes added to the peak (the interpreter and the modules
+                # a call imports cost both sizes alike, and cancel)
+                memory = max(0, big["peak"] - small["peak"]) / max(big["size"] - small["size"], 1)
                 ok = ratio <= RATIO_TARGET and memory <= MEMORY_TARGET and big["seconds"] != float("inf")
                 over += not ok
                 note = big.get("error") or small.get("error") or ""
