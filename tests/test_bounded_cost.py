@@ -7,10 +7,18 @@ the peak (tracemalloc), on inputs built to be the worst case of one entry point.
 from __future__ import annotations
 
 import random
+import sys
 import tracemalloc
+from pathlib import Path
 
+import pytest
+
+import zonemark
 from zonemark.core import text as text_policy
-from zonemark.core.parser import parse_bytes
+from zonemark.core.parser import parse, parse_bytes
+from zonemark.layer.containers import list_containers
+from zonemark.search import index as index_module
+from zonemark.search import search
 
 
 def _peak(fn, *args):
@@ -37,3 +45,86 @@ def test_b1_parse_of_random_bytes_peaks_under_8x_the_file():
     peak, doc = _peak(parse_bytes, data)
     assert "INVALID_UTF8" in {d.code for d in doc.diagnostics}
     assert peak <= 8 * len(data)  # before: ~40x
+
+
+# -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
+
+SRC = str(Path(zonemark.__file__).resolve().parent)
+
+
+def steps(fn, *args, **kwargs) -> int:
+    """How many lines of zonemark's code run for ``fn(*args)`` (comprehension loops count per item)."""
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def call(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(SRC) else None
+
+    sys.settrace(call)
+    try:
+        fn(*args, **kwargs)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def linear(make, run, n: int = 100) -> tuple[int, int]:
+    """Steps of ``run(make(n))`` and of ``run(make(10 n))``; the second must stay within 12x the first."""
+    small, big = steps(run, make(n)), steps(run, make(10 * n))
+    assert big <= 12 * small, (small, big)
+    return small, big
+
+
+MEMORY = "# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha\n[/P1]\n\n[P4]\n[/P4]\n\n"
+
+
+def same_name(n: int) -> str:
+    return MEMORY + "[P1]\n## TOPIC: Città — 東京\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — x\ny\n[/P4]\n\n" * n
+
+
+def nested(n: int) -> str:
+    group = ("[P1]\n## TOPIC: T{i}\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n[/P1]\n\n"
+             "[P4]\n[/P4]\n\n")
+    return MEMORY + "".join(group.format(i=i) for i in range(n))
+
+
+@pytest.mark.parametrize("make", [same_name, nested], ids=["same-name", "header-nesting"])
+def test_b2_naming_containers_is_linear_in_their_number(make):
+    """Each container's address was found by scanning all its siblings (and all containers): n²."""
+    def run(text):
+        found = list_containers(parse(text))
+        assert len(found) > 100
+    linear(make, run)
+
+
+def test_b2_same_name_addresses_are_positional():
+    names = [c.address for c in list_containers(parse(same_name(3)))]
+    assert names == ["Alpha", "#2", "#3", "#4"]
+
+
+@pytest.mark.parametrize("make", [same_name, nested], ids=["same-name", "header-nesting"])
+def test_b3_the_search_index_of_many_stacks_is_built_in_linear_steps(tmp_path, monkeypatch, make):
+    """Each new header stack was looked up by an unindexed scan of the file's stored stacks: n²
+    (a step count of SQLite's virtual machine, counted by its progress handler)."""
+    def run(n):
+        folder = tmp_path / f"l{n}"
+        folder.mkdir()
+        (folder / "notes[ext_memory].md").write_text(make(n), encoding="utf-8")
+        con_steps = [0]
+        real = index_module._connect
+
+        def counted(path, busy_timeout):
+            con = real(path, busy_timeout)
+            con.set_progress_handler(lambda: con_steps.__setitem__(0, con_steps[0] + 1) or 0, 100)
+            return con
+        monkeypatch.setattr(index_module, "_connect", counted)
+        search(folder, "perché")
+        monkeypatch.undo()
+        return con_steps[0]
+    small, big = run(100), run(1000)
+    assert big <= 12 * small, (small, big)
