@@ -6,6 +6,7 @@ the peak (tracemalloc), on inputs built to be the worst case of one entry point.
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import tracemalloc
@@ -16,7 +17,10 @@ import pytest
 import zonemark
 from zonemark.core import text as text_policy
 from zonemark.core.parser import parse, parse_bytes
+from zonemark.layer import Layer
 from zonemark.layer.containers import list_containers
+from zonemark.layer.graph import build_graph
+from zonemark.render.graph_text import to_json
 from zonemark.search import index as index_module
 from zonemark.search import search
 
@@ -128,3 +132,21 @@ def test_b3_the_search_index_of_many_stacks_is_built_in_linear_steps(tmp_path, m
         return con_steps[0]
     small, big = run(100), run(1000)
     assert big <= 12 * small, (small, big)
+
+
+def _entries_layer(folder: Path, n: int) -> Layer:
+    folder.mkdir()
+    (folder / "notes[ext_memory].md").write_text(
+        MEMORY.replace("[P4]\n[/P4]", "[P4]\n" + "".join(f"###### LOG: 2026-01-03 — voce {i}\nperché 東京\n"
+                                                         for i in range(n)) + "[/P4]"), encoding="utf-8")
+    return Layer.load(folder)
+
+
+def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
+    graph = build_graph(_entries_layer(tmp_path / "l", 3_000))
+    peak, text = _peak(to_json, graph)
+    assert text == json.dumps(graph, ensure_ascii=False, indent=2) + "\n"
+    assert json.loads(text)["nodes"][-1]["label"].endswith("voce 2999")
+    # The result and one list of its node-sized parts; the indenting encoder held every token
+    # of the graph (keys, values, separators) as a string at once: 3.4x the result.
+    assert peak <= 2.5 * sys.getsizeof(text), peak / sys.getsizeof(text)
