@@ -13,7 +13,8 @@ many containers with the same name) it builds a small layer — ``aria[reminder]
 as their text argument instead) — at size N and at 10N, and runs the entry point once in a
 fresh subprocess, so that each measurement has its own peak memory.
 
-Printed per case: the input bytes at N and 10N, the wall time of the call at each size, the
+Printed per case: the input bytes at N and 10N, the CPU time of the call at each size (the
+process's, all threads: a machine shared with other work slows wall time, not this), the
 ratio t(10N)/t(N) (linear cost gives about 10; target at most 12), and the peak memory the call
 adds at its peak over the input it adds: (peak RSS raised by the call at 10N minus the same at
 N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
@@ -317,12 +318,12 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
     error = None
     gc.collect()
     before = _maxrss()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         run()
     except Exception as exc:  # a refusal is an answer: measured like any other
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
-    seconds = time.perf_counter() - t0
+    seconds = time.process_time() - t0
     return {"seconds": seconds, "peak": max(0, _maxrss() - before), "error": error}
 
 
