@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import tracemalloc
 from pathlib import Path
@@ -150,3 +151,14 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
     # The result and one list of its node-sized parts; the indenting encoder held every token
     # of the graph (keys, values, separators) as a string at once: 3.4x the result.
     assert peak <= 2.5 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+def test_the_bounded_cost_rulings_cite_tests_that_exist():
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "conformance.md").read_text(encoding="utf-8")
+    section = doc.split("### Bounded cost", 1)[1].split("\n### ", 1)[0]
+    here = Path(__file__).read_text(encoding="utf-8")
+    numbers = re.findall(r"^\*\*B(\d+) — ", section, re.M)
+    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
+    for name in re.findall(r"`(test_\w+)`", section):
+        assert f"def {name}(" in here, name
