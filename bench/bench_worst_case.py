@@ -257,8 +257,11 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
                                      set_states)
         store = Store(fsync=False)
         if entry == "apply":
-            setup = [propose(memory, P3_LINE, f"Nuova nota {i} — 東京.", reason="bench — perché", store=store)
-                     for i in range(2)]
+            try:
+                setup = [propose(memory, P3_LINE, f"Nuova nota {i} — 東京.", reason="bench — perché", store=store)
+                         for i in range(2)]
+            except Exception as exc:  # nothing to apply: the call is measured as that refusal
+                setup = exc
 
         def run():
             if entry == "state":
@@ -270,6 +273,8 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
                 return edit_zone(memory, P5_LINE, "Scratch — modificato 東京.", store=store)
             if entry == "propose":
                 return propose(memory, P3_LINE, "Nuova nota — 東京.", reason="bench — perché", store=store)
+            if isinstance(setup, Exception):
+                raise setup
             return apply_proposal(setup.pop().path, actor="user", store=store)
     elif entry == "sanitize":
         from zonemark.writer import sanitize_body
