@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_lsp.py
 	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_mcp.py
+	$(BIN)/python bench/bench_worst_case.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -134,14 +134,15 @@ def _walk(doc: Document):
     siblings: dict[int, list[OutlineNode]] = {}
     for node, parent in ordered:
         siblings.setdefault(id(parent), []).append(node)
-    everything = [node for node, _ in ordered]
+    groups = {key: _Group(nodes) for key, nodes in siblings.items()}
+    named = _Group([node for node, _ in ordered])  # every container, by id and by name
     addresses: dict[int, str] = {}
     for node, parent in ordered:
         prefix = "" if parent is None else addresses[id(parent)] + "/"
-        segment = _segment(node, siblings[id(parent)])
-        address = prefix + segment
-        if "/" in address and _names_exactly(everything, address, node):  # whole-address match wins first
-            address = prefix + f"#{siblings[id(parent)].index(node) + 1}"
+        group = groups[id(parent)]
+        address = prefix + _segment(node, group)
+        if "/" in address and named.names_other(address, node):  # whole-address match wins first
+            address = prefix + f"#{group.position[id(node)]}"
         addresses[id(node)] = address
     for node, parent in ordered:
         dates = [e.date for e in node.entries if e.date]
@@ -152,31 +153,52 @@ def _walk(doc: Document):
             last_entry_date=max(dates) if dates else None, ignored=node.ignored), node
 
 
-def _segment(node: OutlineNode, siblings: list[OutlineNode]) -> str:
-    """The shortest segment naming ``node`` among ``siblings``, as the writer resolves it."""
+class _Group:
+    """Containers (siblings, or all of a file) looked up by id and by name: one pass, so that naming
+    each of n siblings costs O(1), not O(n) (B2)."""
+
+    def __init__(self, nodes: list[OutlineNode]):
+        self.by_id: dict[str, list[OutlineNode]] = {}
+        self.by_name: dict[str, list[OutlineNode]] = {}
+        self.nuclei: dict[str | None, list[OutlineNode]] = {}
+        self.position: dict[int, int] = {}
+        for i, node in enumerate(nodes):
+            self.position[id(node)] = i + 1
+            if node.id is not None:
+                self.by_id.setdefault(node.id, []).append(node)
+            self.by_name.setdefault(node.name, []).append(node)
+            if node.kind == "nucleus":
+                self.nuclei.setdefault(node.id, []).append(node)
+
+    def only(self, table: dict, key, node: OutlineNode) -> bool:
+        """Whether ``node`` is the one node under ``key`` in ``table``."""
+        found = table.get(key, ())
+        return len(found) == 1 and found[0] is node
+
+    def names_other(self, text: str, node: OutlineNode) -> bool:
+        """Whether some other node's id or name is ``text``."""
+        return any(c is not node for c in self.by_id.get(text, ())[:2]) or any(
+            c is not node for c in self.by_name.get(text, ())[:2])
+
+
+def _segment(node: OutlineNode, group: _Group) -> str:
+    """The shortest segment naming ``node`` among its siblings (``group``), as the writer resolves it."""
     if node.kind == "nucleus" and node.id is not None:
         word = f"NUCLEUS {node.id}"
-        plain = [s for s in siblings if s.id == word or s.name == word]
-        if not plain and [s for s in siblings if s.kind == "nucleus" and s.id == node.id] == [node]:
+        if word not in group.by_id and word not in group.by_name and group.only(group.nuclei, node.id, node):
             return word
     candidates = [node.id] if node.id is not None and node.keyword is None and node.kind != "nucleus" else []
     candidates.append(node.name)
     for text in candidates:
         if not text or text != text.strip() or "/" in text or _POSITIONAL.fullmatch(text):
             continue
-        by_id = [s for s in siblings if s.id is not None and s.id == text]
-        if by_id:
-            if by_id == [node]:
+        if text in group.by_id:
+            if group.only(group.by_id, text, node):
                 return text
             continue
-        if [s for s in siblings if s.name == text] == [node]:
+        if group.only(group.by_name, text, node):
             return text
-    return f"#{siblings.index(node) + 1}"
-
-
-def _names_exactly(containers: list[OutlineNode], address: str, node: OutlineNode) -> bool:
-    """Whether some other container's id or name is ``address`` itself."""
-    return any(c is not node and (c.id == address or c.name == address) for c in containers)
+    return f"#{group.position[id(node)]}"
 
 
 def _kind(node: OutlineNode) -> str:

@@ -483,24 +483,30 @@ class Index:
         return tuple(decode(row[0]).split("\n")) if row and row[0] else ()
 
     def _stack_ids(self, fid: int, stacks: list[tuple[str, ...]], known: dict[int, tuple[str, ...]]) -> list[int]:
-        """Ids for the given stacks, storing the ones this file has not stored yet."""
+        """Ids for the given stacks, storing the ones this file has not stored yet.
+
+        The file's stored stacks are read once, into a dict: ``headers`` has no index, so a lookup per
+        new stack scanned them all, and n distinct stacks cost n² (B3)."""
         by_text = {v: k for k, v in known.items()}
-        out, next_id = [], None
+        out: list[int] = []
+        stored: dict[bytes, int] | None = None
+        next_id = 0
         for stack in stacks:
             sid = by_text.get(stack)
             if sid is None:
+                if stored is None:
+                    stored = {}
+                    for known_id, headers in self.con.execute(
+                            "SELECT id, headers FROM stacks WHERE file_id = ? ORDER BY id", (fid,)):
+                        stored.setdefault(bytes(headers), known_id)
+                    next_id = max(stored.values(), default=-1) + 1
                 blob = encode("\n".join(stack))
-                row = self.con.execute("SELECT id FROM stacks WHERE file_id = ? AND headers = ?",
-                                       (fid, blob)).fetchone()
-                if row is None:
-                    if next_id is None:
-                        next_id = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM stacks WHERE file_id = ?",
-                                                   (fid,)).fetchone()[0]
+                sid = stored.get(blob)
+                if sid is None:
                     sid = next_id
                     next_id += 1
                     self.con.execute("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", (fid, sid, blob))
-                else:
-                    sid = row[0]
+                    stored[blob] = sid
                 by_text[stack] = sid
             out.append(sid)
         return out
