@@ -58,3 +58,40 @@ def test_incremental_edits_match_applying_them_to_the_string(words):
     full = types.TextDocumentContentChangeWholeDocument(text="whole")
     buf.apply(full)
     assert buf.text == "whole" and buf.line_text(0) == "whole"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_notification_of_many_changes_gives_the_text_of_applying_them_one_by_one(encoding, seed):
+    """apply_all (many changes: a list of lines joined once) is apply, change after change: positions past a
+    line's end or the text's, reversed ranges, \\r that meets \\n across an edit, a whole-text change."""
+    rng = random.Random(seed)
+    words = ["perché", " ", "\n", "\r\n", "\r", "—", "😀", "[P4]", "東京", "x", "\n\n"]
+    text = "".join(rng.choice(words) for _ in range(300))
+    changes = []
+    for _ in range(120):
+        if rng.random() < 0.02:
+            changes.append(types.TextDocumentContentChangeWholeDocument(text="".join(rng.choices(words, k=40))))
+            continue
+        a, b = (pos(rng.randrange(80), rng.randrange(12)) for _ in range(2))
+        new = "".join(rng.choice(words) for _ in range(rng.randrange(4)))
+        changes.append(types.TextDocumentContentChangePartial(range=types.Range(start=a, end=b), text=new))
+    one_by_one = TextBuffer(text, 1, encoding)
+    for change in changes:
+        one_by_one.apply(change)
+    together = TextBuffer(text, 1, encoding)
+    together.apply_all(changes)
+    assert together.text == one_by_one.text
+    assert together.starts == LspText(one_by_one.text).starts
+
+
+def test_a_notification_of_many_changes_never_copies_the_whole_text_per_change(monkeypatch):
+    """k changes to a long text: none goes through the one-change path (a copy of the whole text each)."""
+    text = "###### LOG: 2026-01-01 — perché\nTesto — 東京.\n" * 20_000
+    buf = TextBuffer(text, 1)
+    copies = []
+    monkeypatch.setattr(TextBuffer, "apply", lambda self, change: copies.append(change))
+    changes = [edit(i * 2, 0, i * 2, 0, "x") for i in range(1_000)]
+    buf.apply_all(changes)
+    assert copies == []
+    assert buf.text.count("x###### LOG") == 1_000

@@ -104,8 +104,7 @@ class Session:
         buf = self.buffers.get(uri)
         if buf is None:
             return
-        for change in changes:
-            buf.apply(change)
+        buf.apply_all(changes)
         buf.version = version
         path = self.path_of(uri)
         live = self.live_for(path)

@@ -15,6 +15,31 @@ from lsprotocol import types
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
+#: A notification with more changes than this is applied to a list of lines and joined once
+#: (each change then costs its line, not the whole text; see :meth:`TextBuffer.apply_all`).
+FEW_CHANGES = 4
+
+
+def lsp_lines(text: str) -> list[str]:
+    """``text`` cut after each LSP line break: every piece but the last ends with its break, the last is
+    what follows the last break ('' when the text ends with one), so ``"".join`` gives the text back."""
+    out: list[str] = []
+    pos = 0
+    for m in _BREAK.finditer(text):
+        out.append(text[pos:m.end()])
+        pos = m.end()
+    out.append(text[pos:])
+    return out
+
+
+def _content(line: str) -> str:
+    """A piece of :func:`lsp_lines` without its line break."""
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith(("\n", "\r")):
+        return line[:-1]
+    return line
+
 
 class LspText:
     """A text and its LSP line starts, converting offsets to positions and back."""
@@ -111,6 +136,61 @@ class TextBuffer(LspText):
     def __init__(self, text: str, version: int | None, encoding: str = "utf-16"):
         super().__init__(text, encoding)
         self.version = version
+
+    def apply_all(self, changes) -> None:
+        """Apply a notification's changes in order, each to the text the one before left (LSP).
+
+        A few are applied one by one (each copies the text once and shifts the line starts); more
+        are applied to the text as a list of lines, so that each costs the lines it touches, and
+        the text is joined once: a notification of k changes to a text of n characters costs
+        about n + k line lengths, not k times n."""
+        changes = list(changes)
+        if len(changes) <= FEW_CHANGES:
+            for change in changes:
+                self.apply(change)
+            return
+        lines = lsp_lines(self.text)
+        for change in changes:
+            rng = getattr(change, "range", None)
+            if rng is None:
+                lines = lsp_lines(change.text)
+                continue
+            a = self._line_position(lines, rng.start)
+            b = self._line_position(lines, rng.end)
+            if b < a:
+                a, b = b, a
+            (l1, i1), (l2, i2) = a, b
+            piece = lines[l1][:i1] + change.text + lines[l2][i2:]
+            # a \r that now meets a \n across the edit's borders makes one \r\n break
+            if piece.endswith("\r") and l2 + 1 < len(lines) and lines[l2 + 1].startswith("\n"):
+                l2 += 1
+                piece += lines[l2]
+            if piece.startswith("\n") and l1 > 0 and lines[l1 - 1].endswith("\r"):
+                l1 -= 1
+                piece = lines[l1] + piece
+            new_lines = lsp_lines(piece)
+            if l2 + 1 < len(lines):
+                new_lines.pop()  # the piece ends with the break of line l2: nothing follows it
+            lines[l1:l2 + 1] = new_lines
+        self.text = "".join(lines)
+        self._starts = None
+
+    def _line_position(self, lines: list[str], position: types.Position) -> tuple[int, int]:
+        """(line, index into that piece) of an LSP position on ``lines``, clamped as :meth:`offset`."""
+        if position.line < 0:
+            return 0, 0
+        if position.line >= len(lines):
+            return len(lines) - 1, len(lines[-1])
+        line = _content(lines[position.line])
+        want = max(position.character, 0)
+        if self.encoding == types.PositionEncodingKind.Utf32 or line.isascii():
+            return position.line, min(want, len(line))
+        count = 0
+        for i, ch in enumerate(line):
+            if count >= want:
+                return position.line, i
+            count += self.units(ch)
+        return position.line, len(line)
 
     def apply(self, change) -> None:
         """Apply one ``TextDocumentContentChangeEvent`` (a range edit, or the whole text)."""
