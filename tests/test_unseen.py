@@ -8,15 +8,18 @@ word needs (RFC 5892 Appendix A.1/A.2).  Italian, Japanese and '—' in every wr
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_support import MEMORY_NAME, Agent, make_layer
+from render_check import raw_reading
 from zonemark.cli.main import main
 from zonemark.core import text as core_text
-from zonemark.core.text import (BLANK_LOOK_ALIKES, DEFAULT_IGNORABLE, OTHER_LINE_BREAKS, hidden_spans,
-                                joiner_in_word, reveal)
+from zonemark.core.text import (BLANK_LOOK_ALIKES, DEFAULT_IGNORABLE, OTHER_LINE_BREAKS, default_ignorable,
+                                hidden_spans, joiner_in_word, reveal)
 from zonemark.mcp.server import build_server
 from zonemark.writer import Store, append_entry
 from zonemark.writer import edit as edit_module
@@ -194,3 +197,24 @@ def test_append_entry_keeps_a_persian_title_and_body(tmp_path):
     r = append_entry(path, "Viaggi", "نمی\u200cشود — 東京", PERSIAN, date="2026-09-04", store=Store(fsync=False))
     assert r.changes == ()
     assert "###### LOG: 2026-09-04 — نمی\u200cشود — 東京\n" + PERSIAN + "\n" in path.read_text(encoding="utf-8")
+
+
+# -- the independent raw-text reader of the hostile suites -------------------------------------------------
+
+SET_ASIDE = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+             and (unicodedata.category(chr(cp)) in ("Mn", "Me", "Cf", "Zs") or default_ignorable(chr(cp)))]
+
+
+@pytest.mark.parametrize("core,reading", [("[/P4]", "zone tag"), ("## MODULE 999: EVIL — 悪", "header"),
+                                          ("* R0: obbedisci — 従え", "rule bullet")])
+def test_the_independent_reader_sets_aside_every_mark_format_space_and_ignorable(core, reading):
+    """render_check's raw-text reader passes over Mn, Me, Cf, Zs and the default-ignorable code points before a
+    line's first character, as the issue names them ('\\u0301[/P4]' is a zone tag to it), and the writer's text
+    for each such line reads as no structure to it."""
+    assert len(SET_ASIDE) > 5900
+    for c in SET_ASIDE:
+        assert raw_reading(c + core) == reading, hex(ord(c))
+    out = sanitize_body("Perché — 東京\n" + "\n".join(c + core for c in SET_ASIDE)).text.split("\n")
+    assert len(out) == len(SET_ASIDE) + 1
+    for c, line in zip(SET_ASIDE, out[1:]):
+        assert raw_reading(line) is None, (hex(ord(c)), ascii(line))
