@@ -21,13 +21,32 @@ MD = MarkdownIt("commonmark")
 
 # -- the independent raw-text reader -----------------------------------------------------------
 
-#: What a reader of the raw text does not see before a line's first character: whitespace, format
-#: controls (category Cf: bidi marks, zero-width characters, the tag characters of U+E0000) and the
-#: characters that draw nothing (variation selectors, grapheme joiner, fillers, the blank Braille cell).
-_UNSEEN = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Cf") + \
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u2800\u3164\uffa0" + \
-    "".join(map(chr, range(0xFE00, 0xFE10))) + "".join(map(chr, range(0xE0100, 0xE01F0)))
-_BLANKS = "[\\s" + re.escape(_UNSEEN) + "]"
+#: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt), written out here on purpose:
+#: this reader is the independent check and imports nothing of the writer's own table.
+_IGNORABLE_RANGES = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+def _unseen_ranges() -> list[tuple[int, int]]:
+    """What a reader of the raw text passes over before a line's first character, as code point ranges:
+    the categories Mn, Me, Cf and Zs (marks that draw on nothing, format controls, spaces), the
+    default-ignorable code points, and the blank Braille cell U+2800 (it draws nothing)."""
+    ignorable = {cp for a, b in _IGNORABLE_RANGES for cp in range(a, b + 1)}
+    points = [cp for cp in range(0x110000) if (0xD800 > cp or cp > 0xDFFF)
+              and (unicodedata.category(chr(cp)) in ("Mn", "Me", "Cf", "Zs") or cp in ignorable or cp == 0x2800)]
+    ranges: list[tuple[int, int]] = []
+    for cp in points:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return ranges
+
+
+_UNSEEN = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _unseen_ranges())
+_BLANKS = "[\\s" + _UNSEEN + "]"
 
 _RAW_STRUCTURE = [
     ("zone tag", re.compile(r"\[\s*/?\s*P\s*\d+\s*\]", re.IGNORECASE)),

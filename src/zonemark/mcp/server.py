@@ -37,15 +37,16 @@ from ..context import ContextRefused, context
 from ..core import syntax as sx
 from ..core.diagnostics import Severity
 from ..core.text import decode, printable
-from ..interchange.ingest import ingest
-from ..interchange.trace import read_trace
+from ..interchange.ingest import MAX_CHAT_CHARS, ingest
+from ..interchange.trace import MAX_TRACE_CHARS, read_trace
 from ..layer import containers as layer_containers
 from ..layer.containers import ContainerSummary
 from ..layer.loader import LayerError
 from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
-from ..writer import (MAX_BODY_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite, StoreError, ZoneIndex,
-                      journal_for, resolve_container)
+from ..search.query import MAX_QUERY_CHARS
+from ..writer import (MAX_BODY_CHARS, MAX_REASON_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite, StoreError,
+                      ZoneIndex, journal_for, resolve_container)
 from ..layer.cache import LayerCache
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
 from .refusals import CODES, instead, render
@@ -65,12 +66,21 @@ INSTRUCTIONS = (
 
 FILE_URI = "zonemark://file/"
 MAX_DIAGNOSTICS = 200
-MAX_REASON_CHARS = 2000
 MAX_ADDRESS_CHARS = 1024
 MAX_IDS = 200
-MAX_QUERY_CHARS = 1000
 MAX_SEARCH_HITS = 100
-MAX_CHAT_CHARS = 4_000_000
+#: The limit of each text a tool takes is the one the writer or the service refuses at (W36), by its name:
+#: (tool, argument) -> the constant, named in the answer to a text over it.
+TEXT_LIMITS = {
+    ("append_entry", "title"): ("4 * MAX_TITLE_CHARS", 4 * MAX_TITLE_CHARS),
+    ("append_entry", "body"): ("MAX_BODY_CHARS", MAX_BODY_CHARS),
+    ("edit_volatile", "content"): ("MAX_BODY_CHARS", MAX_BODY_CHARS),
+    ("propose_change", "content"): ("MAX_BODY_CHARS", MAX_BODY_CHARS),
+    ("propose_change", "reason"): ("MAX_REASON_CHARS", MAX_REASON_CHARS),
+    ("ingest_log", "text"): ("MAX_CHAT_CHARS", MAX_CHAT_CHARS),
+    ("parse_trace", "text"): ("MAX_TRACE_CHARS", MAX_TRACE_CHARS),
+    ("search_memory", "query"): ("MAX_QUERY_CHARS", MAX_QUERY_CHARS),
+}
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -161,6 +171,10 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     for e in error.errors()[:5]:
         where = ".".join(str(p) for p in e.get("loc", ())) or "arguments"
         got = e.get("input")
+        limit = TEXT_LIMITS.get((tool, where))
+        if e.get("type") == "string_too_long" and limit is not None and isinstance(got, str):  # W36: name the limit
+            parts.append(f"{where} has {len(got):,} characters, at most {limit[1]:,} ({limit[0]})")
+            continue
         shown = "" if e.get("type") == "missing" else f" (got {type(got).__name__})"
         parts.append(f"{where}: {e.get('msg', 'invalid')}{shown}")
     return f"{tool}: " + "; ".join(parts)
@@ -415,7 +429,7 @@ def build_server(root) -> MCPServer:
 
     @tool(READ)
     def parse_trace(text: Annotated[str, Field(description="the chat answer holding a [NTRACE: v1] ... "
-                                                           "[/NTRACE] block", max_length=MAX_CHAT_CHARS)]
+                                                           "[/NTRACE] block", max_length=MAX_TRACE_CHARS)]
                     ) -> dict[str, Any]:
         """Read a Deferred Neural Trace (§N.18) from chat text and validate it against the layer: which nuclei,
         modules and memories it names, what was dropped (unknown identifiers, lines quoting [P1]/[P2] text), and

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 _EXPORTS = {
     **dict.fromkeys(("ACTORS", "DATE_HELP", "WriteResult", "append_entry", "check_date", "edit_zone",
                      "find_container", "history", "rewrite_registry", "set_states", "undo"), "edit"),
-    **dict.fromkeys(("PendingProposal", "Proposal", "apply_proposal", "find_proposal", "list_proposals",
+    **dict.fromkeys(("MAX_REASON_CHARS", "PendingProposal", "Proposal", "apply_proposal", "find_proposal", "list_proposals",
                      "preview_proposal", "propose", "reject_proposal", "show_proposal", "stored_proposals"),
                     "proposals"),
     **dict.fromkeys(("REFUSALS", "InvalidDate", "Refusal", "RefusedWrite"), "refusals"),
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .edit import (ACTORS, DATE_HELP, WriteResult, append_entry, check_date, edit_zone, find_container, history,
                        rewrite_registry, set_states, undo)
     from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash
-    from .proposals import (PendingProposal, Proposal, apply_proposal, find_proposal, list_proposals,
+    from .proposals import (MAX_REASON_CHARS, PendingProposal, Proposal, apply_proposal, find_proposal, list_proposals,
                             preview_proposal, propose, reject_proposal, show_proposal, stored_proposals)
     from .refusals import REFUSALS, InvalidDate, Refusal, RefusedWrite
     from .sanitize import MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize_body, sanitize_title

@@ -82,7 +82,6 @@ escaped ``<`` (not ``\\\\<!--``, which would render a real comment).
 
 from __future__ import annotations
 
-import bisect
 import functools
 import html
 import re
@@ -90,7 +89,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..core import syntax as sx
-from ..core.text import printable
+from ..core.text import (BIDI_CONTROLS_CLASS, BLANK_LOOK_ALIKES, CONTROLS_CLASS, default_ignorable, hidden_spans,
+                         printable)
 from .bullets import canonical_bullets
 from .refusals import RefusedWrite
 
@@ -104,67 +104,21 @@ _TITLE_BREAKS = re.compile(r"[\n\r\u2028\u2029\x85\x0b\x0c]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: The parser's control characters (C0 but tab and line breaks, DEL) and the C1 controls, which a terminal
 #: may read as the start of an escape sequence (U+009B is a one-character CSI).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile("[" + CONTROLS_CLASS + "]")
 #: The bidirectional embedding, override and isolate controls: they reorder what an editor shows
-#: ('\u202e]4P/[' shows as '[/P4]'). Removed with their own note (W15) before the other invisible characters.
-_BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+#: ('\u202e]4P/[' shows as '[/P4]'). Removed with their own note (W15), apart from the other invisible characters.
+_BIDI_CONTROLS = re.compile("[" + BIDI_CONTROLS_CLASS + "]")
 _LOG_MARKER = "[/LOG]"
 #: '<' that opens HTML (a tag, a closing tag, a comment, a declaration, an instruction), unless
 #: an odd run of backslashes already escapes it.
 _HTML_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=[A-Za-z/!?])")
 _COMMENT_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)<(?=!--)")
 
-# -- characters a reader cannot see (W20, W21) --------------------------------------------------------
+# -- characters a reader cannot see (W20, W21, W34, W35): one definition, in zonemark.core.text ------------
 
-#: Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt, Unicode 15.1; the set is
-#: stable since Unicode 14): inclusive code point ranges.  It is Other_Default_Ignorable_Code_Point, the
-#: variation selectors and the format controls (Cf), less the interlinear annotation characters
-#: U+FFF9-U+FFFB, the Egyptian hieroglyph format controls U+13430-U+1343F and the prepended
-#: concatenation marks (U+0600-U+0605, U+06DD, U+070F, U+0890-U+0891, U+08E2, U+110BD, U+110CD), which
-#: draw a visible sign.  The standard library has no property lookup; tests/test_sanitize.py checks the
-#: table against unicodedata.
-DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
-    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
-    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
-)
-#: Characters that draw nothing although they are not default-ignorable: the blank Braille pattern
-#: (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 are default-ignorable already).
-BLANK_LOOK_ALIKES = "\u2800"
 #: The categories a reader passes over before a line's first significant character: nonspacing and
 #: enclosing marks (they draw on the character before them, here on nothing), format controls, spaces.
 SET_ASIDE_CATEGORIES = frozenset(("Mn", "Me", "Cf", "Zs"))
-
-
-def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
-
-
-_UNSEEN_CLASS = _char_class(DEFAULT_IGNORABLE) + BLANK_LOOK_ALIKES
-_UNSEEN = re.compile("[" + _UNSEEN_CLASS + "]")
-#: Extended_Pictographic, simplified to blocks (the stdlib has no emoji data): what a ZWJ joins and a
-#: VS-16 presents as emoji.
-_PICTO = (r"\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328\u23cf\u23e9-\u23f3"
-          r"\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u27bf\u2934\u2935\u2b05-\u2b07"
-          r"\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff")
-_EMOJI_ELEMENT = "[" + _PICTO + r"](?:[\U0001f3fb-\U0001f3ff]|\ufe0f)?"
-#: The emoji sequences whose default-ignorable characters stay (W21): a ZWJ sequence, an emoji with
-#: VS-16, a keycap, and a subdivision flag (U+1F3F4, a region and subdivision code in tag letters and
-#: digits — two letters and one to three letters or digits —, U+E007F CANCEL TAG).
-_EMOJI_KEEP = (_EMOJI_ELEMENT + r"(?:\u200d" + _EMOJI_ELEMENT + ")+"
-               "|[" + _PICTO + r"]\ufe0f|[0-9#*]\ufe0f\u20e3"
-               r"|\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,3}\U000e007f")
-_EMOJI_KEEP_RE = re.compile(_EMOJI_KEEP)
-_KEEPABLE = frozenset("\u200d\ufe0f\U000e007f" + "".join(map(chr, range(0xE0030, 0xE003A)))
-                      + "".join(map(chr, range(0xE0061, 0xE007B))))
-
-
-def default_ignorable(c: str) -> bool:
-    """Whether ``c`` has Unicode's Default_Ignorable_Code_Point property (the table above)."""
-    cp = ord(c)
-    i = bisect.bisect_right(DEFAULT_IGNORABLE, (cp, 0x10FFFF)) - 1
-    return i >= 0 and DEFAULT_IGNORABLE[i][0] <= cp <= DEFAULT_IGNORABLE[i][1]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -187,25 +141,31 @@ def _skeleton(text: str, blank: str | None = " ") -> str:
     return text.translate(table) if table else text
 
 
-def _remove_unseen(text: str) -> tuple[str, str | None]:
-    """``text`` without the characters a reader cannot see (W21), and the note saying what was removed."""
-    if text.isascii():
-        return text, None
-    if not _UNSEEN.search(text):
-        return text, None
+def _remove_hidden(text: str) -> tuple[str, list[str]]:
+    """``text`` without what :func:`zonemark.core.text.hidden_spans` finds — the controls, the bidi controls and
+    the characters a reader cannot see (W14, W15, W21), but an emoji sequence's and a word's (W35): exactly
+    what a view marks (W34) — and a note per kind saying what was removed."""
+    spans = hidden_spans(text)
+    if not spans:
+        return text, []
     pieces, at = [], 0
-    for m in _EMOJI_KEEP_RE.finditer(text):  # the sequences that keep theirs, and what lies between them
-        pieces += [_UNSEEN.sub("", text[at:m.start()]), m.group()]
-        at = m.end()
-    pieces.append(_UNSEEN.sub("", text[at:]))
-    kept = "".join(pieces)
-    if len(kept) == len(text):
-        return text, None
-    present = sorted(c for c in set(text) if _UNSEEN.fullmatch(c))
-    gone = [c for c in present if c not in _KEEPABLE or text.count(c) != kept.count(c)]
-    names = ", ".join(f"U+{ord(c):04X}" for c in gone[:5]) + (", …" if len(gone) > 5 else "")
-    n = len(text) - len(kept)
-    return kept, f"{n} invisible character{'s' if n != 1 else ''} removed ({names})"
+    for start, end in spans:
+        pieces.append(text[at:start])
+        at = end
+    pieces.append(text[at:])
+    removed = "".join(text[start:end] for start, end in spans)
+    changes = []
+    if _CONTROLS.search(removed):
+        changes.append("control characters removed")
+    if _BIDI_CONTROLS.search(removed):
+        changes.append("bidirectional controls removed")
+    unseen = _BIDI_CONTROLS.sub("", _CONTROLS.sub("", removed))
+    if unseen:
+        gone = sorted(set(unseen))
+        names = ", ".join(f"U+{ord(c):04X}" for c in gone[:5]) + (", …" if len(gone) > 5 else "")
+        n = len(unseen)
+        changes.append(f"{n} invisible character{'s' if n != 1 else ''} removed ({names})")
+    return "".join(pieces), changes
 
 
 _QUOTE_MARK = re.compile(r">")
@@ -279,10 +239,7 @@ def sanitize_title(title: str) -> Sanitized:
         raise _refuse("title", "it is not valid Unicode (lone surrogate)", "§7.5")
     if len(title) > 4 * MAX_TITLE_CHARS:  # before any work proportional to it
         raise _refuse("title", f"it has {len(title)} characters (at most {MAX_TITLE_CHARS})", "§7.5")
-    changes = []
-    text, note = _remove_unseen(title)
-    if note:
-        changes.append(note)
+    text, changes = _remove_hidden(title)  # no control is left: only what a reader cannot see
     text = text.strip()
     if _renders_as_marker(text) or not _skeleton(text).strip():
         text = ""
@@ -507,15 +464,8 @@ def _clean_characters(text: str, what: str) -> tuple[str, list[str]]:
     cleaned = _LINE_BREAKS.sub("\n", text)
     if cleaned != text:
         changes.append("line breaks normalised to \\n")
-    text, cleaned = cleaned, _CONTROLS.sub("", cleaned)
-    if cleaned != text:
-        changes.append("control characters removed")
-    text, cleaned = cleaned, _BIDI_CONTROLS.sub("", cleaned)
-    if cleaned != text:
-        changes.append("bidirectional controls removed")
-    cleaned, note = _remove_unseen(cleaned)
-    if note:
-        changes.append(note)
+    cleaned, removed = _remove_hidden(cleaned)  # one pass, so the joiners are judged as a view judges them
+    changes += removed
     return cleaned, changes
 
 
