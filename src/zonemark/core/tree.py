@@ -10,7 +10,6 @@ ends, or before the closing tag of a zone), and :meth:`Frame.build` turns it int
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import pairwise
 
 from . import syntax as sx
 from .headers import Header
@@ -42,13 +41,25 @@ class Frame:
         raise NotImplementedError
 
 
-def build_children(children: list[Frame], source: str, end: int, end_line: int) -> tuple[Block, ...]:
-    """Each child ends where the next one starts; the last ends at ``end``/``end_line``."""
-    if len(children) == 1:
-        return (children[0].build(source, end, end_line),)
-    out = [child.build(source, following.start, following.line - 1) for child, following in pairwise(children)]
-    out.append(children[-1].build(source, end, end_line))
-    return tuple(out)
+def add_child(children: list[Frame | Block], frame: Frame, source: str) -> None:
+    """Append ``frame`` to an open frame's children: the child before it ends where ``frame``
+    starts, so it is built now and its frame (with its own children) is freed at once, rather
+    than every frame of a zone living until the zone ends (§13.1: siblings partition their parent)."""
+    if children:
+        last = children[-1]
+        if isinstance(last, Frame):
+            children[-1] = last.build(source, frame.start, frame.line - 1)
+    children.append(frame)
+
+
+def build_children(children: list[Frame | Block], source: str, end: int, end_line: int) -> tuple[Block, ...]:
+    """The children as blocks: all but the last are built already (:func:`add_child`); the last
+    ends at ``end``/``end_line``."""
+    last = children[-1]
+    if isinstance(last, Frame):
+        children[-1] = last.build(source, end, end_line)
+    # every child is a Block now
+    return tuple(children)  # type: ignore[arg-type]
 
 
 class LeafFrame(Frame):
@@ -140,7 +151,7 @@ class ZoneFrame(Frame):
         self.line = line
         self.start = start
         self.plevel = plevel
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
         self.tail: int | None = None
         self.tail_line = 0
 
@@ -175,7 +186,7 @@ class HeadingFrame(Frame):
         self.header = header
         self.nuclei = header.nuclei
         self.refused = refused
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
@@ -223,7 +234,7 @@ class ItemFrame(Frame):
         self.marker = marker
         self.indent = indent
         self.lines = [text]
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
