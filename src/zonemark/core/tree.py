@@ -78,7 +78,7 @@ class LeafFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         if self.kind == "sep":
             return _new_block("separator", line, end_line, self.start, end, self.plevel, (), source)
@@ -100,7 +100,7 @@ class ParagraphFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         field = self.field
         if field is None:
@@ -132,7 +132,7 @@ class QuoteFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         severity = self.severity
         return Quote("attention_anchor" if severity else "quote", line, end_line, self.start, end, self.plevel, (),
@@ -163,7 +163,7 @@ class ZoneFrame(Frame):
                 children = build_children(self.children, source, self.tail, self.tail_line - 1)
             else:
                 children = build_children(self.children, source, end, end_line)
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return _new_block("permission_block", line, end_line, self.start, end, self.plevel, children, source)
 
@@ -191,7 +191,7 @@ class HeadingFrame(Frame):
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         level, text, kind, keyword, section, id_, name, _, _, _, date, title, _ = self.header
         return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, text, id_,
@@ -213,7 +213,7 @@ class TitleFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return Heading("section", line, end_line, self.start, end, None, (), source, level=1, text=self.text,
                        name=self.title, title=self.title)
@@ -239,7 +239,7 @@ class ItemFrame(Frame):
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return _new_list_item("list", line, end_line, self.start, end, self.plevel, children, source, self.level,
                               self.marker, "\n".join(self.lines))
@@ -261,7 +261,7 @@ class RuleFrame(ItemFrame):
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         body = "\n".join(self.lines[1:] + [item.text for item in _walk_items(children)
                                             if isinstance(item, ListItem)]) or None
