@@ -52,6 +52,35 @@ def test_b1_parse_of_random_bytes_peaks_under_8x_the_file():
     assert peak <= 8 * len(data)  # before: ~40x
 
 
+
+def _entries(n: int) -> str:
+    return "# Notes — 東京 [external_memory]\n\n[P4]\n" + "".join(
+        f"###### LOG: 2026-01-03 — entry {i}\nbody perché\n" for i in range(n)) + "[/P4]\n"
+
+
+def _topic_groups(n: int) -> str:
+    group = ("[P1]\n## TOPIC: T{i}\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n[/P1]\n\n"
+             "[P1]\n##### SUBTOPIC3: C — perché\n[/P1]\n\n[P4]\n[/P4]\n\n")
+    return "# Notes — 東京 [external_memory]\n\n" + "".join(group.format(i=i) for i in range(n))
+
+
+def test_b6_parse_of_many_entries_in_one_zone_holds_no_frame_of_the_built_ones():
+    """10,000 entries in one [P4]: each frame is built when its next sibling starts (B6)."""
+    text = _entries(10_000)
+    size = len(text.encode())
+    peak, doc = _peak(parse, text)
+    assert len(doc.blocks[-1].children) == 10_000 and doc.serialize() == text
+    assert peak <= 16 * size, peak / size  # before: ~24x (every frame alive until the zone closed)
+
+
+def test_b6_parse_of_many_containers_frees_each_as_it_is_frozen():
+    text = _topic_groups(2_000)
+    size = len(text.encode())
+    peak, doc = _peak(parse, text)
+    assert len(doc.modules) == 8_000 and doc.serialize() == text
+    assert peak <= 29 * size, peak / size  # before: ~31x (containers and their frozen infos at once)
+
+
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
 
 SRC = str(Path(zonemark.__file__).resolve().parent)

@@ -81,10 +81,18 @@ class Facts:
     superseded: set[int] = field(default_factory=set)
 
     def module_infos(self) -> tuple[ModuleInfo, ...]:
+        """The frozen containers; it empties ``containers``, each freed as soon as it is frozen, so
+        that a file of many containers does not hold both forms at once (the parser calls it once)."""
         superseded = self.superseded
-        return tuple(ModuleInfo(c.type, c.keyword, c.id, c.name or "", c.level, c.line, c.plevel, c.nuclei, c.state,
-                                c.permanent, c.state_line, tuple(c.connections), c.line in superseded, c.parent_line)
-                     for c in self.containers)
+        containers, self.containers = self.containers, []
+        containers.reverse()
+        out: list[ModuleInfo] = []
+        while containers:
+            c = containers.pop()
+            out.append(ModuleInfo(c.type, c.keyword, c.id, c.name or "", c.level, c.line, c.plevel, c.nuclei,
+                                  c.state, c.permanent, c.state_line, tuple(c.connections), c.line in superseded,
+                                  c.parent_line))
+        return tuple(out)
 
     def nucleus_infos(self) -> tuple[NucleusInfo, ...]:
         superseded = self.superseded

@@ -14,6 +14,7 @@ Problems are :class:`Finding` values with their column; the scanner adds the lin
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -127,7 +128,7 @@ def _entry(text: str, column: int, memory: bool) -> Header:
     date = title = None
     m = sx.CANONICAL_LOG.fullmatch(text)
     if m:
-        date = m.group(1)
+        date = sys.intern(m.group(1))  # the dates of a journal repeat: one string each
         title = (m.group(2) or "").strip() or None
         if not sx.valid_date_text(date):
             findings += (Finding("INVALID_LOG_DATE", column + 7 + m.start(1),
@@ -135,7 +136,7 @@ def _entry(text: str, column: int, memory: bool) -> Header:
     else:
         dm = sx.DATE_TIME.search(text)
         if dm:
-            date = dm.group(0)
+            date = sys.intern(dm.group(0))
             if not sx.valid_iso(dm.group(1), dm.group(2)):
                 findings += (Finding("INVALID_LOG_DATE", column + 7 + dm.start(),
                                      f"'{date}' is not a valid ISO 8601 date"),)

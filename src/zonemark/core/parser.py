@@ -64,6 +64,9 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     ignored = scanner.ignored_lines
     ignored |= facts.superseded
     diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
+    scanner.logical = []  # the open containers: nothing but the facts holds them now
+    scanner.last_decl = scanner.pending_state = None
+    scanner.container_names = {}
     return Document(
         source=source, path=path, file_type=scanner.file_type or scanner.recover_type, title=scanner.title,
         title_line=scanner.title_line, blocks=tuple(scanner.top), diagnostics=tuple(diagnostics),

@@ -25,7 +25,7 @@ from .facts import Container, Declaration, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph, fast_constructor
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
-                   ZoneFrame)
+                   ZoneFrame, add_child)
 
 _CONTAINER_KINDS = frozenset(("module", "sub_module", "nucleus"))
 #: Lists have three levels (§8); deeper nesting is reported and flattened past this depth so
@@ -403,7 +403,7 @@ class Scanner:
     def _add(self, frame: Frame) -> None:
         """Put a new frame in the open header, zone or item, or start a top-level block with it."""
         if self.stack:
-            self.stack[-1].children.append(frame)  # type: ignore[attr-defined]
+            add_child(self.stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
 
@@ -461,7 +461,7 @@ class Scanner:
             if rest.strip():
                 # "[Pn] text": the tag opens a paragraph (§5.1).
                 p = ParagraphFrame(lineno, off + m.start(3) + (len(rest) - len(rest.lstrip())), level)
-                frame.children.append(p)
+                add_child(frame.children, p, self.src)
                 self.leaf = p
             return True
         if zone is None:
@@ -538,7 +538,7 @@ class Scanner:
             stack.pop()
         frame = HeadingFrame(lineno, off, plevel, header, refused)
         if stack:
-            stack[-1].children.append(frame)  # type: ignore[attr-defined]
+            add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
         stack.append(frame)
@@ -657,7 +657,7 @@ class Scanner:
         m = sx.NUCLEI_TAG.search(s)
         assert m is not None  # the line matched NUCLEI_LINE
         col = m.start() + 1
-        frame.children.append(LeafFrame("nuclei", lineno, off, self.zone_level))
+        add_child(frame.children, LeafFrame("nuclei", lineno, off, self.zone_level), self.src)
         if container.keyword in ("TOPIC", "SUBTOPIC"):
             self.diag("NUCLEI_TAG_ON_TOPIC", lineno, col,
                       "[NUCLEI: ...] after a topic binds nothing: a memory topic governs no nuclei")
@@ -836,9 +836,9 @@ class Scanner:
                 elif section == "REGISTRY" and self.zone is not None and self.zone is self.registry_zone:
                     self._registry_entry(s, lineno, col)
         if ls:
-            ls[-1].children.append(frame)
+            add_child(ls[-1].children, frame, self.src)
         elif stack:
-            stack[-1].children.append(frame)  # type: ignore[attr-defined]
+            add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
         stack.append(frame)

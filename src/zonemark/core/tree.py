@@ -10,7 +10,6 @@ ends, or before the closing tag of a zone), and :meth:`Frame.build` turns it int
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import pairwise
 
 from . import syntax as sx
 from .headers import Header
@@ -42,13 +41,25 @@ class Frame:
         raise NotImplementedError
 
 
-def build_children(children: list[Frame], source: str, end: int, end_line: int) -> tuple[Block, ...]:
-    """Each child ends where the next one starts; the last ends at ``end``/``end_line``."""
-    if len(children) == 1:
-        return (children[0].build(source, end, end_line),)
-    out = [child.build(source, following.start, following.line - 1) for child, following in pairwise(children)]
-    out.append(children[-1].build(source, end, end_line))
-    return tuple(out)
+def add_child(children: list[Frame | Block], frame: Frame, source: str) -> None:
+    """Append ``frame`` to an open frame's children: the child before it ends where ``frame``
+    starts, so it is built now and its frame (with its own children) is freed at once, rather
+    than every frame of a zone living until the zone ends (§13.1: siblings partition their parent)."""
+    if children:
+        last = children[-1]
+        if isinstance(last, Frame):
+            children[-1] = last.build(source, frame.start, frame.line - 1)
+    children.append(frame)
+
+
+def build_children(children: list[Frame | Block], source: str, end: int, end_line: int) -> tuple[Block, ...]:
+    """The children as blocks: all but the last are built already (:func:`add_child`); the last
+    ends at ``end``/``end_line``."""
+    last = children[-1]
+    if isinstance(last, Frame):
+        children[-1] = last.build(source, end, end_line)
+    # every child is a Block now
+    return tuple(children)  # type: ignore[arg-type]
 
 
 class LeafFrame(Frame):
@@ -67,7 +78,7 @@ class LeafFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         if self.kind == "sep":
             return _new_block("separator", line, end_line, self.start, end, self.plevel, (), source)
@@ -89,7 +100,7 @@ class ParagraphFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         field = self.field
         if field is None:
@@ -121,7 +132,7 @@ class QuoteFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         severity = self.severity
         return Quote("attention_anchor" if severity else "quote", line, end_line, self.start, end, self.plevel, (),
@@ -140,7 +151,7 @@ class ZoneFrame(Frame):
         self.line = line
         self.start = start
         self.plevel = plevel
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
         self.tail: int | None = None
         self.tail_line = 0
 
@@ -152,7 +163,7 @@ class ZoneFrame(Frame):
                 children = build_children(self.children, source, self.tail, self.tail_line - 1)
             else:
                 children = build_children(self.children, source, end, end_line)
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return _new_block("permission_block", line, end_line, self.start, end, self.plevel, children, source)
 
@@ -175,12 +186,12 @@ class HeadingFrame(Frame):
         self.header = header
         self.nuclei = header.nuclei
         self.refused = refused
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         level, text, kind, keyword, section, id_, name, _, _, _, date, title, _ = self.header
         return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, text, id_,
@@ -202,7 +213,7 @@ class TitleFrame(Frame):
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return Heading("section", line, end_line, self.start, end, None, (), source, level=1, text=self.text,
                        name=self.title, title=self.title)
@@ -223,12 +234,12 @@ class ItemFrame(Frame):
         self.marker = marker
         self.indent = indent
         self.lines = [text]
-        self.children: list[Frame] = []
+        self.children: list[Frame | Block] = []
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         return _new_list_item("list", line, end_line, self.start, end, self.plevel, children, source, self.level,
                               self.marker, "\n".join(self.lines))
@@ -250,7 +261,7 @@ class RuleFrame(ItemFrame):
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
-        if end_line < line:
+        if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
         body = "\n".join(self.lines[1:] + [item.text for item in _walk_items(children)
                                             if isinstance(item, ListItem)]) or None
