@@ -63,6 +63,24 @@ def unrewritten(body: str, monkeypatch, sanitize=sanitize_body) -> str:
         return sanitize(body).text
 
 
+def reading(text: str, deepest: int | None = None) -> list[tuple[str, int, object]]:
+    """What CommonMark reads in ``text``, list boundaries, markers and tightness set aside: every block's kind
+    and text in order, each with the depth of the list item it stands in (at most ``deepest``; W24, W25)."""
+    out: list[tuple[str, int, object]] = []
+    depth = 0
+    for t in MD.parse(text):
+        if t.type == "list_item_open":
+            depth += 1
+            out.append(("item", min(depth, deepest or depth), t.info if t.markup in (".", ")") else "bullet"))
+        elif t.type == "list_item_close":
+            depth -= 1
+        elif t.type == "inline":  # a paragraph line's leading blanks are not its text (CommonMark §4.8)
+            out.append((t.type, min(depth, deepest or depth), "\n".join(ln.lstrip(" \t") for ln in t.content.split("\n"))))
+        elif not t.type.startswith(("bullet_list", "ordered_list")):
+            out.append((t.type, min(depth, deepest or depth), t.content))
+    return out
+
+
 def findings(path):
     return [(d.code, d.severity) for d in parse(path.read_text(encoding="utf-8")).diagnostics]
 
@@ -72,12 +90,12 @@ def findings(path):
      "* montato all'officina — 整備工場\n* pressione 2,4 bar"),
     ("- Roma — ローマ\n  - Colosseo\n    - biglietti — 切符\n  - Fori",
      "* Roma — ローマ\n  + Colosseo\n    - biglietti — 切符\n  + Fori"),
-    ("- a — あ\n    - quattro spazi\n        - otto", "* a — あ\n    + quattro spazi\n        - otto"),
+    ("- a — あ\n    - quattro spazi\n        - otto", "* a — あ\n  + quattro spazi\n    - otto"),
     ("1. prenotare — 予約\n   - con carta\n2. pagare\n   - in contanti — 現金",
      "1. prenotare — 予約\n   + con carta\n2. pagare\n   + in contanti — 現金"),
     ("+ perché — なぜ\n+ così", "* perché — なぜ\n* così"),
     ("Oggi:\n- sole — 晴れ\n\nDomani:\n\n- pioggia — 雨", "Oggi:\n* sole — 晴れ\n\nDomani:\n\n* pioggia — 雨"),
-    ("-\tcon tab — タブ\n-\tancora", "*\tcon tab — タブ\n*\tancora"),
+    ("-\tcon tab — タブ\n-\tancora", "* con tab — タブ\n* ancora"),
     ("* già canonico — 正規\n  + sì", "* già canonico — 正規\n  + sì"),
     ("- uno\n  > citazione — 引用\n- due", "* uno\n  > citazione — 引用\n* due"),
 ])
@@ -109,18 +127,73 @@ def test_hostile_bullets_are_escaped_and_the_rest_made_canonical(memory, body, e
     assert not [b for b in doc.walk() if b.type == "rule"]
 
 
-@pytest.mark.parametrize("body, code", [
-    ("- uno — 一\n* due — 二", "LIST_MARKER_MISMATCH"),  # two CommonMark lists: one marker would join them
-    ("- a\n  - b\n    - c\n      - quattro — 四", "LIST_TOO_DEEP"),  # §8 has three levels
-    ("- a\n - un solo spazio — 一", None),  # a sibling to CommonMark, a child to the parser
-    ("- * * — 星", None),  # '* * *' would be a separator
+@pytest.mark.parametrize("body, written", [
+    # two CommonMark lists told apart by the marker only: one list of the same items at the same depth (W24)
+    ("- uno — 一\n* due — 二", "* uno — 一\n* due — 二"),
+    ("* a — perché\n- b — 東京\n+ c", "* a — perché\n* b — 東京\n* c"),
+    ("* a — perché\n  - b\n  + c — 東京\n    * d", "* a — perché\n  + b\n  + c — 東京\n    - d"),
+    ("Ecco — perché:\n* a\n- b — 東京", "Ecco — perché:\n* a\n* b — 東京"),
+    # the level is the CommonMark depth, written at the canonical indentation
+    ("- a — perché\n - un solo spazio — 一", "* a — perché\n* un solo spazio — 一"),  # a sibling to CommonMark
+    ("- a — perché\n   - tre spazi — 東京", "* a — perché\n  + tre spazi — 東京"),
+    ("* a — perché\n    * b — 東京\n        * c", "* a — perché\n  + b — 東京\n    - c"),
+    ("- a — perché\n\t- b — 東京\n\t\t- c", "* a — perché\n  + b — 東京\n    - c"),
+    ("1. a — perché\n  - b — 東京\n2. c", "1. a — perché\n* b — 東京\n2. c"),  # 2 < 3 columns: not a child
+    ("1) a — perché\n   * b — 東京\n2) c", "1) a — perché\n   + b — 東京\n2) c"),
+    ("10. a — perché\n    - b — 東京", "10. a — perché\n    + b — 東京"),
+    ("- a — perché\n    1. b — 東京\n    2. c\n       - d", "* a — perché\n  1. b — 東京\n  2. c\n     - d"),
+    # what belongs to an item moves with it
+    ("- a — perché\n    - b\n\n      secondo paragrafo — 東京\n- c",
+     "* a — perché\n  + b\n\n    secondo paragrafo — 東京\n* c"),
+    ("- a — perché\n    - b\n          segue — 東京", "* a — perché\n  + b\n        segue — 東京"),
+    ("- a — perché\n    - b\npigro — 東京", "* a — perché\n  + b\npigro — 東京"),  # a lazy line stays
+    ("-   a — perché\n\n          codice — 東京\n- b", "* a — perché\n\n        codice — 東京\n* b"),
+    ("- a — perché\n    - b\n      > citazione — 東京", "* a — perché\n  + b\n    > citazione — 東京"),
 ])
-def test_bullets_that_cannot_be_made_canonical_unseen_are_refused(memory, body, code):
+def test_chat_lists_are_filed_in_the_canonical_shape_with_their_text_and_depth(memory, body, written):
+    before = findings(memory)
+    r = append_entry(memory, "Viaggi", "elenco — リスト", body, date="2026-09-03", store=store())
+    text = memory.read_text(encoding="utf-8")
+    assert "###### LOG: 2026-09-03 — elenco — リスト\n" + written + "\n[/P4]" in text
+    assert findings(memory) == before
+    assert reading(written) == reading(body)
+    assert "list markers set to * + - by level (§8)" in r.changes
+
+
+@pytest.mark.parametrize("body, written", [
+    ("- a\n  - b\n    - c\n      - quattro — 四", "* a\n  + b\n    - c\n    - quattro — 四"),
+    ("- a — perché\n  - b\n    - c\n      - d — 東京\n        - e\n    - f",
+     "* a — perché\n  + b\n    - c\n    - d — 東京\n    - e\n    - f"),
+    ("1. a — perché\n   1. b\n      1. c\n         - d — 東京", "1. a — perché\n   1. b\n      1. c\n      - d — 東京"),
+])
+def test_a_list_deeper_than_three_levels_is_filed_at_the_third(memory, body, written):
+    before = findings(memory)
+    append_entry(memory, "Viaggi", "profondo — 深い", body, date="2026-09-03", store=store())
+    text = memory.read_text(encoding="utf-8")
+    assert "###### LOG: 2026-09-03 — profondo — 深い\n" + written + "\n[/P4]" in text
+    assert findings(memory) == before
+    assert reading(written) == reading(body, deepest=3)
+
+
+@pytest.mark.parametrize("body, written", [
+    ("- [/P4] — perché\n- ## MODULE 9 — 東京\n- * R0: x", "* \\[/P4] — perché\n* \\## MODULE 9 — 東京\n* \\* R0: x"),
+    ("* a — perché\n    - [/P4]\n    - ## MODULE 9 — 東京\n        * * R0: x",
+     "* a — perché\n  + \\[/P4]\n  + \\## MODULE 9 — 東京\n    - \\* R0: x"),
+])
+def test_an_item_whose_text_reads_as_structure_stays_escaped(memory, body, written):
+    before = findings(memory)
+    append_entry(memory, "Viaggi", "ostile — 敵対", body, date="2026-09-03", store=store())
+    text = memory.read_text(encoding="utf-8")
+    assert "###### LOG: 2026-09-03 — ostile — 敵対\n" + written + "\n[/P4]" in text
+    assert findings(memory) == before
+    doc = parse(text)
+    assert [m.id for m in doc.modules] == [None, None] and not [b for b in doc.walk() if b.type == "rule"]
+
+
+def test_a_bullet_that_would_become_a_separator_is_refused(memory):
     with pytest.raises(RefusedWrite) as exc:
-        append_entry(memory, "Viaggi", "rifiutato — 拒否", body, date="2026-09-03", store=store())
+        append_entry(memory, "Viaggi", "stelle — 星", "- * * — 星", date="2026-09-03", store=store())
     assert exc.value.code == "NEW_DIAGNOSTIC"
-    if code:
-        assert code in str(exc.value)
     assert memory.read_text(encoding="utf-8") == MEMORY
 
 
@@ -167,11 +240,12 @@ list_bodies = st.lists(st.one_of(item_line, item_line, st.sampled_from(OTHER)), 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=list_bodies)
 def test_the_rewrite_never_changes_the_rendering(body, monkeypatch):
-    """Whatever the lists look like, CommonMark renders the rewritten text as the text without the rewrite."""
+    """Whatever the lists look like, CommonMark reads in the rewritten text every block, every item's text and
+    its depth (at most 3) as in the text without the rewrite; only list boundaries and markers may change."""
     rewritten = sanitize_body(body).text
     plain = unrewritten(body, monkeypatch)
     event("rewritten" if rewritten != plain else "left alone")
-    assert MD.render(rewritten) == MD.render(plain)
+    assert reading(rewritten, 3) == reading(plain, 3)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -180,9 +254,9 @@ def test_the_rewrite_never_changes_the_rendering_of_a_p5_zone(content, monkeypat
     """Content of a whole [P5] zone follows its opening tag, paragraph text to CommonMark."""
     rewritten = sanitize_entries(content).text
     plain = unrewritten(content, monkeypatch, sanitize_entries)
-    assert MD.render("[P5]\n" + rewritten + "\n[/P5]\n") == MD.render("[P5]\n" + plain + "\n[/P5]\n")
-    assert MD.render("###### LOG: 2026-01-01 — x\n" + sanitize_body(content).text) == \
-        MD.render("###### LOG: 2026-01-01 — x\n" + unrewritten(content, monkeypatch))
+    assert reading("[P5]\n" + rewritten + "\n[/P5]\n", 3) == reading("[P5]\n" + plain + "\n[/P5]\n", 3)
+    assert reading("###### LOG: 2026-01-01 — x\n" + sanitize_body(content).text, 3) == \
+        reading("###### LOG: 2026-01-01 — x\n" + unrewritten(content, monkeypatch), 3)
 
 
 level_indent = {1: "", 2: "  ", 3: "    "}
