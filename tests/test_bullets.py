@@ -1,9 +1,9 @@
-"""Bullets of AI content get the canonical markers of §8 (ruling W10): filed clean, rendered the same.
+"""Lists of AI content are written in the §8 shape (rulings W10, W24-W26): filed clean, read the same.
 
-Chat logs write lists with '- item'.  The writer rewrites the marker of every bullet to its
-level's ('*', '+', '-') when CommonMark renders the result exactly as the original, so the entry
-is filed and ``zonemark check`` stays as clean as it was; otherwise it leaves the lines alone and
-the re-check refuses them with the parser's finding.  Italian, Japanese and '—' everywhere.
+Chat logs write lists as they like.  The writer puts every item at its CommonMark depth (at most 3),
+at the canonical indentation, with its level's marker ('*', '+', '-'), so the entry is filed and
+``zonemark check`` stays as clean as it was; CommonMark reads every block, every item's text and its
+depth as before (only list boundaries and markers may change).  Italian, Japanese and '—' everywhere.
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ def reading(text: str, deepest: int | None = None) -> list[tuple[str, int, objec
             out.append(("item", min(depth, deepest or depth), t.info if t.markup in (".", ")") else "bullet"))
         elif t.type == "list_item_close":
             depth -= 1
-        elif t.type == "inline":  # a paragraph line's leading blanks are not its text (CommonMark §4.8)
-            out.append((t.type, min(depth, deepest or depth), "\n".join(ln.lstrip(" \t") for ln in t.content.split("\n"))))
+        elif t.type == "inline":  # as shown: escapes resolved, a line's leading blanks not its text (CommonMark §4.8)
+            shown = MD.renderer.renderInline(t.children or [], MD.options, {})
+            out.append((t.type, min(depth, deepest or depth), "\n".join(ln.lstrip(" \t") for ln in shown.split("\n"))))
         elif not t.type.startswith(("bullet_list", "ordered_list")):
             out.append((t.type, min(depth, deepest or depth), t.content))
     return out
@@ -133,6 +134,9 @@ def test_hostile_bullets_are_escaped_and_the_rest_made_canonical(memory, body, e
     ("* a — perché\n- b — 東京\n+ c", "* a — perché\n* b — 東京\n* c"),
     ("* a — perché\n  - b\n  + c — 東京\n    * d", "* a — perché\n  + b\n  + c — 東京\n    - d"),
     ("Ecco — perché:\n* a\n- b — 東京", "Ecco — perché:\n* a\n* b — 東京"),
+    # text to CommonMark, an item to the parser: a backslash makes it text to both
+    ("Ecco — perché:\n2. non una lista — 東京\n- a", "Ecco — perché:\n2\\. non una lista — 東京\n* a"),
+    ("- a — perché\n      - testo — 東京", "* a — perché\n      \\- testo — 東京"),
     # the level is the CommonMark depth, written at the canonical indentation
     ("- a — perché\n - un solo spazio — 一", "* a — perché\n* un solo spazio — 一"),  # a sibling to CommonMark
     ("- a — perché\n   - tre spazi — 東京", "* a — perché\n  + tre spazi — 東京"),
@@ -282,3 +286,83 @@ def test_typical_chat_lists_are_always_filed_clean(tmp_path_factory, body):
     path.write_text(MEMORY, encoding="utf-8")
     append_entry(path, "Viaggi", "tipico — 典型", body, date="2026-09-06", store=store())
     assert findings(path) == findings_of(MEMORY)
+
+
+# -- chat-style lists of every shape are filed (W24-W26) ----------------------------------------------------------
+
+CHAT_TEXTS = ["perché — なぜ", "東京 — Tokyo", "nota", "[/P4]", "## MODULE 9", "* R0: x", "sì — はい"]
+
+
+@st.composite
+def chat_lists(draw):
+    """Lists as assistants write them: any bullet or '1.' per item, children under 1 to 4 spaces or a tab."""
+    lines: list[str] = []
+    open_cols: list[int] = []  # the text columns of the open items, as CommonMark reads them
+    for _ in range(draw(st.integers(1, 10))):
+        depth = draw(st.integers(0, len(open_cols)))
+        del open_cols[depth:]
+        base = open_cols[-1] if open_cols else 0
+        lead = draw(st.sampled_from(["", " ", "  ", "   ", "\t"] if depth else ["", " "]))
+        if lead == "\t":  # tabs to the next stop past the parent's text column, when it is at most 3 further
+            lead = "\t" * (base // 4 + 1) if base % 4 else " " * base
+        else:
+            lead = " " * base + lead
+        marker = draw(st.sampled_from(["-", "*", "+", "1.", "1)"] + ([] if depth else ["2.", "3)"])))
+        lines.append(f"{lead}{marker} {draw(st.sampled_from(CHAT_TEXTS))}")
+        open_cols.append(len(lead.expandtabs(4)) + len(marker) + 1)
+    return "\n".join(lines)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=chat_lists())
+def test_every_chat_style_list_is_filed_clean_with_its_text_and_depth(tmp_path_factory, body):
+    edit_module.forget()
+    path = tmp_path_factory.mktemp("c") / "diario[ext_memory].md"
+    path.write_text(MEMORY, encoding="utf-8")
+    append_entry(path, "Viaggi", "chat — チャット", body, date="2026-09-07", store=store())
+    text = path.read_text(encoding="utf-8")
+    assert findings(path) == findings_of(MEMORY)
+    written = text[text.index("###### LOG: 2026-09-07"):].split("\n", 1)[1].split("\n[/P4]")[0]
+    assert reading(written, 3) == reading(sanitize_body(body).text, 3)
+    escaped = [x.lstrip(" \t*+-1.)") for x in written.split("\n")]
+    assert not [x for x in escaped if x.startswith(("[", "#", "* R"))]  # hostile texts stay escaped
+
+
+def test_chat_lists_in_a_p5_zone_an_ingested_log_and_the_command_line(memory, capsys):
+    from zonemark.cli.main import main
+    zone = MEMORY.split("\n").index("[P5]") + 1
+    edit_zone(memory, zone, "Lista — リスト:\n* uno — perché\n- due\n   - tre — 東京", store=store())
+    assert "[P5]\nLista — リスト:\n* uno — perché\n* due\n  + tre — 東京\n[/P5]" in memory.read_text(encoding="utf-8")
+    chat = ("###### LOG: 2026-09-08 — riunione — 会議\n* deciso — perché\n- prossimi passi:\n - chiamare\n"
+            "    * prenotare — 予約\n[/LOG]\n")
+    assert [i.status for i in ingest(memory, "Viaggi", chat, store=store()).items] == [FILED]
+    assert "* deciso — perché\n* prossimi passi:\n* chiamare\n  + prenotare — 予約\n[/P4]" in memory.read_text(encoding="utf-8")
+    assert main(["append", str(memory), "--container", "Viaggi", "--title", "riga — 行", "--date", "2026-09-09",
+                 "--body", "1. a — perché\n  - b — 東京\n\t- c"]) == 0
+    assert "###### LOG: 2026-09-09 — riga — 行\n1. a — perché\n* b — 東京\n  + c\n[/P4]" in \
+        memory.read_text(encoding="utf-8")
+    assert findings(memory) == findings_of(MEMORY)
+
+
+def test_the_normalisation_is_linear_in_the_items(monkeypatch):
+    """100,000 items, every one closing the deep item above (the stack's worst case): the work per line is
+    bounded — a constant number of column counts and structure tests per line, whatever the size."""
+    from zonemark.writer import bullets
+    counts = {"columns": 0, "structure": 0}
+    columns = bullets._columns
+
+    def counted(text, start=0):
+        counts["columns"] += 1
+        return columns(text, start)
+
+    monkeypatch.setattr(bullets, "_columns", counted)
+    for n in (1_000, 100_000):
+        counts.update(columns=0, structure=0)
+        body = ["- 東京 — perché", "  * b", "     + c", "        - d", "- e"] * (n // 5)
+
+        def structure(line):
+            counts["structure"] += 1
+            return False
+        out, changed = bullets.canonical_bullets(body, structure)
+        assert changed and out[:5] == ["* 東京 — perché", "  + b", "    - c", "    - d", "* e"]
+        assert counts["columns"] <= 3 * n and counts["structure"] <= n

@@ -122,14 +122,13 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
 
     def close_to(indent: int) -> tuple[bool, int | None]:
         """Close the items the line is not indented into: whether a flattened one was among them, and the
-        text column the innermost closed one is written at (None: none closed)."""
+        text column the outermost closed one is written at (None: none closed)."""
         flat = False
         closed: int | None = None
         while stack and indent < stack[-1].read_col:
             item = stack.pop()
             flat = flat or item.flattened
-            if closed is None:
-                closed = item.write_col
+            closed = item.write_col
         return flat, closed
 
     for k in segment:
@@ -142,8 +141,13 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
         stripped = line[len(lead):]
         m = _ITEM.fullmatch(line)
         base = stack[-1].read_col if stack else 0
-        if m is not None and block == "para" and not blank and indent - base >= 4:
-            m = None  # deep under an open paragraph: continuation text to CommonMark
+        if m is not None and block == "para" and not blank and (indent - base >= 4 or (
+                m.group(2)[0] not in "*+-" and int(m.group(2)[:-1]) != 1 and (not stack or indent >= base))):
+            # deep under an open paragraph, or an ordered list other than 1. inside one: continuation text to
+            # CommonMark, an item to the parser; a backslash before the marker makes it text to both (W24)
+            m = None
+            cut = 0 if stripped[0] in "*+-" else len(stripped) - len(stripped.lstrip("0123456789"))
+            stripped = stripped[:cut] + "\\" + stripped[cut:]
         if m is None:
             if stripped.startswith("#"):  # an entry's header (the only one left unescaped): it closes every list
                 stack.clear()
@@ -165,11 +169,10 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
                         return None  # the code would fall into the item it closed
                     at -= indent - base  # a paragraph or a quote reads the same at its item's text column
             elif not stack or indent < stack[-1].read_col:
-                blank = False
-                continue  # a lazy continuation line: it reads the same wherever it stands
+                at = indent  # a lazy continuation line (or one at the top): it reads the same where it stands
             else:
                 at = indent + stack[-1].write_col - stack[-1].read_col
-            if at == indent:
+            if at == indent and stripped == line[len(lead):]:
                 blank = False
                 continue
             blank = False
@@ -183,9 +186,6 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
         if not text or _NESTED.match(text):
             return None  # an empty item, or a second list opened on the item's line
         ordered = marker[0] not in "*+-"
-        if block == "para" and not blank and ordered and int(marker[:-1]) != 1 and (
-                not stack or indent >= stack[-1].read_col):
-            return None  # an ordered list other than 1. cannot interrupt a paragraph: CommonMark reads text
         close_to(indent)
         base = stack[-1].read_col if stack else 0
         if indent - base > 3:
