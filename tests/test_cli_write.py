@@ -66,7 +66,7 @@ def test_append_body_from_file_and_stdin(layer, capsys, monkeypatch, tmp_path):
 @pytest.mark.parametrize("argv,expected_code,message", [
     (["--container", "Nope", "--title", "t", "--body", "b"], 1, "refused: no container 'Nope'"),
     (["--container", "Maintenance", "--title", "a\nb", "--body", "b"], 1, "refused: title: a title is one line"),
-    (["--container", "Maintenance", "--title", "t", "--body", "- dash\n* star"], 1, "LIST_MARKER_MISMATCH"),
+    (["--container", "Maintenance", "--title", "t", "--body", "- dash\n  > quote\n  * star"], 1, "LIST_MARKER_MISMATCH"),
     (["--container", "Maintenance", "--title", "t", "--body", "b", "--date", "2026-02-30"], 2, "is not a log date"),
     (["--container", "Maintenance", "--title", "t", "--body", "b", "--body-file", "x"], 2, "not both"),
     (["--container", "Maintenance", "--title", "t", "--body-file", "/nonexistent/b.txt"], 2, "no such body file"),

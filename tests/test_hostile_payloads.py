@@ -55,7 +55,7 @@ def payloads() -> list[str]:
             "## MODULE_STATE_REGISTRY:\n* ACTIVE: 042", "MODULE_STATE_REGISTRY:", "**STATE:** inactive",
             "**STATO:** attivo", "**STATE:** active - permanent", "[NUCLEI: 1]", "[NUCLEI: 1, 2]", "[NUCLEI: x]",
             "  [NUCLEI: 3]"]
-    # bullets: made canonical where CommonMark sees no difference (W10), refused where it would
+    # bullets: written in the §8 shape at their CommonMark depth (W10, W24, W25), refused where unsure
     out += ["- uno — 一\n- due", "- a\n  - b\n    - c", "- uno\n* due — 二", "- a\n  - b\n    - c\n      - d",
             "- * * — 星"]
     # anchors and quotes

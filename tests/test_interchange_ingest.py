@@ -414,7 +414,8 @@ def test_the_keys_kept_between_appends_follow_the_file(memory):
 # -- cost: one plan, one write (ruling CL26, CL27, CL28) ------------------------------------------
 
 def many(n: int, *, bad: tuple[int, ...] = ()) -> str:
-    deep = "* a\n  + b\n    - c\n      * d perché"  # level 4: the sanitiser keeps it, the re-check refuses it
+    # after a quote in an item the parser starts a new list where CommonMark nests: kept as written, refused (W24)
+    deep = "* a perché\n  > citazione — 引用\n  - b"
     return "".join(f"###### LOG: 2026-10-{1 + i % 28:02d} — voce {i} perché — 東京\n"
                    f"{deep if i in bad else f'testo {i} — città'}\n[/LOG]\n" for i in range(n))
 
@@ -457,10 +458,10 @@ def test_cl27_one_refused_entry_among_many_costs_a_bounded_number_of_checks(memo
     """CL27: the entry the re-check refuses is found without re-checking the others one by one."""
     r = ingest(memory, "Macchina", many(400, bad=(123,)), store=store())
     assert [i.header_line for i in r.items if i.status == REFUSED] == [r.items[123].header_line]
-    assert r.items[123].code == "NEW_DIAGNOSTIC" and "LIST_TOO_DEEP" in r.items[123].reason
+    assert r.items[123].code == "NEW_DIAGNOSTIC" and "LIST_MARKER_MISMATCH" in r.items[123].reason
     assert r.count(FILED) == 399
     from zonemark.writer import NewEntry, plan_entries
-    entries = [NewEntry(e.date, e.title, "perché" if k != 7 else "* a\n  + b\n    - c\n      * d")
+    entries = [NewEntry(e.date, e.title, "perché" if k != 7 else "* a\n  > q — 引用\n  - b")
                for k, e in enumerate(r.items)]
     plan = plan_entries(memory, memory.read_bytes(), "日記", entries, default_date="2026-10-01")
     assert plan.rechecks == 2  # the whole, then the whole without the entry refused alone

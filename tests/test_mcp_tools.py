@@ -308,7 +308,7 @@ def _real_refusals(layer):
     yield "append_entry", dict(file=MEMORY_NAME, container="Archivio", title="t — 題", body="b"), "NO_JOURNAL"
     yield "append_entry", dict(file=MEMORY_NAME, container="Nessuno", title="t — 題", body="b"), "UNKNOWN_CONTAINER"
     yield "append_entry", dict(file=MEMORY_NAME, container="Viaggi", title="t — 題",
-                               body="- a\n  - b\n    - c\n      - d — 四"), "NEW_DIAGNOSTIC"
+                               body="- a\n  > q — 引用\n  - d — 四"), "NEW_DIAGNOSTIC"
     for needle, code in (("[P1]", "ZONE_READ_ONLY"), ("[P2]", "ZONE_READ_ONLY"), ("[P4]", "ZONE_APPEND_ONLY")):
         line = line_of(REMINDER, needle)  # the zone's own hash: a wrong one is STALE_ZONE first (W42)
         yield "edit_volatile", dict(file=REMINDER_NAME, zone_line=line, content="x — 文",

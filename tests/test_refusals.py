@@ -339,7 +339,7 @@ def s_structure_changed(c):
 
 
 def s_new_diagnostic(c):
-    deep = "* uno — 一\n  + due\n    - tre\n      * quattro — 四"
+    deep = "* uno — 一\n  > citazione — 引用\n  - quattro — 四"  # kept as written, refused (W24)
     append_entry(c.memory, "Viaggi", "profondo — 深い", deep, store=c.store)
 
 

@@ -232,12 +232,13 @@ def test_sanitised_content_is_reported(files, store):
 
 
 def test_second_barrier_refuses_list_marker_diagnostic(files, store):
-    """Content the sanitiser keeps but the parser warns about is refused by the re-check (W10: two bullet
-    characters on one level are two CommonMark lists, which one canonical marker would join)."""
+    """Content the sanitiser keeps but the parser warns about is refused by the re-check (W24: after a quote in
+    an item the parser starts a new list where CommonMark still nests the next item)."""
     p = files / "14_3_external_memory_topics.md"
     old = p.read_bytes()
     with pytest.raises(RefusedWrite, match="LIST_MARKER_MISMATCH") as exc:
-        append_entry(p, "Standard", "x", "- dash bullet — ダッシュ\n* star bullet", store=store)
+        append_entry(p, "Standard", "x", "- dash bullet — ダッシュ\n  > citazione — 引用\n  - star bullet",
+                     store=store)
     assert exc.value.rule == "§5.5" and exc.value.code == "NEW_DIAGNOSTIC"
     assert p.read_bytes() == old
 

@@ -1,44 +1,58 @@
-"""Bullet markers of AI content in the canonical shape of §8: ``*``, ``+``, ``-`` for levels 1, 2, 3 (ruling W10).
+"""Lists of AI content in the canonical shape of §8: ``*``, ``+``, ``-`` at levels 1, 2, 3 (rulings W10, W24-W26).
 
-A chat log writes its lists with ``- item``; in a file, §8 wants ``*`` at level 1, ``+`` at
-level 2 and ``-`` at level 3, and the parser reports any other marker (``LIST_MARKER_MISMATCH``,
-``UNIFORM_LIST_MARKER_WARNING``) — which the writer's re-check would refuse.  So the sanitiser
-rewrites the marker character of every bullet of the content to the one of its level, **when the
-rewrite cannot change what a CommonMark renderer shows**; otherwise it leaves the lines alone
-and the re-check refuses them with the parser's diagnostic, as before.
+A chat writes its lists as it likes: ``- item``, ``* a`` then ``- b``, children under two, three or
+four spaces, one space, a tab.  A file wants ``*`` at level 1, ``+`` at level 2 and ``-`` at level 3
+(§8), and the parser reports any other marker (``LIST_MARKER_MISMATCH``, ``MIXED_LIST_MARKERS``,
+``UNIFORM_LIST_MARKER_WARNING``), which the writer's re-check would refuse.  So every list of the
+content is written again:
 
-The levels are the parser's own (the content is parsed in a zone of its own, where the list
-state starts fresh as it does after an entry header).  The marker character matters to
-CommonMark in one way only: consecutive items of one list share it, and a new character starts a
-new list.  The rewrite keeps every list the same list when, in each *segment* of the content (the
-lines between column-0 lines that end every list in both readers: a line after a blank line, a
-quote, a code fence, an entry header),
+* the **level** of an item is its CommonMark nesting depth: an item is the child of the open item
+  whose text column its marker reaches, otherwise it closes that item (W24);
+* each item is written at the **canonical indentation** of its level — column 0, then the text
+  column of its parent as written (``* `` → 2, ``+ `` → 4, ``1. `` → 3) — with one space after the
+  marker, which is its level's ``*`` ``+`` ``-`` (ordered items keep their number and delimiter);
+* the lines that belong to an item (a second paragraph, a quote, indented code) move with it, by
+  the same number of columns; a lazy continuation line is left as it is;
+* an item deeper than level 3 (§8 has three levels) is written at level 3, a sibling of the item
+  it was under (W25).
 
-* every bullet of one parser level uses one character (no ``MIXED_LIST_MARKERS``);
-* the parser's level of every item is its CommonMark nesting depth (an item indented under the
-  content of the one above, at most three columns further; tabs at four-column stops);
-* no item is empty and none opens a second list on its own line (``- * x``);
-* (a bullet deeper than level 3 has no canonical marker and keeps its own: the parser's
-  ``LIST_TOO_DEEP`` then refuses the text, §8 has three levels);
-
-and no rewritten line reads as structure (``* * *`` would be a separator).  Ordered items
-(``1.``) are never rewritten; they count as a level, as the parser counts them.
+What is kept is every item's text and its depth; what may change is the marker, a presentation
+detail §8 fixes: two adjacent lists that CommonMark told apart by their marker character become one
+list (W24).  The reading is made *segment* by segment (the lines between column-0 lines that end
+every list: a line after a blank line, a quote, a code fence, an entry header); a segment the
+small CommonMark reading below is unsure of (an empty item, a second marker on an item's line,
+an ordered item other than ``1.`` inside a paragraph, an item whose text starts as code, a tab
+that the move would widen, text after a flattened item that CommonMark gives to the item above
+it) is left as it was, and the re-check judges it.  A rewritten line the sanitiser would read as
+structure (``- * *`` would become a separator) leaves its segment as it was too.  Lists inside a
+block quote are not lists to the parser and are kept as written.  One pass over the lines, each
+open item pushed and popped once: linear in the content (W26).
 """
 
 from __future__ import annotations
 
 import re
-
-from ..core.nodes import ListItem
-from ..core.parser import parse
+from collections.abc import Callable
+from dataclasses import dataclass
 
 CANONICAL = {1: "*", 2: "+", 3: "-"}
-_HEAD = "# x [external_memory]\n\n[P5]\n"
-_FIRST = _HEAD.count("\n") + 1  # the file line of the content's first line
-_ITEM = re.compile(r"([ \t]*)([*+-]|\d{1,9}[.)])([ \t]*)(.*)")
+_DEEPEST = 3
+_ITEM = re.compile(r"([ \t]*)([*+-]|\d{1,9}[.)])([ \t]+|$)(.*)")
 _MAYBE = re.compile(r"[ \t]*[*+-](?:[ \t]|$)")
 _NESTED = re.compile(r"(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
 _SEGMENT_START = re.compile(r"[>#]|`{3}|~{3}")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
+
+
+@dataclass
+class _Open:
+    """An open list item: its text column as read and as written, and the level it is written at."""
+
+    read_col: int
+    write_col: int
+    level: int
+    child_indent: int  # where a child item is written (its own indentation at the deepest level)
+    flattened: bool
 
 
 def _columns(text: str, start: int = 0) -> int:
@@ -49,107 +63,157 @@ def _columns(text: str, start: int = 0) -> int:
     return col
 
 
-def _items(lines: list[str]) -> tuple[dict[int, ListItem], bool]:
-    """Content line index -> the parser's list item there; and whether a rule bullet was read (never expected)."""
-    doc = parse(_HEAD + "\n".join(lines) + "\n[/P5]\n")
-    found: dict[int, ListItem] = {}
-    rule = False
-    for b in doc.walk():
-        k = b.line - _FIRST
-        if 0 <= k < len(lines):
-            if isinstance(b, ListItem):
-                found[k] = b
-            elif b.type == "rule":
-                rule = True
-    return found, rule
+def _segments(lines: list[str]) -> list[tuple[range, bool]]:
+    """The content cut at column-0 lines that end every open list, each with whether it may be rewritten.
 
-
-def _segments(lines: list[str], items: dict[int, ListItem]) -> list[range]:
-    """The content cut at column-0 lines that end every open list for the parser and for CommonMark."""
-    cuts = [0]
+    A fence the sanitiser let through opens at column 0 and closes at column 0 (W4): its lines are
+    a segment of their own that is never rewritten.
+    """
+    out: list[tuple[range, bool]] = []
+    start = 0
     blank = False
-    for k, line in enumerate(lines):
+    k = 0
+    n = len(lines)
+    while k < n:
+        line = lines[k]
         if not line.strip():
             blank = True
+            k += 1
             continue
-        if k and k not in items and line[:1] not in (" ", "\t") and (blank or _SEGMENT_START.match(line)):
-            cuts.append(k)
+        fence = _FENCE.match(line)
+        if fence is not None:
+            run = fence.group(1)
+            end = k + 1
+            while end < n and not (lines[end].startswith(run[0] * len(run))
+                                   and not lines[end].lstrip(run[0]).strip(" \t")):
+                end += 1
+            out.append((range(start, k), True))
+            out.append((range(k, min(end + 1, n)), False))
+            start = k = min(end + 1, n)
+            blank = False
+            continue
+        if k > start and line[:1] not in (" ", "\t") and _ITEM.fullmatch(line) is None and (
+                blank or _SEGMENT_START.match(line)):
+            out.append((range(start, k), True))
+            start = k
         blank = False
-    cuts.append(len(lines))
-    return [range(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+        k += 1
+    out.append((range(start, n), True))
+    return [(r, ok) for r, ok in out if len(r)]
 
 
-def _safe(lines: list[str], segment: range, items: dict[int, ListItem], after_paragraph: bool) -> bool:
-    """Whether rewriting the bullets of ``segment`` leaves every CommonMark list as it is (module docstring).
+def _quote_block(text: str) -> str | None:
+    """What a quote line leaves open for the next line: a paragraph (``'quote'``) or nothing to continue."""
+    inner = text[1:]
+    if inner.startswith(" "):
+        inner = inner[1:]
+    if not inner.strip() or "\t" in inner or _columns(inner[:len(inner) - len(inner.lstrip(" "))]) >= 4:
+        return None
+    return "quote"
 
-    A small CommonMark reading of the lists alone: the stack of open items (their content
-    columns), and whether a paragraph is open in the innermost one — a list that would start
-    inside an open paragraph must start with a bullet or with ``1.`` (else the line is paragraph
-    text to CommonMark, while the parser counts an item).  Where unsure, the answer is no.
-    """
-    stack: list[int] = []  # content columns of the open items, outermost first
-    chars: dict[int, set[str]] = {}
+
+def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[int, str] | None:
+    """The rewritten lines of ``segment`` (index -> line), or None where the reading is unsure (module docstring)."""
+    stack: list[_Open] = []
+    out: dict[int, str] = {}
     blank = False
     # the open leaf of the innermost item (or the top): None, 'para', 'code' or 'quote'
-    block = "para" if after_paragraph and segment.start == 0 else None
+    block: str | None = "para" if after_paragraph and segment.start == 0 else None
 
-    def close_to(indent: int) -> bool:
-        """Close the items the line is not indented into; whether any was closed."""
-        popped = False
-        while stack and indent < stack[-1]:
-            stack.pop()
-            popped = True
-        return popped
+    def close_to(indent: int) -> tuple[bool, int | None]:
+        """Close the items the line is not indented into: whether a flattened one was among them, and the
+        text column the outermost closed one is written at (None: none closed)."""
+        flat = False
+        closed: int | None = None
+        while stack and indent < stack[-1].read_col:
+            item = stack.pop()
+            flat = flat or item.flattened
+            closed = item.write_col
+        return flat, closed
 
     for k in segment:
         line = lines[k]
         if not line.strip():
             blank = True
             continue
-        item = items.get(k)
-        m = _ITEM.fullmatch(line) if item is not None else None
-        indent = _columns(line[:len(line) - len(line.lstrip(" \t"))])
-        if item is None:
-            stripped = line.lstrip(" \t")
-            quote = stripped.startswith(">")
-            if stripped.startswith("#"):  # an entry's header (the only one left unescaped): it closes every list
-                close_to(0)
-                block = None
-            elif quote or blank or block in (None, "code"):
-                close_to(indent)
-                base = stack[-1] if stack else 0
-                if quote and indent - base > 3:
-                    return False  # '>' this far in is not a quote to CommonMark: unsure, no
-                block = "quote" if quote else "code" if indent - base >= 4 and block != "para" else "para"
-            # else: a continuation line of the open paragraph or quote (lazy or not): nothing closes
-            blank = False
-            continue
+        lead = line[:len(line) - len(line.lstrip(" \t"))]
+        indent = _columns(lead)
+        stripped = line[len(lead):]
+        m = _ITEM.fullmatch(line)
+        base = stack[-1].read_col if stack else 0
+        if m is not None and block == "para" and not blank and (indent - base >= 4 or (
+                m.group(2)[0] not in "*+-" and int(m.group(2)[:-1]) != 1 and (not stack or indent >= base))):
+            # deep under an open paragraph, or an ordered list other than 1. inside one: continuation text to
+            # CommonMark, an item to the parser; a backslash before the marker makes it text to both (W24)
+            m = None
+            cut = 0 if stripped[0] in "*+-" else len(stripped) - len(stripped.lstrip("0123456789"))
+            stripped = stripped[:cut] + "\\" + stripped[cut:]
         if m is None:
-            return False
+            if stripped.startswith("#"):  # an entry's header (the only one left unescaped): it closes every list
+                stack.clear()
+                block = None
+                blank = False
+                continue
+            quote = stripped.startswith(">")
+            if quote or blank or block in (None, "code"):
+                flat, closed = close_to(indent)
+                if flat and stack and stack[-1].level == _DEEPEST:
+                    return None  # text of the item above a flattened one would join the flattened one
+                base = stack[-1].read_col if stack else 0
+                if quote and indent - base > 3:
+                    return None  # '>' this far in is not a quote to CommonMark: unsure, no
+                block = _quote_block(stripped) if quote else "code" if indent - base >= 4 else "para"
+                at = indent + (stack[-1].write_col if stack else 0) - base
+                if closed is not None and at >= closed:
+                    if block == "code":
+                        return None  # the code would fall into the item it closed
+                    at -= indent - base  # a paragraph or a quote reads the same at its item's text column
+            elif not stack or indent < stack[-1].read_col:
+                at = indent  # a lazy continuation line (or one at the top): it reads the same where it stands
+            else:
+                at = indent + stack[-1].write_col - stack[-1].read_col
+            if at == indent and stripped == line[len(lead):]:
+                blank = False
+                continue
+            blank = False
+            new = " " * at + stripped
+            if new != line:
+                if "\t" in line and (block != "para" or "\t" in stripped):
+                    return None  # a tab the move would widen or narrow
+                out[k] = new
+            continue
         _lead, marker, gap, text = m.groups()
         if not text or _NESTED.match(text):
-            return False
-        popped = close_to(indent)
-        if block == "para" and not blank and not popped and marker not in "*+-" and int(marker[:-1]) != 1:
-            return False  # an ordered list other than 1. cannot interrupt a paragraph: CommonMark reads text
-        base = stack[-1] if stack else 0
-        if indent - base > 3 or len(stack) + 1 != item.level:
-            return False
+            return None  # an empty item, or a second list opened on the item's line
+        ordered = marker[0] not in "*+-"
+        close_to(indent)
+        base = stack[-1].read_col if stack else 0
+        if indent - base > 3:
+            return None  # indented code to CommonMark
         after_marker = _columns(marker, indent)
         width = _columns(gap, after_marker) - after_marker
         if not 1 <= width <= 4:
-            return False  # the item's text starts as indented code
-        stack.append(after_marker + width)
-        block = "quote" if text.startswith(">") else "para"
+            return None  # the item's text starts as indented code
+        if text.startswith(">") and "\t" in text:
+            return None
+        parent = stack[-1] if stack else None
+        level = min(len(stack) + 1, _DEEPEST)
+        at = parent.child_indent if parent is not None else 0
+        written = marker if ordered else CANONICAL[level]
+        write_col = at + len(written) + 1
+        stack.append(_Open(after_marker + width, write_col, level,
+                           write_col if level < _DEEPEST else at, len(stack) >= _DEEPEST))
+        new = " " * at + written + " " + text
+        if new != line:
+            out[k] = new
+        block = _quote_block(text) if text.startswith(">") else "para"
         blank = False
-        if marker in "*+-" and item.level in CANONICAL:
-            chars.setdefault(item.level, set()).add(marker)
-    return all(len(c) == 1 for c in chars.values())
+    return out
 
 
-def canonical_bullets(lines: list[str], reads_as_structure, *, after_paragraph: bool = False
-                      ) -> tuple[list[str], bool]:
-    """``lines`` with the bullet markers rewritten to their level's (see the module docstring), and whether any was.
+def canonical_bullets(lines: list[str], reads_as_structure: Callable[[str], bool], *,
+                      after_paragraph: bool = False) -> tuple[list[str], bool]:
+    """``lines`` with every list written in the §8 shape (see the module docstring), and whether any line changed.
 
     ``reads_as_structure(line)`` is the sanitiser's own test; a segment whose rewritten lines it
     would flag is left as it was.  ``after_paragraph``: the line before the content is paragraph
@@ -157,27 +221,15 @@ def canonical_bullets(lines: list[str], reads_as_structure, *, after_paragraph: 
     """
     if not any(_MAYBE.match(line) for line in lines):
         return lines, False
-    items, rule = _items(lines)
-    if rule or not items:
-        return lines, False
     out = list(lines)
     changed = False
-    for segment in _segments(lines, items):
-        if not any(k in items for k in segment) or not _safe(lines, segment, items, after_paragraph):
+    for segment, open_to_rewrite in _segments(lines):
+        if not open_to_rewrite:
             continue
-        rewritten = {}
-        for k in segment:
-            item = items.get(k)
-            m = _ITEM.fullmatch(lines[k]) if item is not None else None
-            if item is None or m is None or m.group(2) not in "*+-" or item.level not in CANONICAL:
-                continue
-            want = CANONICAL[item.level]
-            if m.group(2) != want:
-                pos = len(m.group(1))
-                rewritten[k] = lines[k][:pos] + want + lines[k][pos + 1:]
-        if any(reads_as_structure(new) for new in rewritten.values()):
+        rewritten = _normalise(lines, segment, after_paragraph)
+        if not rewritten or any(reads_as_structure(new) for new in rewritten.values()):
             continue
         for k, new in rewritten.items():
             out[k] = new
-        changed = changed or bool(rewritten)
+        changed = True
     return out, changed
