@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 from zonemark.writer import append_entry, propose
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "layer"
@@ -96,7 +96,7 @@ def make_layer(tmp_path: Path) -> Path:
     layer = tmp_path / "layer-aria"
     shutil.copytree(EXAMPLE, layer)
     (layer / MEMORY_NAME).write_text(MEMORY, encoding="utf-8")
-    edit_module.forget()
+    snapshot_module.forget()
     return layer
 
 
@@ -113,7 +113,7 @@ def add_ai_activity(layer: Path) -> Activity:
                        reason="più tempo di cottura — 時間", actor="ai")
     hostile = propose(memory, "Lavoro", "###### LOG: 2026-03-01 — progetto\nIl parser è pronto.\n",
                       reason=f"pulizia {HOSTILE}", actor="ai")
-    edit_module.forget()
+    snapshot_module.forget()
     return Activity(title, applied.id, rejected.id, hostile.id)
 
 

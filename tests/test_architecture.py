@@ -114,6 +114,63 @@ def test_packages_form_no_cycle():
         visit(start, [])
 
 
+def _type_checking_lines(path: Path) -> set[int]:
+    """The lines of ``path`` inside an ``if TYPE_CHECKING:`` block."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def _module_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (a list of nodes, the first repeated at the end), or None; iterative, linear."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(graph):
+        if state.get(start):
+            continue
+        path, stack = [start], [iter(sorted(graph.get(start, ())))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
+    return None
+
+
+@pytest.mark.parametrize("package", sorted(RANK))
+def test_modules_form_no_cycle_inside_a_package(package):
+    """Inside one package the modules form no cycle either (imports at use count too; an import only for the
+    type checker does not, as it never runs); the package's own ``__init__`` (at most a lazy table of its public
+    names) is left out."""
+    init = f"zonemark.{package}"
+    graph: dict[str, set[str]] = {}
+    typing_only: dict[str, set[int]] = {}
+    for module, source, target, dest, where in _edges():
+        if source != package or dest != package or init in (module, target) or module == target:
+            continue
+        path = SRC.parent / where.rsplit(":", 1)[0]
+        if module not in typing_only:
+            typing_only[module] = _type_checking_lines(path)
+        if int(where.rsplit(":", 1)[1]) not in typing_only[module]:
+            graph.setdefault(module, set()).add(target)
+    cycle = _module_cycle(graph)
+    assert cycle is None, "modules import one another in a cycle: " + " -> ".join(cycle or ())
+
+
+def test_the_cycle_finder_finds_a_cycle_and_passes_a_tree():
+    assert _module_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _module_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
 def test_core_uses_the_standard_library_only():
     allowed_third_party: set[str] = set()
     for module, path in _modules():
@@ -183,3 +240,14 @@ def test_every_public_name_of_the_writer_resolves():
     for name in writer._EXPORTS:
         assert getattr(writer, name) is not None, name
     assert set(writer.__all__) == set(writer._EXPORTS)
+
+
+def test_no_module_of_the_writer_shares_a_name_with_a_public_name():
+    """Importing ``writer.x`` sets the package's attribute ``x`` to the module: a module named like a public name
+    (``history``) would turn ``zonemark.writer.history`` into that module once anything imported it."""
+    from zonemark import writer
+    modules = {p.stem for p in (SRC / "writer").glob("*.py")}
+    assert not modules & set(writer._EXPORTS), sorted(modules & set(writer._EXPORTS))
+    for module in set(writer._EXPORTS.values()):
+        __import__(f"zonemark.writer.{module}")
+    assert not [name for name in writer._EXPORTS if type(getattr(writer, name)).__name__ == "module"]

@@ -17,7 +17,7 @@ from zonemark import parse
 from zonemark.core.diagnostics import Severity
 from zonemark.interchange.ingest import FILED, ingest
 from zonemark.writer import RefusedWrite, Store, append_entry, edit_zone
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer import sanitize as sanitize_module
 from zonemark.writer.sanitize import sanitize_body, sanitize_entries
 
@@ -46,7 +46,7 @@ appunti — メモ
 
 @pytest.fixture
 def memory(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path / "diario[ext_memory].md"
     path.write_text(MEMORY, encoding="utf-8")
     return path
@@ -281,7 +281,7 @@ def typical_lists(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=typical_lists())
 def test_typical_chat_lists_are_always_filed_clean(tmp_path_factory, body):
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path_factory.mktemp("b") / "diario[ext_memory].md"
     path.write_text(MEMORY, encoding="utf-8")
     append_entry(path, "Viaggi", "tipico — 典型", body, date="2026-09-06", store=store())

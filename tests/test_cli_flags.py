@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from zonemark import parse
 from zonemark.cli.main import main
 from zonemark.cli.write import DATE_HELP as CLI_DATE_HELP
-from zonemark.writer import edit as edit_module
-from zonemark.writer.edit import DATE_HELP, check_date
+from zonemark.writer import append_entry
+from zonemark.writer import snapshot as snapshot_module
+from zonemark.writer.rules import DATE_HELP, check_date
 
 MEMORY = """# Piani — 計画 [external_memory]
 
@@ -39,7 +40,7 @@ y
 
 @pytest.fixture
 def memory(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     f = tmp_path / "piani.md"
     f.write_text(MEMORY, encoding="utf-8")
     return f
@@ -99,7 +100,7 @@ def test_timestamp_with_date_is_an_error(memory, capsys, monkeypatch):
     assert code == 2 and "give --date or --timestamp, not both" in one_line(err)
     assert memory.read_bytes() == old
     with pytest.raises(ValueError, match="not both"):
-        edit_module.append_entry(memory, "Open", "t", "b", date="2026-01-02", timestamp=True)
+        append_entry(memory, "Open", "t", "b", date="2026-01-02", timestamp=True)
 
 
 @pytest.mark.parametrize("ids", ["", ",,", " , "])

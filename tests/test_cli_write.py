@@ -11,14 +11,14 @@ import pytest
 
 from zonemark import parse_file
 from zonemark.cli.main import main
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 SPEC = Path(__file__).parent / "fixtures" / "spec"
 
 
 @pytest.fixture
 def layer(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     for name in ("14_1_minimal_reminder.md", "14_2_external_module.md", "14_4_external_memory_subtopics.md"):
         shutil.copy(SPEC / name, tmp_path / name)
     return tmp_path
@@ -188,7 +188,7 @@ def test_history_and_undo(layer, capsys, monkeypatch):
 
 
 def test_edit_p5_from_stdin_and_tty_without_content(tmp_path, capsys, monkeypatch):
-    edit_module.forget()
+    snapshot_module.forget()
     f = tmp_path / "m.md"
     f.write_text("# M [external_memory]\n\n[P1]\n## TOPIC: A\n[/P1]\n[P5]\nold\n[/P5]\n", encoding="utf-8")
     code, out, err = run(capsys, monkeypatch, ["edit", f, "--zone", "6"], stdin=b"new\n[P1]\n")
@@ -219,7 +219,7 @@ def _commonmark_headings(text: str) -> list[str]:
 
 
 def test_append_through_a_list_item_fence_is_escaped(tmp_path, capsys, monkeypatch):
-    edit_module.forget()
+    snapshot_module.forget()
     cars = tmp_path / "cars.md"
     shutil.copy(Path(__file__).resolve().parent.parent / "examples" / "layer" / "cars[ext_memory].md", cars)
     before = _commonmark_headings(cars.read_text(encoding="utf-8"))
@@ -235,7 +235,7 @@ def test_append_through_a_list_item_fence_is_escaped(tmp_path, capsys, monkeypat
 
 
 def test_edit_p5_through_a_list_item_fence_is_escaped(tmp_path, capsys, monkeypatch):
-    edit_module.forget()
+    snapshot_module.forget()
     f = tmp_path / "m.md"
     f.write_text("# M — メモ [external_memory]\n\n[P1]\n## TOPIC: Città\n[/P1]\n[P5]\nold\n[/P5]\n\n[P1]\n"
                  "## TOPIC: Dopo\n[/P1]\n", encoding="utf-8")

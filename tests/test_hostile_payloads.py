@@ -19,7 +19,7 @@ from render_check import check_render
 from zonemark import parse
 from zonemark.core.nodes import Heading, Rule
 from zonemark.writer import RefusedWrite, Store, append_entry
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 SPEC = Path(__file__).parent / "fixtures" / "spec"
 TARGETS = [
@@ -157,7 +157,7 @@ def _all_entries_except(doc, target_line):
 
 @pytest.mark.parametrize("name,container,names", TARGETS)
 def test_hostile_payloads(tmp_path, name, container, names):
-    edit_module.forget()
+    snapshot_module.forget()
     store = Store(fsync=False)
     path = tmp_path / name
     shutil.copy(SPEC / name, path)

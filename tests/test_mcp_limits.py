@@ -13,7 +13,7 @@ from zonemark.interchange import ingest as ingest_module
 from zonemark.interchange import trace as trace_module
 from zonemark.mcp.server import TEXT_LIMITS, build_server
 from zonemark.search import query as query_module
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer import proposals as proposals_module
 from zonemark.writer import sanitize as sanitize_module
 
@@ -32,9 +32,9 @@ ENFORCED = {
 
 @pytest.fixture
 def layer(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     yield make_layer(tmp_path)
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 def test_every_text_argument_s_schema_bound_is_the_limit_its_service_refuses_at(layer):

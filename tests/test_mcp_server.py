@@ -69,6 +69,14 @@ def test_the_tools_are_the_read_and_write_tools_and_nothing_that_applies_undoes_
     assert all(t.description for t in tools.values())
 
 
+def test_append_entry_describes_its_date_in_the_writers_own_words(agent):
+    """The date rule has one wording (writer.rules.DATE_HELP): the tool names every form the writer accepts."""
+    from zonemark.writer import DATE_HELP
+    date = next(t for t in agent.tools() if t.name == "append_entry").input_schema["properties"]["date"]
+    assert date["description"] == DATE_HELP + "; default: today"
+    assert "+HH:MM" in date["description"] and "Z" in date["description"]
+
+
 def test_the_instructions_explain_the_zones_in_three_sentences(agent):
     text = agent.instructions()
     assert text == INSTRUCTIONS

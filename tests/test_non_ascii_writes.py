@@ -14,7 +14,7 @@ import pytest
 
 from zonemark import parse_file
 from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, propose
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 FILE = """# Memoria — 記憶 [external_memory]
 
@@ -64,7 +64,7 @@ def appended(level: int, entry: list[str]) -> str:
 
 @pytest.fixture
 def path(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     p = tmp_path / "memoria.md"
     p.write_text(FILE, encoding="utf-8")
     assert not parse_file(p).diagnostics
@@ -115,7 +115,7 @@ def test_container_names_compare_after_nfc(path):
     append_entry(path, nfd, "t", "b", date="2026-03-03", store=STORE)
     assert "###### LOG: 2026-03-03 — t\nb\n[/P4]" in path.read_text(encoding="utf-8")
     path.write_text(unicodedata.normalize("NFD", FILE), encoding="utf-8")
-    edit_module.forget()
+    snapshot_module.forget()
     append_entry(path, "Città — 都市", "t", "b", date="2026-03-04", store=STORE)
     assert "###### LOG: 2026-03-04 — t\nb\n[/P4]" in path.read_text(encoding="utf-8")
 
@@ -144,7 +144,7 @@ def test_no_write_puts_utf8_into_a_windows_1252_file(tmp_path, write):
                        actor="ai", store=store)
     path.write_bytes(CP1252.encode("cp1252"))
     before = path.read_bytes()
-    edit_module.forget()
+    snapshot_module.forget()
     calls = {
         "append": lambda: append_entry(path, "Perché", "perché — 東京", "testo — 東京", store=store),
         "edit_ai": lambda: edit_zone(path, _line(CP1252, "[P5]"), "nuovo — 東京", actor="ai", store=store),

@@ -15,7 +15,7 @@ import pytest
 
 from zonemark import parse_file
 from zonemark.writer import RefusedWrite, Store, apply_proposal, propose, reject_proposal
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.proposals import list_proposals
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ CARS = ROOT / "examples" / "layer" / "cars[ext_memory].md"
 
 @pytest.fixture
 def store():
-    edit_module.forget()
+    snapshot_module.forget()
     return Store(fsync=False)
 
 

@@ -11,7 +11,7 @@ import pytest
 from zonemark.cli.main import main
 from zonemark.render.proposal_change import decided_proposals, pending_changes
 from zonemark.writer import Store, find_proposal, list_proposals, propose, stored_proposals
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 PLANS = """# Piani — 計画 [external_memory]
 
@@ -29,9 +29,9 @@ CONTENT = "###### LOG: 2026-01-01 — perché\nKyōto — 京都, in autunno.\n"
 
 @pytest.fixture(autouse=True)
 def fresh_writer_cache():
-    edit_module.forget()
+    snapshot_module.forget()
     yield
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 
 from zonemark.writer import (REFUSALS, InvalidDate, RefusedWrite, Store, append_entry, apply_proposal, edit_zone, propose,
                              reject_proposal, set_states, undo)
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.refusals import refusal_table
 from zonemark.writer.scaffold import add_container, new_file
 from zonemark.writer.store import StoreError
@@ -143,7 +143,7 @@ def line_of(text: str, needle: str, nth: int = 1) -> int:
 
 @pytest.fixture
 def layer(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     (tmp_path / "aria[reminder].md").write_text(REMINDER, encoding="utf-8")
     (tmp_path / "diario[ext_memory].md").write_text(MEMORY, encoding="utf-8")
     return tmp_path
@@ -311,7 +311,7 @@ def s_inline_zone(c):
 
 
 def s_zone_not_located(c):
-    c.monkeypatch.setattr(edit_module, "_zone_is_sane", lambda data, zone: False)
+    c.monkeypatch.setattr(snapshot_module.FileSnapshot, "sane", lambda self, zone: False)
     append_entry(c.memory, "Viaggi", "dove — どこ", "x", store=c.store)
 
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from render_check import check_render
 
 from zonemark.writer import RefusedWrite, Store, append_entry, edit_zone
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 MEMORY = """# Viaggi — 旅 [external_memory]
 
@@ -75,7 +75,7 @@ bodies = st.lists(st.one_of(body_line, st.just("")), min_size=1, max_size=9).map
                                                                     HealthCheck.too_slow])
 @given(body=bodies, target=st.sampled_from(["Città", "Città/東京", "Note"]))
 def test_appended_entries_render_as_text(tmp_path_factory, body, target):
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path_factory.mktemp("a") / "viaggi.md"
     path.write_text(MEMORY, encoding="utf-8")
     try:
@@ -97,7 +97,7 @@ def test_appended_entries_render_as_text(tmp_path_factory, body, target):
                                                                     HealthCheck.too_slow])
 @given(parts=st.lists(st.one_of(bodies, st.just("###### LOG: 2026-11-03 — nota — メモ")), min_size=1, max_size=4))
 def test_p5_edits_render_as_text(tmp_path_factory, parts):
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path_factory.mktemp("e") / "viaggi.md"
     path.write_text(MEMORY, encoding="utf-8")
     content = "\n".join(parts)
@@ -131,7 +131,7 @@ mixed = st.lists(st.one_of(body_line, free_text, st.tuples(st.sampled_from(PREFI
 @given(body=mixed, title=st.one_of(st.just("voce — 記録"), free_text))
 def test_arbitrary_text_is_written_as_text_or_refused(tmp_path_factory, body, title):
     """Any Unicode text as title and body: a one-line refusal (file untouched) or text for all three readers."""
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path_factory.mktemp("x") / "viaggi.md"
     path.write_text(MEMORY, encoding="utf-8")
     try:

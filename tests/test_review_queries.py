@@ -18,7 +18,7 @@ from zonemark.render.activity import file_activity, layer_activity
 from zonemark.render.diff_html import diff_rows, side_by_side_html, unified_html, unified_text_html
 from zonemark.render.proposal_change import decided_proposals, pending_changes
 from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, reject_proposal, set_states, undo
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 ROOT = Path(__file__).resolve().parent.parent
 ARIA = ROOT / "examples" / "layer" / "aria[reminder].md"
@@ -27,9 +27,9 @@ CARS = ROOT / "examples" / "layer" / "cars[ext_memory].md"
 
 @pytest.fixture(autouse=True)
 def fresh_writer_cache():
-    edit_module.forget()
+    snapshot_module.forget()
     yield
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 # -- where a line belongs ------------------------------------------------------------------
@@ -128,7 +128,7 @@ def test_the_preview_is_what_apply_writes(tmp_path, newline):
     layer = make_layer(tmp_path)
     memory = layer / MEMORY_NAME
     memory.write_bytes(memory.read_text(encoding="utf-8").replace("\n", newline).encode("utf-8"))
-    edit_module.forget()
+    snapshot_module.forget()
     activity = add_ai_activity(layer)
     changes = {c.proposal.id: c for c in pending_changes(layer)}
     assert set(changes) == {activity.apply_id, activity.reject_id, activity.hostile_id}

@@ -12,7 +12,7 @@ import pytest
 from zonemark import parse_file
 from zonemark.cli.main import main
 from zonemark.writer import RefusedWrite, append_entry, history, undo
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.locate import ZoneIndex, journal_zones
 from zonemark.writer.scaffold import _create_exclusive, add_container, filename_for, new_file
 from zonemark.writer.store import Store
@@ -23,7 +23,7 @@ FAST = Store(fsync=False)
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 def check_clean(capsys, *paths) -> None:

@@ -18,7 +18,7 @@ import pytest
 import zonemark.search.index as index_module
 from zonemark.search.index import Index
 from zonemark.writer import RefusedWrite, append_entry
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.store import Store
 
 WORDS = ("memoria nota perché già città settimana sessione タイヤ 交換 記録 日本語 — winter summer tyres "
@@ -121,7 +121,7 @@ SEEDS = [("memory", s) for s in range(1, 5)] + [("reminder", s) for s in range(5
 @pytest.mark.parametrize("kind,seed", SEEDS)
 def test_incremental_refresh_equals_a_full_rebuild(tmp_path, monkeypatch, kind, seed):
     monkeypatch.setattr(index_module, "BLOCK", 128)
-    edit_module.forget()
+    snapshot_module.forget()
     r = random.Random(seed)
     original = (memory if kind == "memory" else reminder)(r)
     path = tmp_path / f"file[{'ext_memory' if kind == 'memory' else 'reminder'}].md"
@@ -131,7 +131,7 @@ def test_incremental_refresh_equals_a_full_rebuild(tmp_path, monkeypatch, kind, 
         steps = 0
         for round_ in range(8):
             path.write_text(original, encoding="utf-8")
-            edit_module.forget()
+            snapshot_module.forget()
             live.refresh([(path.name, path)])
             assert (live.rows(path.name), live.pieces(path.name)) == _index(tmp_path, path.name)
             for _ in range(8):

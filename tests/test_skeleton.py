@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from zonemark import parse
 from zonemark.core.text import decode
 from zonemark.writer import RefusedWrite, Store, append_entry
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer import skeleton as skeleton_module
 from zonemark.writer.locate import ZoneIndex
 from zonemark.writer.skeleton import skeleton_index
@@ -155,10 +155,10 @@ def address(index: ZoneIndex, target: int) -> str:
 def append_with(monkeypatch, folder: Path, data: bytes, container: str, actor: str, use_skeleton: bool):
     path = folder / ("skeleton.md" if use_skeleton else "full.md")
     path.write_bytes(data)
-    edit_module.forget()
+    snapshot_module.forget()
     with monkeypatch.context() as m:
         if not use_skeleton:
-            m.setattr(edit_module, "skeleton_index", lambda data, path=None: full_index(data))
+            m.setattr(snapshot_module, "skeleton_index", lambda data, path=None: full_index(data))
         try:
             r = append_entry(path, container, "Nota — città", "Testo: [P4] e ## TOPIC: x", actor=actor,
                              date="2026-05-03", store=Store(fsync=False))
@@ -179,7 +179,7 @@ def test_append_writes_the_same_bytes_with_either_index(monkeypatch, data, pick,
         fast = append_with(monkeypatch, folder, data, container, actor, use_skeleton=True)
         slow = append_with(monkeypatch, folder, data, container, actor, use_skeleton=False)
     assert fast == slow
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 # -- pinned cases --------------------------------------------------------------------------------
@@ -221,11 +221,11 @@ def test_a_cold_cache_parses_only_the_skeleton(monkeypatch, tmp_path):
     parsed = []
     real_parse = skeleton_module.parse
     monkeypatch.setattr(skeleton_module, "parse", lambda t, path=None: parsed.append(len(t)) or real_parse(t, path=path))
-    edit_module.forget()
-    index = edit_module.cached_index(path, path.read_bytes())
+    snapshot_module.forget()
+    index = snapshot_module.cached_index(path, path.read_bytes())
     assert parsed and parsed[0] < len(text) / 10
     assert fields(index) == fields(full_index(path.read_bytes()))
     r = append_entry(path, "Città 29", "ultima", "fine", date="2026-05-03", store=Store(fsync=False))
     assert r.method == "incremental" and r.target.startswith("'TOPIC: Città 29'")
     assert not parse(path.read_text(encoding="utf-8")).diagnostics
-    edit_module.forget()
+    snapshot_module.forget()

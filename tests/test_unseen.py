@@ -22,7 +22,7 @@ from zonemark.core.text import (BLANK_LOOK_ALIKES, DEFAULT_IGNORABLE, OTHER_LINE
                                 hidden_spans, joiner_in_word, reveal)
 from zonemark.mcp.server import build_server
 from zonemark.writer import Store, append_entry
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.sanitize import clean_characters, sanitize_body, sanitize_title
 
 ZWNJ, ZWJ = "\u200c", "\u200d"
@@ -47,9 +47,9 @@ def marked(text: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def fresh_writer_cache():
-    edit_module.forget()
+    snapshot_module.forget()
     yield
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 # -- W34: one definition --------------------------------------------------------------------------------

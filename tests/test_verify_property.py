@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from zonemark import parse
 from zonemark.core.text import decode
-from zonemark.writer.edit import _end_of_content
+from zonemark.writer.append import _end_of_content
 from zonemark.writer.locate import ZoneIndex
 from zonemark.writer.sanitize import sanitize_body
 from zonemark.writer.verify import Edit, Expect, full_check, incremental_check, mini_check

@@ -18,7 +18,7 @@ from review_support import MEMORY_NAME, make_layer
 from zonemark.cli.main import main
 from zonemark.core.text import HIDDEN, reveal
 from zonemark.writer import Store, append_entry, propose
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 
 #: One of each kind: override, isolate, zero-width, word joiner, BOM, tag letter, NUL, ESC, C1, soft hyphen.
 HIDDEN_SAMPLE = "\u202e\u2066\u200b\u2060\ufeff\U000e0041\x00\x1b\x9b\u00ad\ufe0f"
@@ -44,9 +44,9 @@ def _raw_hidden(text: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def fresh_writer_cache():
-    edit_module.forget()
+    snapshot_module.forget()
     yield
-    edit_module.forget()
+    snapshot_module.forget()
 
 
 def run(capsys, argv):
@@ -130,7 +130,7 @@ def _review_layer(tmp_path):
     memory.write_text(memory.read_text(encoding="utf-8").replace(
         "[P4]\n[/P4]\n", f"[P4]\nscritto a mano — 手書き {TROJAN}\u200d\n[/P4]\n"), encoding="utf-8")
     append_entry(memory, "Lavoro", "voce — perché", "testo — 東京.", actor="ai", date="2026-03-02", store=store)
-    edit_module.forget()
+    snapshot_module.forget()
     return layer
 
 

@@ -11,7 +11,7 @@ import pytest
 from zonemark import parse, parse_file
 from zonemark.writer import (RefusedWrite, Store, WriteConflict, append_entry, apply_proposal, edit_zone, history,
                              propose, rewrite_registry, set_states, undo)
-from zonemark.writer import edit as edit_module
+from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer.locate import ZoneIndex
 
 SPEC = Path(__file__).parent / "fixtures" / "spec"
@@ -24,7 +24,7 @@ def store():
 
 @pytest.fixture
 def files(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     for name in ("14_1_minimal_reminder.md", "14_2_external_module.md", "14_3_external_memory_topics.md",
                  "14_4_external_memory_subtopics.md"):
         shutil.copy(SPEC / name, tmp_path / name)
@@ -87,7 +87,7 @@ scratch
 
 @pytest.fixture
 def zones(tmp_path):
-    edit_module.forget()
+    snapshot_module.forget()
     p = tmp_path / "zones.md"
     p.write_text(ZONES, encoding="utf-8")
     return p
@@ -160,7 +160,7 @@ def test_successive_appends_use_the_shifted_index(files, store):
     doc = parse_file(p)
     assert not doc.diagnostics
     fresh = ZoneIndex.build(doc)
-    cached = edit_module._cache[edit_module._key(p)][1]
+    cached = snapshot_module.cached_index(p, p.read_bytes())
     assert [fresh.zone(i) for i in range(len(fresh))] == [cached.zone(i) for i in range(len(cached))]
     assert fresh.h_line == cached.h_line and fresh.h_start == cached.h_start
     assert len(entries_of(p, "Maintenance", "Tyres", "Pressures")) == 6
@@ -403,7 +403,7 @@ inactive
 ])
 def test_registry_rewrite_replaces_only_the_registry_lines(tmp_path, store, between, after):
     """Issue 7 item 4: free text after the lines and a comment between header and lines are kept."""
-    edit_module.forget()
+    snapshot_module.forget()
     p = tmp_path / "r.md"
     p.write_text(REGISTRY_WITH_NEIGHBOURS.format(between=between, after=after), encoding="utf-8")
     set_states(p, activate=["002"], actor="ai", store=store)
@@ -416,7 +416,7 @@ def test_registry_rewrite_replaces_only_the_registry_lines(tmp_path, store, betw
 
 
 def test_registry_rewrite_keeps_line_endings_and_indentation(tmp_path, store):
-    edit_module.forget()
+    snapshot_module.forget()
     p = tmp_path / "r.md"
     src = REGISTRY_WITH_NEIGHBOURS.format(between="", after="fine\n").replace("* INACTIVE: 002", "* INACTIVE: 002")
     p.write_bytes(src.replace("\n", "\r\n").encode("utf-8"))
@@ -452,7 +452,7 @@ def test_registry_creation_is_user_only(files, store):
 
 
 def test_layer_state_uses_the_reminder_and_other_files(tmp_path, store):
-    edit_module.forget()
+    snapshot_module.forget()
     shutil.copy(SPEC / "14_1_minimal_reminder.md", tmp_path / "agent.md")
     shutil.copy(SPEC / "14_2_external_module.md", tmp_path / "curiosity.md")
     rewrite_registry(tmp_path / "agent.md", active=["042"], actor="user", store=store)
@@ -463,7 +463,7 @@ def test_layer_state_uses_the_reminder_and_other_files(tmp_path, store):
 
 def test_layer_state_follows_the_layer_loader(tmp_path, store):
     """Issue 8: set_states finds the reminder and the ids with zonemark.layer.Layer (no rules of its own)."""
-    edit_module.forget()
+    snapshot_module.forget()
     (tmp_path / "agent.md").write_text(REGISTRY_WITH_NEIGHBOURS.format(between="", after=""), encoding="utf-8")
     # a reminder tag late in a long file, past any first-4-KB sniffing, is still the file's H1
     (tmp_path / "notes.md").write_text("x\n" * 3000, encoding="utf-8")
@@ -481,7 +481,7 @@ def test_layer_state_follows_the_layer_loader(tmp_path, store):
 
 
 def test_layer_state_refuses_a_folder_with_two_reminders(tmp_path, store):
-    edit_module.forget()
+    snapshot_module.forget()
     for name in ("a.md", "b.md"):
         (tmp_path / name).write_text(REGISTRY_WITH_NEIGHBOURS.format(between="", after=""), encoding="utf-8")
     with pytest.raises(RefusedWrite, match="holds 2 \\[reminder\\] files"):

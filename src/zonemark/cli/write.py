@@ -11,16 +11,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..writer import ACTOR_HELP, ACTORS, DATE_HELP  # the writer's own words (writer.rules imports nothing more)
 from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, read_input
-
-#: Kept in step with zonemark.writer.edit.DATE_HELP (tests check it), without importing the writer here.
-DATE_HELP = ("a log date as the parser reads it (§7.5): YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] optionally "
-             "followed by Z, +HH:MM or +HHMM")
 
 
 def _actor(sub) -> None:
-    sub.add_argument("--as", dest="actor", choices=("ai", "user"), default="ai",
-                     help="who writes: 'ai' (default) or 'user' (§5.2)")
+    sub.add_argument("--as", dest="actor", choices=ACTORS, default="ai", help=ACTOR_HELP)
 
 
 def _read_stdin(what: str, *, required: bool = False) -> str:

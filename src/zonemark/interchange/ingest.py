@@ -35,7 +35,7 @@ from .logs import Extraction, extract_logs
 from .notices import Notice
 
 FILED, WOULD_FILE, DUPLICATE, REFUSED = "filed", "would_file", "duplicate", "refused"
-DUPLICATE_OUTCOME = "duplicate"  # the writer's word (zonemark.writer.batch.DUPLICATE)
+DUPLICATE_OUTCOME = "duplicate"  # the writer's word (zonemark.writer.append.DUPLICATE)
 #: The largest chat text ingest reads, in characters, and the most entries it files at once (ruling CL28).
 MAX_CHAT_CHARS = 1_000_000
 MAX_ENTRIES = 3_000

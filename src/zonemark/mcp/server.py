@@ -45,8 +45,8 @@ from ..layer.loader import LayerError
 from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
 from ..search.query import MAX_QUERY_CHARS
-from ..writer import (MAX_BODY_CHARS, MAX_REASON_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite, StoreError,
-                      ZoneIndex, journal_for, resolve_container)
+from ..writer import (DATE_HELP, MAX_BODY_CHARS, MAX_REASON_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite,
+                      StoreError, ZoneIndex, journal_for, resolve_container)
 from ..layer.cache import LayerCache
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
 from .refusals import CODES, instead, render
@@ -91,6 +91,8 @@ ContainerArg = Annotated[str, Field(description="a container address as list_con
                                     max_length=MAX_ADDRESS_CHARS)]
 DateArg = Annotated[str | None, Field(description="ISO 8601 date, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]",
                                       max_length=40)]
+#: The date of a new entry: the writer's own words for what it accepts (§7.5).
+LogDateArg = Annotated[str | None, Field(description=DATE_HELP + "; default: today", max_length=40)]
 ZoneLineArg = Annotated[int, Field(description="the line of a zone's opening tag, as list_zones gives it", ge=1,
                                    strict=True)]
 
@@ -454,7 +456,7 @@ def build_server(root) -> MCPServer:
                                                  max_length=4 * MAX_TITLE_CHARS)],
                      body: Annotated[str, Field(description="the entry's text (plain text; structure is escaped)",
                                                 max_length=MAX_BODY_CHARS)],
-                     date: DateArg = None) -> dict[str, Any]:
+                     date: LogDateArg = None) -> dict[str, Any]:
         """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
         zone. The date defaults to today. Returns the container's address as list_containers gives it (for
         read_container and the next append_entry) and the line of the new entry."""

@@ -9,24 +9,17 @@ the same text at once file it once.
 
 The owned entries of a container are read from the parser's outline of the whole file.  So
 that filing N entries in a row does not parse a large file N times, the keys found are kept
-for the exact bytes they were read from, and moved forward over the writer's own append (the
-new entry added, the lines after it shifted); any other change to the file — another process,
-the user — makes the bytes differ, and the file is read again.
+by :mod:`.snapshot` (the one owner of what is kept between writes) for the exact bytes they were
+read from, and moved forward over the writer's own append (:func:`after_append`: the new entry
+added, the lines after it shifted); any other change to the file — another process, the user —
+makes the bytes differ, and the file is read again.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import OrderedDict
-
 from ..core.document import Document
 
 Key = tuple[str | None, str, str]
-
-_CACHE_SIZE = 4
-_cache: "OrderedDict[tuple[str, int], tuple[bytes, dict[Key, int]]]" = OrderedDict()
-_lock = threading.Lock()
 
 
 def normal_body(text: str) -> str:
@@ -57,39 +50,9 @@ def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:
     return found
 
 
-def _key(path) -> str:
-    return os.path.realpath(os.fspath(path))
-
-
-def cached_entries(path, owner_line: int, data: bytes) -> dict[Key, int] | None:
-    """The keys of the container at ``owner_line`` in exactly ``data``, if known."""
-    with _lock:
-        hit = _cache.get((_key(path), owner_line))
-    if hit is not None and (hit[0] is data or hit[0] == data):
-        return hit[1]
-    return None
-
-
-def remember(path, owner_line: int, data: bytes, keys: dict[Key, int]) -> None:
-    with _lock:
-        _cache[(_key(path), owner_line)] = (data, keys)
-        _cache.move_to_end((_key(path), owner_line))
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-
-
 def after_append(keys: dict[Key, int], new: Key, line: int, at_line: int, added_lines: int) -> dict[Key, int]:
     """The keys once an entry ``new`` was written at ``line``, ``added_lines`` lines inserted before old ``at_line``."""
     moved = {k: (n + added_lines if n >= at_line else n) for k, n in keys.items()}
     moved.setdefault(new, line)
     return moved
 
-
-def forget(path=None) -> None:
-    with _lock:
-        if path is None:
-            _cache.clear()
-        else:
-            real = _key(path)
-            for k in [k for k in _cache if k[0] == real]:
-                del _cache[k]

@@ -40,11 +40,13 @@ from ..core import syntax as sx
 from ..core.parser import parse
 from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
-from .edit import barrier_refusal, check_actor, forget, refuse_not_utf8
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
+from .results import ApplyResult
+from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_characters, quoted, reads_as_zone_tag
+from .snapshot import FileSnapshot, Plan, barrier_refusal
 from .store import STATE_DIR_NAME, Store
 from .verify import Edit, Expect, compare, new_diagnostics
 
@@ -140,31 +142,39 @@ def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
 
 def preview_proposal(proposal: Proposal, data: bytes) -> tuple[ZoneView, bytes] | None:
     """Where ``proposal`` would write in ``data`` (the file's bytes now) and what :func:`apply_proposal` would
-    write: the declared zone's inner lines replaced, line endings kept — before the re-check.  None when the
-    proposal is stale (its zone changed or is gone) or its content could never be written."""
-    zone = locate_zone(proposal, data)
-    if zone is None or zone.close_start is None:
-        return None
+    write: the declared zone's inner lines replaced, line endings kept — before the re-check (the first step of
+    :func:`plan_apply`, on a snapshot, with no commit).  None when the proposal is stale (its zone changed or is
+    gone) or its content could never be written."""
     try:
-        return zone, _replaced(data, zone, _content_for(proposal.new_content, data, zone))
+        return _apply_target(FileSnapshot(proposal.target, data), proposal)
     except RefusedWrite:
         return None
 
 
-def _verdict(path: Path, data: bytes, new_data: bytes, zone: ZoneView):
+def _apply_target(snap: FileSnapshot, proposal: Proposal) -> tuple[ZoneView, bytes]:
+    """The proposal's zone in ``snap`` and the bytes with its inner lines replaced (before the re-check), or
+    ``STALE_PROPOSAL`` / ``CONTENT_REFUSED``."""
+    zone = locate_zone(proposal, snap.data, snap.full_index)
+    if zone is None or zone.close_start is None:
+        raise _stale(proposal)
+    return zone, _replaced(snap.data, zone, _content_for(proposal.new_content, snap.data, zone))
+
+
+def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView):
     """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
 
     Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
     proposal lists them all; only errors refuse).
     """
     assert zone.close_start is not None
-    text, new_text = decode(data), decode(new_data)
+    path, data = snap.path, snap.data
+    text, new_text = snap.text, decode(new_data)
     start: CharOffset = chars_before(data, zone.inner_start)
     old_len = len(decode(_inner(zone, data)))
     new_len = len(new_text) - len(text) + old_len
     edit = Edit(start, old_len, new_len, zone.line + 1, text.count("\n", start, start + old_len),
                 new_text.count("\n", start, start + new_len))
-    before = parse(text, path=str(path))
+    before = snap.document
     after = parse(new_text, path=str(path))
     verdict = compare(before, after, edit, Expect(entries=None, structure=True))
     found = tuple(new_diagnostics(before, after, edit))
@@ -201,6 +211,41 @@ def _zone_for_target(index: ZoneIndex, target) -> ZoneView:
     return paired[0]
 
 
+@dataclass(frozen=True)
+class ProposalPlan:
+    """What a proposal would change, decided on one snapshot: the zone, its content as it would be written, the
+    new bytes, and the diagnostics the change would add."""
+
+    zone: ZoneView
+    context: tuple[str, ...]
+    zone_sha256: str
+    inner: str
+    new_data: bytes
+    would_add: tuple[str, ...]
+
+
+def plan_proposal(snap: FileSnapshot, target, new_content: str) -> ProposalPlan:
+    """What proposing ``new_content`` for the zone ``target`` names (a line, or a container's [P3] zone) would
+    change in ``snap``; pure: the proposal is recorded by :func:`propose`."""
+    snap.refuse_not_utf8()  # W45: applied, it would write UTF-8 into another encoding
+    data = snap.data
+    index = snap.full_index
+    zone = _zone_for_target(index, target)
+    if zone.close_start is None or zone.inline:
+        raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is "
+                           f"{'never closed' if zone.close_start is None else 'opened inline'}; edit it by hand",
+                           code="UNCLOSED_ZONE" if zone.close_start is None else "INLINE_ZONE", zone=zone.line,
+                           level=zone.level, rule="§5.4" if zone.close_start is None else "§5.1")
+    inner = _content_for(new_content, data, zone)
+    new_data = _replaced(data, zone, inner)
+    if new_data == data:
+        raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
+                           code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
+    verdict, problems, found = _verdict(snap, new_data, zone)
+    would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
+    return ProposalPlan(zone, container_lines(index, zone), zone_hash(data, zone), inner, new_data, would_add)
+
+
 def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
             store: Store | None = None) -> Proposal:
     """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
@@ -214,29 +259,15 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
         raise TypeError("new_content must be str")
     path = Path(path)
     data = store.read(path)
-    refuse_not_utf8(path, data)  # W45: applied, it would write UTF-8 into another encoding
-    index = ZoneIndex.build(parse(decode(data), path=str(path)))
-    zone = _zone_for_target(index, target)
-    if zone.close_start is None or zone.inline:
-        raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is "
-                           f"{'never closed' if zone.close_start is None else 'opened inline'}; edit it by hand",
-                           code="UNCLOSED_ZONE" if zone.close_start is None else "INLINE_ZONE", zone=zone.line,
-                           level=zone.level, rule="§5.4" if zone.close_start is None else "§5.1")
-    inner = _content_for(new_content, data, zone)
-    new_data = _replaced(data, zone, inner)
-    if new_data == data:
-        raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
-                           code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
-    verdict, problems, found = _verdict(path, data, new_data, zone)
-    would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
+    plan = plan_proposal(FileSnapshot(path, data), target, new_content)
+    zone = plan.zone
     now = _dt.datetime.now(_dt.timezone.utc)
     pid = f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     record = {
         "format": FORMAT, "id": pid, "status": "open", "file": path.name,  # relative to its .zonemark's folder
-        "zone": {"line": zone.line, "level": zone.level, "sha256": zone_hash(data, zone),
-                 "context": list(container_lines(index, zone))},
+        "zone": {"line": zone.line, "level": zone.level, "sha256": plan.zone_sha256, "context": list(plan.context)},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
-        "would_add": list(would_add), "new_content": inner, "diff": _diff(path.name, data, new_data),
+        "would_add": list(plan.would_add), "new_content": plan.inner, "diff": _diff(path.name, data, plan.new_data),
     }
     out = proposals_dir(path) / f"{pid}.json"
     _write_json(out, record)
@@ -319,43 +350,42 @@ def _stale(proposal: Proposal) -> RefusedWrite:
                         rule="W2")
 
 
-def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = None):
-    """Apply a proposal ('user' only); returns the store's UpdateResult."""
-    check_actor(actor)
-    if actor != "user":
-        raise RefusedWrite("refused: only the user may apply a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
+def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
+    """What applying ``proposal`` does to ``snap`` (the file's bytes now): its zone found again (W2), the change
+    recomputed from the proposed content (never from the stored diff), the user re-check (§5.5); pure."""
+    snap.refuse_not_utf8()  # W45
+    zone, new_data = _apply_target(snap, proposal)
+    data = snap.data
+    result = ApplyResult(Path(snap.path), new_data != data, len(data), len(new_data), None, zone.line)
+    if new_data == data:
+        return Plan(data, result)
+    verdict, problems, _found = _verdict(snap, new_data, zone)
+    if problems or not verdict.ok:
+        why = problems[0] if problems else verdict.reason()
+        if problems:
+            raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)",
+                               code="STRUCTURE_CHANGED", zone=zone.line, level=zone.level, rule="§5.5")
+        raise barrier_refusal(f"applying {proposal.id}", verdict, zone=zone.line, level=zone.level)
+    return Plan(new_data, result, verdict)
+
+
+def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = None) -> ApplyResult:
+    """Apply a proposal ('user' only): plan it again against the bytes of now, then commit (W2)."""
+    refuse_unless_user(actor, "only the user may apply a proposal")
     store = store or Store()
     proposal = load(proposal_path)
     if proposal.status != "open":
         raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", code="PROPOSAL_CLOSED",
                            rule="W2")
     target = proposal.target
-
-    def transform(data: bytes) -> bytes:
-        refuse_not_utf8(target, data)  # W45
-        zone = locate_zone(proposal, data, ZoneIndex.build(parse(decode(data), path=str(target))))
-        if zone is None:
-            raise _stale(proposal)
-        inner = _content_for(proposal.new_content, data, zone)
-        new_data = _replaced(data, zone, inner)
-        if new_data == data:
-            return data
-        verdict, problems, _found = _verdict(target, data, new_data, zone)
-        if problems or not verdict.ok:
-            why = problems[0] if problems else verdict.reason()
-            if problems:
-                raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)",
-                                   code="STRUCTURE_CHANGED", zone=zone.line, level=zone.level, rule="§5.5")
-            raise barrier_refusal(f"applying {proposal.id}", verdict, zone=zone.line, level=zone.level)
-        return new_data
-
-    result = store.update(target, transform, actor=actor, action=f"apply proposal {proposal.id}")
-    forget(target)
+    done = store.commit(target, lambda snap: plan_apply(snap, proposal), actor=actor,
+                        action=f"apply proposal {proposal.id}")
     record = json.loads(proposal.path.read_text(encoding="utf-8"))
     record.update(status="applied", applied=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                  history_id=result.history_id)
+                  history_id=done.history_id)
     _write_json(proposal.path, record)
-    return result
+    u = done.update
+    return ApplyResult(u.path, u.changed, u.old_size, u.new_size, u.history_id, done.result.zone)
 
 
 def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = None) -> Proposal:
@@ -364,9 +394,7 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     The record is kept (status ``rejected``, with the time and the user's reason) so the
     review of what an AI asked for stays complete; a rejected proposal can no longer be applied.
     """
-    check_actor(actor)
-    if actor != "user":
-        raise RefusedWrite("refused: only the user may reject a proposal (§5.2)", code="USER_ONLY", rule="§5.2")
+    refuse_unless_user(actor, "only the user may reject a proposal")
     if reason is not None and (not isinstance(reason, str) or _NOT_ONE_LINE.search(reason.strip())):
         raise ValueError("a rejection reason is one line of text")
     proposal = load(proposal_path)

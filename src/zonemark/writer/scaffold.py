@@ -44,6 +44,7 @@ from .atomic import sync_dir, unlink_quietly, write_temp
 from .locate import HeaderInfo, ZoneIndex, journal_zones, resolve_container
 from .offsets import ByteOffset, chars_before
 from .refusals import RefusedWrite
+from .snapshot import FileSnapshot, Plan
 from .store import Store
 from .verify import Edit, Expect, compare
 
@@ -380,39 +381,39 @@ def add_container(path, container_path: str, *, actor: str = "user", module_id: 
                       "§5.5", "USER_ONLY")
     if not isinstance(container_path, str):
         raise TypeError(f"container path must be str, not {type(container_path).__name__}")
-    store = store or Store()
-    state: dict = {}
+    done = (store or Store()).commit(path, lambda snap: plan_container(snap, container_path, module_id),
+                                     actor=actor, action=f"add container {container_path.strip()}")
+    r = done.result
+    return AddedContainer(Path(path), r.header, r.line, r.journal_line, r.address, done.history_id)
 
-    def transform(data: bytes) -> bytes:
-        before = parse(decode(data), path=str(path))
-        broken = [d for d in before.diagnostics if d.code in _BROKEN]
-        if before.file_type is None or broken:
-            why = (f"{broken[0].code} at line {broken[0].line}" if broken else "no file type in its H1")
-            raise _refuse(f"{path} cannot take a new container until it is fixed ({why}; see 'zonemark check')",
-                          "§3.2, §5.4", "FILE_BROKEN")
-        index = ZoneIndex.build(before)
-        if before.file_type == "external_memory":
-            header, address, at = _plan_topic(index, container_path, data)
-        else:
-            header, address, at, block = _plan_module(index, before, container_path, module_id, path, data)
-        block = _container_block(header) if before.file_type == "external_memory" else block
-        new, at_line, line = _splice(data, at, block)
-        after = parse(decode(new), path=str(path))
-        added = new.count(b"\n") - data.count(b"\n")
-        start = chars_before(data, ByteOffset(at))
-        edit = Edit(start, 0, len(after.source) - len(before.source), at_line, 0, added)
-        verdict = compare(before, after, edit, Expect(entries=0, structure=True))
-        if not verdict.ok:  # the writer's own barrier: nothing outside the insertion, no new error
-            raise _refuse(f"adding '{address}': {verdict.reason()}",
-                          "§5.5, re-check", "STRUCTURE_CHANGED" if verdict.problems else "NEW_DIAGNOSTIC")
-        header_line = line + 1
-        journal = _check_result(before, after, at_line, added, address, header_line)
-        state.update(header=header, line=header_line, journal=journal, address=address)
-        return new
 
-    result = store.update(path, transform, actor=actor, action=f"add container {container_path.strip()}")
-    return AddedContainer(Path(path), state["header"], state["line"], state["journal"], state["address"],
-                          result.history_id)
+def plan_container(snap: FileSnapshot, container_path: str, module_id: str | None = None) -> Plan[AddedContainer]:
+    """What adding the container ``container_path`` does to ``snap`` (:func:`add_container`); pure."""
+    path, data = snap.path, snap.data
+    before = snap.document
+    broken = [d for d in before.diagnostics if d.code in _BROKEN]
+    if before.file_type is None or broken:
+        why = (f"{broken[0].code} at line {broken[0].line}" if broken else "no file type in its H1")
+        raise _refuse(f"{path} cannot take a new container until it is fixed ({why}; see 'zonemark check')",
+                      "§3.2, §5.4", "FILE_BROKEN")
+    index = ZoneIndex.build(before)
+    if before.file_type == "external_memory":
+        header, address, at = _plan_topic(index, container_path, data)
+    else:
+        header, address, at, block = _plan_module(index, before, container_path, module_id, path, data)
+    block = _container_block(header) if before.file_type == "external_memory" else block
+    new, at_line, line = _splice(data, at, block)
+    after = parse(decode(new), path=str(path))
+    added = new.count(b"\n") - data.count(b"\n")
+    start = chars_before(data, ByteOffset(at))
+    edit = Edit(start, 0, len(after.source) - len(before.source), at_line, 0, added)
+    verdict = compare(before, after, edit, Expect(entries=0, structure=True))
+    if not verdict.ok:  # the writer's own barrier: nothing outside the insertion, no new error
+        raise _refuse(f"adding '{address}': {verdict.reason()}",
+                      "§5.5, re-check", "STRUCTURE_CHANGED" if verdict.problems else "NEW_DIAGNOSTIC")
+    header_line = line + 1
+    journal = _check_result(before, after, at_line, added, address, header_line)
+    return Plan(new, AddedContainer(Path(path), header, header_line, journal, address, None), verdict)
 
 
 def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str, str, int]:

@@ -45,14 +45,17 @@ import stat
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Generic, TypeVar
 
 import filelock
 
 from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
+from .snapshot import FileSnapshot, Plan, adopt
+
+R = TypeVar("R")
 
 __all__ = ["Store", "StoreError", "WriteConflict", "NothingToUndo", "HistoryCorrupt", "UpdateResult",
-           "HistoryEntry", "STATE_DIR_NAME", "TEMP_MARK"]
+           "HistoryEntry", "Committed", "STATE_DIR_NAME", "TEMP_MARK"]
 
 STATE_DIR_NAME = ".zonemark"
 LOCKS_DIR_NAME = "locks"
@@ -115,6 +118,20 @@ class UpdateResult:
     new_size: int
     history_id: str | None
     undone: "HistoryEntry | None" = None
+
+
+@dataclass(frozen=True)
+class Committed(Generic[R]):
+    """Outcome of :meth:`Store.commit`: the plan that was written (or that changed nothing) and the write."""
+
+    plan: Plan[R]
+    changed: bool
+    history_id: str | None
+    update: UpdateResult
+
+    @property
+    def result(self) -> R:
+        return self.plan.result
 
 
 @dataclass(frozen=True)
@@ -264,6 +281,25 @@ class Store:
         """The current bytes of ``path``, exactly as on disk."""
         with open(self._target(path), "rb") as handle:
             return handle.read()
+
+    def commit(self, path: str | os.PathLike[str], planner: Callable[[FileSnapshot], Plan[R]], *, actor: str,
+               action: str) -> Committed[R]:
+        """Under the file's lock, snapshot its current bytes, run ``planner`` on them and write the plan's bytes
+        atomically (:meth:`update`).  ``planner`` is pure (it may run more than once, on fresh bytes each time,
+        when the file changes while the write is prepared) and refuses by raising; a plan of the same bytes
+        writes nothing.  What the plan knows of its new bytes is kept for the next write (:func:`.snapshot.adopt`).
+        """
+        plans: list[Plan[R]] = []
+
+        def transform(data: bytes) -> bytes:
+            plans.clear()
+            plans.append(planner(FileSnapshot(path, data)))
+            return plans[0].data
+
+        update = self.update(path, transform, actor=actor, action=action)
+        if update.changed:
+            adopt(path, plans[0])
+        return Committed(plans[0], update.changed, update.history_id, update)
 
     def update(self, path: str | os.PathLike[str], transform: Callable[[bytes], bytes], *, actor: str,
                action: str) -> UpdateResult:

@@ -1,12 +1,19 @@
-"""Appending many entries to one container in one write: a pure plan, then one commit (§5.2, §5.5, §7.5).
+"""Appending entries to a container's journal: the planner, and the commit (§5.2, §5.5, §7.1.2, §7.5).
 
-:func:`plan_entries` decides, on one snapshot of the file's bytes, what happens to each entry of a
+One entry (:func:`append_entry`): ``###### LOG: <date> — <title>`` and its body at the end of the writable
+zone that pairs with the container (:mod:`.locate`): for 'ai' the last ``[P4]`` zone, else the last
+``[P5]``; for 'user' also a ``[P3]`` journal.  One blank line separates entries; an empty zone gets the
+blank-line layout of the file's first non-empty writable zone (§14 examples: ``[P4]`` directly followed by
+the entry in §14.3/§14.4, a blank line on both sides in §14.1).  :func:`plan_append` decides it on one
+:class:`~.snapshot.FileSnapshot` and writes nothing; :func:`append_entry` commits that plan.
+
+Many entries (:func:`plan_entries`) decides, on one snapshot of the file's bytes, what happens to each entry of a
 batch — exactly what :func:`zonemark.writer.append_entry` with ``unless_present=True`` would decide
 for each in turn: the date checked, title and body sanitised, the duplicate check (against the
 entries the container owns *and* the earlier entries of the batch, ruling CL7), the zone chosen by
 the same rule (§5.2), the re-check (§5.5) — and returns the new bytes.  It writes nothing.
-:func:`append_entries` runs that plan as the transform of one :meth:`Store.update` (under the lock,
-on the current bytes: one history version, one undo), or, for a dry run, on the bytes as read.
+:func:`append_entries` commits that plan with one :meth:`Store.commit` (under the lock, on the current
+bytes: one history version, one undo), or, for a dry run, only plans it on the bytes as read.
 
 Cost: the file is parsed once (the duplicate keys), each entry is sanitised once, and the whole
 insertion is re-checked once.  Only when that check refuses are the entries checked one by one,
@@ -20,17 +27,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from ..core.parser import parse
 from ..core.text import decode
 from . import duplicates
-from .edit import (WriteResult, _barrier_refusal, _blank_layout, _end_of_content, _splice, _zone_is_sane, _zone_text,
-                   cached_index, check_actor, check_date, forget, journal_for, refuse_for_level, remember)
-from .locate import APPEND_LEVELS, ZoneIndex, ZoneView, journal_zones, resolve_container, unclosed_zones
-from .refusals import RefusedWrite
-from .sanitize import sanitize_body, sanitize_title
-from .store import Store, StoreError
-from .verify import Edit, Expect, mini_check
+from .locate import APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones
 from .offsets import CharOffset
+from .refusals import RefusedWrite
+from .results import AppendResult
+from .rules import check_actor, check_date, refuse_for_level, today
+from .sanitize import sanitize_body, sanitize_title
+from .snapshot import Carry, FileSnapshot, Plan, Spliced, zone_refusal
+from .store import Store, StoreError
+from .verify import Expect, Edit, mini_check
 
 APPENDED, DUPLICATE, REFUSED = "appended", "duplicate", "refused"
 #: At most this many re-checks of a batch (ruling CL27); entries still unsettled after them are refused with the
@@ -102,11 +109,13 @@ def _refusal(exc: Exception) -> tuple[str, str]:
     return getattr(exc, "code", "BAD_DATE"), f"refused: {exc}"
 
 
-def _select(index: ZoneIndex, cid: int | None, actor: str) -> ZoneView:
-    """The zone an append by ``actor`` to container ``cid`` goes to, or the refusal append_entry raises."""
+def _select(index: ZoneIndex, container: str, actor: str) -> tuple[int | None, ZoneView]:
+    """The container ``container`` names and the zone an append by ``actor`` to it goes to (§5.2, §7.1.2), or the
+    refusal."""
+    cid = resolve_container(index, container)
     zone = journal_for(index, cid, actor)
     if zone is not None:
-        return zone
+        return cid, zone
     p3 = journal_zones(index, cid, (3,))
     if p3 and actor == "ai":
         refuse_for_level(p3[-1], actor, "append")
@@ -141,12 +150,41 @@ def _prepare(entries: Sequence[NewEntry], default_date: str) -> list[_Candidate 
     return out
 
 
-class _Zone:
-    """The target zone of one snapshot, and the insertion of a run of entries at its end (as append_entry)."""
+def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
+    """Blank lines after the opening and before the closing tag in the first non-empty journal."""
+    for i in range(len(index)):
+        z = index.zone(i)
+        if z.level not in (4, 5) or z.close_start is None or z.inline:
+            continue
+        inner = decode(data[z.inner_start:z.close_start])
+        if not inner.strip():
+            continue
+        lines = inner.split("\n")[:-1]
+        lead = next(k for k, ln in enumerate(lines) if ln.strip())
+        trail = next(k for k, ln in enumerate(reversed(lines)) if ln.strip())
+        return min(lead, 1), min(trail, 1)
+    return 0, 0
 
-    def __init__(self, path, data: bytes, index: ZoneIndex, zone: ZoneView, cid: int | None):
-        self.path, self.data, self.index, self.zone, self.cid = path, data, index, zone, cid
-        self.old_zone, self.inner_rel, self.close_rel = _zone_text(data, zone)
+
+def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset) -> CharOffset:
+    """Offset after the last non-blank line in ``text[inner_start:close_start]`` (inner_start if none)."""
+    pos: int = close_start
+    while pos > inner_start:
+        prev = text.rfind("\n", inner_start, pos - 1)
+        start = prev + 1 if prev >= 0 else inner_start
+        if text[start:pos].strip():
+            break
+        pos = start
+    return CharOffset(pos)
+
+
+class _Zone:
+    """The target zone of one snapshot, and the insertion of a run of entries at its end (one entry or many)."""
+
+    def __init__(self, snap: FileSnapshot, index: ZoneIndex, zone: ZoneView, cid: int | None):
+        data = snap.data
+        self.snap, self.data, self.index, self.zone, self.cid = snap, data, index, zone, cid
+        self.old_zone, self.inner_rel, self.close_rel = snap.zone_text(zone)
         self.pos = _end_of_content(self.old_zone, self.inner_rel, self.close_rel)
         self.crlf = self.old_zone.endswith("\r\n")
         self.first_line = zone.close_line - self.old_zone.count("\n", self.pos, self.close_rel)  # type: ignore[operator]
@@ -163,10 +201,14 @@ class _Zone:
         body = "\n" * self.lead + "\n".join(texts) + "\n" * self.trail
         return body.replace("\n", "\r\n") if self.crlf else body
 
-    def check(self, texts: Sequence[str]):
-        """Splice a run of entries in and re-check it (§5.5): the edit layer's own ``_splice``."""
-        return _splice(self.path, self.index, self.zone, self.data, self.old_zone, self.pos, 0, self.insert(texts),
-                       self.first_line, Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
+    def check(self, texts: Sequence[str]) -> Spliced:
+        """Splice a run of entries in and re-check it (§5.5, :meth:`.snapshot.FileSnapshot.splice`)."""
+        return self.snap.splice(self.index, self.zone, self.old_zone, self.pos, 0, self.insert(texts),
+                                self.first_line, Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
+
+    def refusal(self, verdict) -> RefusedWrite:
+        return zone_refusal(f"appending to {self.index.label(self.cid)} in the [P{self.zone.level}] zone at line "
+                            f"{self.zone.line}", self.zone, verdict)
 
     def alone(self, text: str, line: int, entries: int = 1):
         """The verdict on entries alone in an empty zone of the same container, their lines as at ``line``."""
@@ -185,15 +227,22 @@ def plan_entries(path, data: bytes, container: str, entries: Sequence[NewEntry],
 
     Raises :class:`RefusedWrite` only when the container cannot be resolved (nothing is appended then).
     """
+    return plan_batch(FileSnapshot(path, data), container, entries, actor=actor, default_date=default_date)
+
+
+def plan_batch(snap: FileSnapshot, container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
+               default_date: str) -> AppendPlan:
+    """:func:`plan_entries` on one snapshot."""
     check_actor(actor)
-    index = cached_index(path, data)
+    data = snap.data
+    index = snap.index
     cid = resolve_container(index, container)
     label = index.label(cid)
     prepared = _prepare(entries, default_date)
     outcomes: list[EntryOutcome | None] = [p if isinstance(p, EntryOutcome) else None for p in prepared]
     candidates = [p for p in prepared if isinstance(p, _Candidate)]
     if candidates:
-        keys = duplicates.owned_entries(parse(decode(data), path=str(path)), index.header_line(cid))
+        keys = snap.entries(index.header_line(cid))
         fresh = []
         for c in candidates:
             if c.key in keys:
@@ -203,24 +252,17 @@ def plan_entries(path, data: bytes, container: str, entries: Sequence[NewEntry],
                 fresh.append(c)
         candidates = fresh
     zone: ZoneView | None = None
+    owner: int | None = cid
     if candidates:
         try:
-            zone = _select(index, cid, actor)
-            if not _zone_is_sane(data, zone):  # never trust a stale index: rebuild it
-                index = ZoneIndex.build(parse(decode(data), path=str(path)))
-                remember(path, data, index)
-                zone = _select(index, cid, actor)
-                if not _zone_is_sane(data, zone):
-                    raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
-                                       f"reliably; check the file with 'zonemark check'", code="ZONE_NOT_LOCATED",
-                                       zone=zone.line, level=zone.level, rule="§5.1")
+            index, owner, zone = snap.locate(lambda ix: _select(ix, container, actor))
         except RefusedWrite as exc:
             for c in candidates:
                 outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, exc.code, str(exc))
             candidates, zone = [], None
     new_data, rechecks = data, 0
     if candidates and zone is not None:
-        new_data, rechecks = _place(_Zone(path, data, index, zone, cid), candidates, outcomes)
+        new_data, rechecks = _place(_Zone(snap, index, zone, owner), candidates, outcomes)
     # a copy of an earlier entry of the batch is a duplicate of it where it goes, or refused as it is
     final: list[EntryOutcome] = []
     for o in outcomes:
@@ -254,8 +296,7 @@ def _place(target: _Zone, candidates: list[_Candidate], outcomes: list[EntryOutc
                 kept.append(c)
                 line += c.entry.count("\n") + 1
                 continue
-            exc = _barrier_refusal(f"appending to {target.index.label(target.cid)} in the [P{target.zone.level}] zone "
-                                   f"at line {target.zone.line}", target.zone, verdict)
+            exc = target.refusal(verdict)
             outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, exc.code, str(exc))
     # What is left passes alone; the longest run that passes together is kept, the entry after it refused.
     accepted: list[_Candidate] = []
@@ -263,7 +304,7 @@ def _place(target: _Zone, candidates: list[_Candidate], outcomes: list[EntryOutc
     failed = done.verdict
     while rest:
         if rechecks >= MAX_RECHECKS:  # the run that holds them was refused: so are they, with its reason
-            exc = _barrier_refusal(f"appending {len(rest)} entries (not re-checked one by one: more than "
+            exc = zone_refusal(f"appending {len(rest)} entries (not re-checked one by one: more than "
                                    f"{MAX_RECHECKS} re-checks of one batch) to {target.index.label(target.cid)}",
                                    target.zone, failed)
             for c in rest:
@@ -287,8 +328,7 @@ def _place(target: _Zone, candidates: list[_Candidate], outcomes: list[EntryOutc
             continue  # out of re-checks: the loop refuses what is left
         bad = rest[lo]
         verdict = target.check([c.entry for c in accepted + rest[:hi]]).verdict
-        exc = _barrier_refusal(f"appending to {target.index.label(target.cid)} in the [P{target.zone.level}] zone at "
-                               f"line {target.zone.line}", target.zone, verdict)
+        exc = target.refusal(verdict)
         outcomes[bad.pos] = EntryOutcome(REFUSED, bad.date, None, bad.changes, exc.code, str(exc))
         accepted += rest[:lo]
         rest = rest[hi:]
@@ -321,33 +361,110 @@ def append_entries(path, container: str, entries: Sequence[NewEntry], *, actor: 
     """
     check_actor(actor)
     store = store or Store()
-    plans: list[AppendPlan] = []
 
-    def transform(data: bytes) -> bytes:
-        plans.clear()
-        plans.append(plan_entries(path, data, container, entries, actor=actor, default_date=default_date))
-        return plans[0].data
+    def planner(snap: FileSnapshot) -> Plan[AppendPlan]:
+        plan = plan_batch(snap, container, entries, actor=actor, default_date=default_date)
+        return Plan(plan.data, plan)
 
     if dry_run:
-        data = store.read(path)
-        transform(data)
+        plan = planner(FileSnapshot(path, store.read(path))).result
         try:
             store.writable(path)
         except StoreError as exc:
-            return _all_refused(path, plans[0], exc)
-        return BatchResult(Path(path), plans[0].outcomes, False, None, plans[0].label, plans[0].rechecks)
+            return _all_refused(path, plan, exc)
+        return BatchResult(Path(path), plan.outcomes, False, None, plan.label, plan.rechecks)
     n = sum(1 for e in entries)
     try:
-        result = store.update(path, transform, actor=actor,
-                              action=f"append {n} entr{'y' if n == 1 else 'ies'} to {container}")
+        done = store.commit(path, planner, actor=actor,
+                            action=f"append {n} entr{'y' if n == 1 else 'ies'} to {container}")
     except StoreError as exc:
-        if not plans:
-            transform(store.read(path))
-        return _all_refused(path, plans[0], exc)
-    if result.changed:
-        forget(path)
-    return BatchResult(Path(path), plans[0].outcomes, result.changed, result.history_id, plans[0].label,
-                       plans[0].rechecks)
+        return _all_refused(path, planner(FileSnapshot(path, store.read(path))).result, exc)
+    plan = done.result
+    return BatchResult(Path(path), plan.outcomes, done.changed, done.history_id, plan.label, plan.rechecks)
+
+
+# -- one entry -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AppendRequest:
+    """One entry to append, checked and sanitised (:func:`append_request`)."""
+
+    container: str
+    actor: str
+    entry: str  # header and body as written, LF line ends
+    title: str  # the sanitised title
+    key: duplicates.Key
+    changes: tuple[str, ...]
+    unless_present: bool
+
+
+def append_request(container: str, title: str, body: str = "", *, actor: str = "ai", date: str | None = None,
+                   timestamp: bool = False, unless_present: bool = False) -> AppendRequest:
+    """The request :func:`plan_append` takes: the date checked (§7.5), title and body sanitised (W23)."""
+    check_actor(actor)
+    if date is not None and timestamp:
+        raise ValueError("give a date or timestamp=True, not both")
+    date = check_date(date) if date is not None else today(timestamp)
+    clean_title = sanitize_title(title)
+    clean_body = sanitize_body(body or "")
+    entry = f"###### LOG: {date} — {clean_title.text}\n" + (clean_body.text + "\n" if clean_body.text else "")
+    return AppendRequest(container, actor, entry, clean_title.text,
+                         duplicates.entry_key(date, clean_title.text, clean_body.text),
+                         clean_title.changes + clean_body.changes, unless_present)
+
+
+def plan_append(snap: FileSnapshot, req: AppendRequest) -> Plan[AppendResult]:
+    """What appending one entry does to ``snap`` (module docstring); pure.  ``unless_present``: an entry of the
+    container with the same key (:mod:`.duplicates`) means nothing is written, and the result says where it is."""
+    snap.refuse_not_utf8()
+    path = Path(snap.path)
+    keys = None
+    if req.unless_present:
+        cid = resolve_container(snap.index, req.container)
+        keys = snap.entries(snap.index.header_line(cid))
+        if req.key in keys:
+            line = keys[req.key]
+            return Plan(snap.data, AppendResult(path, False, line, None, snap.index.label(cid), None, req.changes,
+                                                duplicate_of=line))
+    index, owner, zone = snap.locate(lambda ix: _select(ix, req.container, req.actor))
+    assert zone is not None
+    target = _Zone(snap, index, zone, owner)
+    done = target.check([req.entry])
+    if not done.verdict.ok:
+        raise target.refusal(done.verdict)
+    line = target.first_line + target.lead
+    entries = None
+    if keys is not None:
+        entries = (target.owner_line,
+                   duplicates.after_append(keys, req.key, line, target.first_line, done.added_lines))
+    result = AppendResult(path, True, line, zone.line, index.label(owner), None, req.changes, done.verdict.method)
+    return Plan(done.data, result, done.verdict, Carry(done.index_after(index), entries))
+
+
+def append_entry(path, container: str, title: str, body: str = "", *, actor: str = "ai",
+                 date: str | None = None, timestamp: bool = False, store: Store | None = None,
+                 unless_present: bool = False) -> AppendResult:
+    """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``.
+
+    ``unless_present``: when the container already owns an entry with this date, title and body
+    (as written, :mod:`.duplicates`), write nothing and say where it is (``duplicate_of``) — checked
+    under the file's lock on its current bytes, so concurrent writers file one copy.
+    """
+    req = append_request(container, title, body, actor=actor, date=date, timestamp=timestamp,
+                         unless_present=unless_present)
+    done = (store or Store()).commit(path, lambda snap: plan_append(snap, req), actor=actor,
+                                     action=f"append to {container}: {req.title}")
+    r = done.result
+    if r.duplicate_of is not None:
+        return r
+    return replace(r, changed=done.changed, history_id=done.history_id)
+
+
+def find_container(path, container: str, *, store: Store | None = None) -> str:
+    """The label of the container ``container`` names in ``path`` now (:func:`.locate.resolve_container`), or
+    :class:`RefusedWrite` (``UNKNOWN_CONTAINER``, ``AMBIGUOUS_CONTAINER``); writes nothing."""
+    index = FileSnapshot(path, (store or Store()).read(path)).index
+    return index.label(resolve_container(index, container))
 
 
 def _all_refused(path, plan: AppendPlan, exc: StoreError) -> BatchResult:
@@ -358,4 +475,5 @@ def _all_refused(path, plan: AppendPlan, exc: StoreError) -> BatchResult:
 
 
 __all__ = ["APPENDED", "DUPLICATE", "REFUSED", "MAX_RECHECKS", "NewEntry", "EntryOutcome", "AppendPlan",
-           "BatchResult", "plan_entries", "append_entries", "WriteResult"]
+           "BatchResult", "plan_entries", "plan_batch", "append_entries", "AppendRequest", "append_request",
+           "plan_append", "append_entry", "find_container"]

@@ -1,0 +1,265 @@
+"""One file as read: its bytes and every view of them, and the re-checked splice (§5.5).
+
+A :class:`FileSnapshot` is the path and the bytes of one read of a file.  It computes, once and
+only when asked, the text (§1, UTF-8), the zone index — from the structural lines first
+(:mod:`.skeleton`), from a full parse when that index does not match the bytes — the parsed
+document, and the entries a container owns (:mod:`.duplicates`).  Every planner of the writer reads
+the file through one snapshot, and writes by :meth:`FileSnapshot.splice`, which replaces one region
+of a zone and runs the re-check behind it (:mod:`.verify`).
+
+This module is the one owner of what is kept between writes: a small bounded LRU of zone indexes
+and one of duplicate keys, each keyed by the real path and checked against the exact bytes it was
+read from, so a change by anyone else is never served from it.  After a commit the planner's own
+view of the new bytes (the index moved over its own insertion, the keys with the new entry) is
+adopted (:func:`adopt`), so N appends in a row do not parse the file N times.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Callable, Generic, TypeVar
+
+from ..core import syntax as sx
+from ..core.document import Document
+from ..core.parser import parse
+from ..core.text import decode, encode
+from . import duplicates
+from .locate import ZoneIndex, ZoneView
+from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
+from .refusals import RefusedWrite
+from .skeleton import skeleton_index
+from .verify import Edit, Expect, Verdict, full_check, incremental_check
+
+R = TypeVar("R")
+
+_INDEXES_KEPT = 8
+_ENTRIES_KEPT = 4
+_indexes: "OrderedDict[str, tuple[bytes, ZoneIndex]]" = OrderedDict()
+_entries: "OrderedDict[tuple[str, int], tuple[bytes, dict[duplicates.Key, int]]]" = OrderedDict()
+_lock = threading.Lock()
+
+
+def _key(path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _kept(table: OrderedDict, key, data: bytes):
+    with _lock:
+        hit = table.get(key)
+    if hit is not None and (hit[0] is data or hit[0] == data):
+        return hit[1]
+    return None
+
+
+def _keep(table: OrderedDict, key, data: bytes, value, size: int) -> None:
+    with _lock:
+        table[key] = (data, value)
+        table.move_to_end(key)
+        while len(table) > size:
+            table.popitem(last=False)
+
+
+def forget(path=None) -> None:
+    """Drop what is kept of ``path`` (of every file when None)."""
+    with _lock:
+        if path is None:
+            _indexes.clear()
+            _entries.clear()
+            return
+        real = _key(path)
+        _indexes.pop(real, None)
+        for k in [k for k in _entries if k[0] == real]:
+            del _entries[k]
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What a planner knows of the bytes it produces, kept for the next write (:func:`adopt`)."""
+
+    index: ZoneIndex | None = None
+    entries: tuple[int, dict[duplicates.Key, int]] | None = None  # (owner line, keys)
+
+
+@dataclass(frozen=True)
+class Plan(Generic[R]):
+    """What one planner decided on one snapshot: the new bytes (the old ones when nothing changes), the re-check's
+    verdict, and the operation's result (without the history id, which only the commit knows)."""
+
+    data: bytes
+    result: R
+    verdict: Verdict | None = None
+    carry: Carry = field(default_factory=Carry)
+
+
+def adopt(path, plan: Plan) -> None:
+    """Keep what ``plan`` knows of its new bytes, once they are ``path``'s (after a commit)."""
+    if plan.carry.index is not None:
+        _keep(_indexes, _key(path), plan.data, plan.carry.index, _INDEXES_KEPT)
+    if plan.carry.entries is not None:
+        owner, keys = plan.carry.entries
+        _keep(_entries, (_key(path), owner), plan.data, keys, _ENTRIES_KEPT)
+
+
+@dataclass(frozen=True)
+class Spliced:
+    """A zone region replaced: the new bytes, the re-check's verdict, and where the change is."""
+
+    data: bytes
+    verdict: Verdict
+    at: ByteOffset  # of the region in the file
+    added: int  # bytes added (may be negative)
+    line: int
+    added_lines: int
+
+    def index_after(self, index: ZoneIndex) -> ZoneIndex:
+        """``index`` moved over this insertion."""
+        return index.shifted(self.at, self.line, self.added, self.added_lines)
+
+
+@dataclass(frozen=True, eq=False)
+class FileSnapshot:
+    """The bytes of ``path`` as read once, and every view of them, computed on first use (module docstring)."""
+
+    path: str | os.PathLike[str]
+    data: bytes
+
+    @cached_property
+    def text(self) -> str:
+        """The decoded text (§1); call :meth:`refuse_not_utf8` first where bytes that are not UTF-8 must refuse."""
+        return decode(self.data)
+
+    @cached_property
+    def document(self) -> Document:
+        """The full parse of the file."""
+        return parse(self.text, path=str(self.path))
+
+    @cached_property
+    def index(self) -> ZoneIndex:
+        """The zone index: kept from an earlier read of the same bytes, else from the structural lines."""
+        key = _key(self.path)
+        kept = _kept(_indexes, key, self.data)
+        if kept is not None:
+            return kept
+        index = skeleton_index(self.data, path=str(self.path))
+        _keep(_indexes, key, self.data, index, _INDEXES_KEPT)
+        return index
+
+    @cached_property
+    def full_index(self) -> ZoneIndex:
+        """The zone index from the full parse (kept, as it is then the better one of these bytes)."""
+        index = ZoneIndex.build(self.document)
+        _keep(_indexes, _key(self.path), self.data, index, _INDEXES_KEPT)
+        return index
+
+    def refuse_not_utf8(self) -> None:
+        """``FILE_NOT_UTF8`` when the bytes are not valid UTF-8 (§1, W45): the writer writes UTF-8, and into a file
+        of another encoding (Windows-1252, Latin-1) that would leave two encodings in one file.  The first invalid
+        byte is named as ``\\xNN``, as every message shows one (W8).  One pass over the bytes."""
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = f"\\x{self.data[exc.start]:02X}"
+            raise RefusedWrite(f"refused: the file is not valid UTF-8 (byte {exc.start + 1} is {bad}; another "
+                               f"encoding, such as Windows-1252?): writing UTF-8 text into it would leave two "
+                               f"encodings in one file; save it as UTF-8 first",
+                               code="FILE_NOT_UTF8", rule="§1") from None
+
+    def sane(self, zone: ZoneView) -> bool:
+        """Whether ``zone`` (of an index of these bytes) still points at its opening and closing tags."""
+        if zone.close_start is None:
+            return True
+        data = self.data
+        close = decode(data[zone.close_start:zone.close_end]).rstrip("\n").rstrip("\r")
+        m = sx.PERMISSION_TAG.match(close)
+        opening = sx.PERMISSION_TAG.match(decode(data[zone.start:zone.inner_start]).rstrip("\n"))
+        return bool(m and m.group(1) and opening and not opening.group(1) and int(opening.group(2)) == zone.level)
+
+    def locate(self, select: Callable[[ZoneIndex], tuple[int | None, ZoneView | None]]
+               ) -> tuple[ZoneIndex, int | None, ZoneView | None]:
+        """``select`` (index -> (container, zone)) on the skeleton index, and on the full one when the zone it
+        picks does not match the bytes; ``ZONE_NOT_LOCATED`` when neither does (§5.1): a stale index is never
+        trusted."""
+        index = self.index
+        cid, zone = select(index)
+        if zone is not None and not self.sane(zone):
+            index = self.full_index
+            cid, zone = select(index)
+            if zone is not None and not self.sane(zone):
+                raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} cannot be located "
+                                   f"reliably; check the file with 'zonemark check'", code="ZONE_NOT_LOCATED",
+                                   zone=zone.line, level=zone.level, rule="§5.1")
+        return index, cid, zone
+
+    def inner(self, zone: ZoneView) -> bytes:
+        """The inner bytes of a closed zone."""
+        assert zone.close_start is not None
+        return self.data[zone.inner_start:zone.close_start]
+
+    def zone_text(self, zone: ZoneView) -> tuple[str, CharOffset, CharOffset]:
+        """The zone's text (opening to closing line) and the character offsets, in it, of its inner lines and its
+        closing tag.  Only the zone is decoded."""
+        assert zone.close_start is not None and zone.close_end is not None
+        data = self.data
+        old_zone = text_between(data, zone.start, zone.close_end)
+        inner_rel = CharOffset(len(text_between(data, zone.start, zone.inner_start)))
+        close_rel = CharOffset(inner_rel + len(text_between(data, zone.inner_start, zone.close_start)))
+        return old_zone, inner_rel, close_rel
+
+    def entries(self, owner_line: int) -> dict[duplicates.Key, int]:
+        """The duplicate keys of the entries the container declared at ``owner_line`` owns (:mod:`.duplicates`);
+        a copy the caller may change."""
+        key = (_key(self.path), owner_line)
+        kept = _kept(_entries, key, self.data)
+        if kept is None:
+            kept = duplicates.owned_entries(self.document, owner_line)
+            _keep(_entries, key, self.data, kept, _ENTRIES_KEPT)
+        return dict(kept)
+
+    def splice(self, index: ZoneIndex, zone: ZoneView, old_zone: str, rel_start: CharOffset, rel_old_len: int,
+               insert: str, line: int, expect: Expect, owner: int | None) -> Spliced:
+        """Replace ``old_zone[rel_start:rel_start + rel_old_len]`` (``old_zone`` from :meth:`zone_text`) by
+        ``insert`` and re-check it (§5.5): from the zone alone when that decides, else from the whole file.
+
+        The byte position in the file is derived once; the file's other bytes are copied, then checked
+        identical.
+        """
+        data = self.data
+        new_zone = old_zone[:rel_start] + insert + old_zone[rel_start + rel_old_len:]
+        edit = Edit(rel_start, rel_old_len, len(insert), line,
+                    old_zone.count("\n", rel_start, rel_start + rel_old_len), insert.count("\n"))
+        at = ByteOffset(zone.start + bytes_before(old_zone, rel_start))
+        old_len_b = len(encode(old_zone[rel_start:rel_start + rel_old_len]))
+        insert_b = encode(insert)
+        new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at + old_len_b:]))
+        verdict: Verdict | None
+        if not (new_data.startswith(memoryview(data)[:at])
+                and new_data.endswith(memoryview(data)[at + old_len_b:])):
+            verdict = Verdict(False, (), ("bytes outside the edited region would change",))
+        else:
+            verdict = incremental_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
+            if verdict is None:
+                full_edit = replace(edit, start=chars_before(data, at))
+                verdict = full_check(self.text, decode(new_data), full_edit, expect, path=str(self.path))
+        return Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
+
+
+def cached_index(path, data: bytes) -> ZoneIndex:
+    """The zone index of ``data``, the bytes of ``path`` (:attr:`FileSnapshot.index`)."""
+    return FileSnapshot(path, data).index
+
+
+def barrier_refusal(what: str, verdict: Verdict, *, zone: int | None = None,
+                    level: int | None = None) -> RefusedWrite:
+    """The refusal of a write the re-check (§5.5) did not accept: STRUCTURE_CHANGED or NEW_DIAGNOSTIC."""
+    code = "STRUCTURE_CHANGED" if verdict.problems or not verdict.new_diagnostics else "NEW_DIAGNOSTIC"
+    return RefusedWrite(f"refused: {what}: {verdict.reason()} (§5.5, re-check)", code=code, zone=zone,
+                        level=level, rule="§5.5")
+
+
+def zone_refusal(what: str, zone: ZoneView | None, verdict: Verdict) -> RefusedWrite:
+    """:func:`barrier_refusal` naming ``zone``."""
+    return barrier_refusal(what, verdict, zone=zone.line if zone else None, level=zone.level if zone else None)
