@@ -316,7 +316,7 @@ def chat_lists(draw):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=chat_lists())
 def test_every_chat_style_list_is_filed_clean_with_its_text_and_depth(tmp_path_factory, body):
-    edit_module.forget()
+    snapshot_module.forget()
     path = tmp_path_factory.mktemp("c") / "diario[ext_memory].md"
     path.write_text(MEMORY, encoding="utf-8")
     append_entry(path, "Viaggi", "chat — チャット", body, date="2026-09-07", store=store())
