@@ -20,7 +20,10 @@ adds at its peak over the input it adds: (peak RSS raised by the call at 10N min
 N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
 (the input is read before the call and not counted; target at most 8x).  A call that raises is measured as it is (a one-line
 refusal is a valid answer); one that runs past --timeout is OVER.  Exit 0 unless --strict and
-a case is over target.  --quick runs every case at a tenth of the sizes (a smoke run: ratios of
+a case is over target.  The entry points with a named limit on their text (the sanitiser's
+``MAX_BODY_CHARS``, ingest's ``MAX_CHAT_CHARS`` and ``MAX_ENTRIES``, trace's ``MAX_TRACE_CHARS``)
+are measured on the largest N whose 10N fits the limit (noted on the row); over it they refuse in
+one line.  --quick runs every case at a tenth of the sizes (a smoke run: ratios of
 such short calls are noise).
 """
 
@@ -167,6 +170,40 @@ ENTRIES = ("parse", "check", "outline", "layer-load", "status", "graph-json", "g
            "mcp-check", "mcp-read")
 #: entry points whose input is the family as text (the others read it as the memory file)
 TEXT_ENTRIES = ("sanitize", "ingest", "trace")
+
+
+def text_limits(entry: str) -> tuple[int | None, int | None, str]:
+    """The named limits of a text entry point: (characters, log entries, their names); None where there is none.
+
+    Those entry points refuse a larger text in one line (that refusal is measured apart, by the tests);
+    their growth is measured on texts that fit, so that 10N is real work, not the refusal."""
+    sys.path.insert(0, str(SRC))
+    if entry == "sanitize":
+        from zonemark.writer.sanitize import MAX_BODY_CHARS
+        return MAX_BODY_CHARS, None, "MAX_BODY_CHARS"
+    if entry == "ingest":
+        from zonemark.interchange.ingest import MAX_CHAT_CHARS, MAX_ENTRIES
+        return MAX_CHAT_CHARS, MAX_ENTRIES, "MAX_CHAT_CHARS, MAX_ENTRIES"
+    if entry == "trace":
+        from zonemark.interchange.trace import MAX_TRACE_CHARS
+        return MAX_TRACE_CHARS, None, "MAX_TRACE_CHARS"
+    return None, None, ""
+
+
+def fitting(entry: str, family: str, n: int) -> tuple[int, str]:
+    """``n``, or the largest smaller n found whose 10N text fits the entry point's named limits, and a note."""
+    chars, entries, names = text_limits(entry)
+    if chars is None:
+        return n, ""
+    m = n
+    for _ in range(40):
+        text = family_bytes(family, 10 * m).decode("utf-8", "replace")
+        count = text.count("LOG:") if entries is not None else 0
+        if len(text) <= chars and (entries is None or count <= entries):
+            return m, ("" if m == n else f"N scaled to fit {names}")
+        shrink = min(chars / max(len(text), 1), (entries / count) if entries and count else 1.0)
+        m = max(1, min(m - 1, int(m * shrink * 0.97)))
+    return m, f"N scaled to fit {names}"
 
 
 def family_bytes(family: str, n: int) -> bytes:
@@ -385,7 +422,7 @@ def main(argv=None) -> int:
         work = Path(tmp)
         for entry in entries:
             for family in families:
-                n = FAMILIES[family][1] // (10 if args.quick else 1)
+                n, scaled = fitting(entry, family, FAMILIES[family][1] // (10 if args.quick else 1))
                 small = measure(entry, family, n, work, args.timeout)
                 big = (measure(entry, family, 10 * n, work, args.timeout) if small["seconds"] != float("inf")
                        else {"seconds": float("inf"), "peak": 0, "size": 0, "error": "skipped"})
@@ -395,7 +432,7 @@ def main(argv=None) -> int:
                 memory = max(0, big["peak"] - small["peak"]) / max(big["size"] - small["size"], 1)
                 ok = ratio <= RATIO_TARGET and memory <= MEMORY_TARGET and big["seconds"] != float("inf")
                 over += not ok
-                note = big.get("error") or small.get("error") or ""
+                note = big.get("error") or small.get("error") or scaled
                 print(f"{entry:12} {family:15} {small['size']:>10} {big['size']:>11} {small['seconds']:8.3f} "
                       f"{big['seconds']:9.3f} {ratio:6.1f} {memory:7.1f}x  {'OK' if ok else 'OVER'}"
                       f"{'  (' + note + ')' if note else ''}", flush=True)
