@@ -183,8 +183,12 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
                 out[k] = new
             continue
         _lead, marker, gap, text = m.groups()
-        if not text or _NESTED.match(text):
-            return None  # an empty item, or a second list opened on the item's line
+        if not text:
+            return None  # an empty item
+        if _NESTED.match(text):
+            # a second list opened on the item's line (`* * x`, `1. 2. x`): CommonMark nests it, as deep as
+            # the markers run, the parser reads one item; the inner marker becomes text (W27)
+            text = _escape_marker(text)
         ordered = marker[0] not in "*+-"
         close_to(indent)
         base = stack[-1].read_col if stack else 0
@@ -209,6 +213,14 @@ def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[
         block = _quote_block(text) if text.startswith(">") else "para"
         blank = False
     return out
+
+
+def _escape_marker(text: str) -> str:
+    """``text`` whose list marker (``*``, ``+``, ``-``, ``1.``, ``1)``) is escaped to read as itself (W27)."""
+    if text[0] in "*+-":
+        return "\\" + text
+    digits = len(text) - len(text.lstrip("0123456789"))
+    return text[:digits] + "\\" + text[digits:]
 
 
 def canonical_bullets(lines: list[str], reads_as_structure: Callable[[str], bool], *,
