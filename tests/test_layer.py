@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from zonemark.core.diagnostics import CATALOGUE, Severity
-from zonemark.layer import Layer, LayerError, matches
+from zonemark.layer import Layer, LayerError, StateSource, matches
 from zonemark.layer.check import check_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def test_example_layer_is_clean_at_layer_level():
 
 def test_example_layer_states_and_ids():
     layer = Layer.load(EXAMPLE)
-    states = {m.module_id: (m.effective_state, m.state_source) for m in layer.modules if m.is_module}
+    states = {m.module_id: (m.effective_state, str(m.state_source)) for m in layer.modules if m.is_module}
     assert states == {
         "001": ("active", "declared"),  # permanent, not in the registry
         "002": ("active", "registry:aria[reminder].md"),  # declared inactive, registry ACTIVE
@@ -259,7 +259,7 @@ def test_floating_hub_draws_no_fallback_edge():
 
 def test_cross_file_registry():
     layer = Layer.load(LAYERS / "registry")
-    states = {m.module_id: (m.effective_state, m.state_source) for m in layer.modules}
+    states = {m.module_id: (m.effective_state, str(m.state_source)) for m in layer.modules}
     assert states == {
         "001": ("active", "declared"),
         "002": ("active", "registry:main[reminder].md"),
@@ -275,6 +275,16 @@ def test_cross_file_registry():
     assert len(unknown) == 1 and "GHOST" in unknown[0]
 
 
+def test_state_source_is_typed_data():
+    """§7.3.1: where a state comes from is a value (the registry's file), not a string to parse back."""
+    layer = Layer.load(LAYERS / "registry")
+    assert layer.module("LOCAL").state_source == StateSource("local[ext_module].md")
+    assert layer.module("002").state_source == StateSource("main[reminder].md")
+    assert layer.module("LOCKED").state_source == StateSource(None)
+    assert layer.module("LOCKED").state_source.declared
+    assert str(layer.module("002").state_source) == "registry:main[reminder].md"  # the wire form of status
+
+
 def test_same_file_permanent_override_is_reported_once(tmp_path):
     write(tmp_path, "main[reminder].md", REMINDER.replace("active\n[/P1]", "active - permanent\n[/P1]")
           + "\n[P4]\n## MODULE_STATE_REGISTRY:\n* INACTIVE: 001\n[/P4]\n")
@@ -288,7 +298,7 @@ def test_contradictory_registry_entry_is_ignored(tmp_path):
     write(tmp_path, "main[reminder].md", REMINDER
           + "\n[P4]\n## MODULE_STATE_REGISTRY:\n* ACTIVE: 001\n* INACTIVE: 001\n[/P4]\n")
     layer = Layer.load(tmp_path)
-    assert layer.module("001").state_source == "declared"
+    assert layer.module("001").state_source == StateSource(None)
     assert codes(layer, "CONTRADICTORY_STATE_REGISTRY") != []
 
 

@@ -89,6 +89,25 @@ class LayerFile:
 
 
 @dataclass(frozen=True, slots=True)
+class StateSource:
+    """Where a module's effective state comes from (§7.3.1): its declared STATE, or the
+    ``MODULE_STATE_REGISTRY`` of the file ``registry`` (a layer-relative path)."""
+
+    registry: str | None = None  # None: the module's declared STATE
+
+    @property
+    def declared(self) -> bool:
+        return self.registry is None
+
+    def __str__(self) -> str:
+        """The wire form of ``status --json`` (``stateSource``): 'declared' or 'registry:<rel>'."""
+        return "declared" if self.registry is None else f"registry:{self.registry}"
+
+
+DECLARED = StateSource()
+
+
+@dataclass(frozen=True, slots=True)
 class LayerModule:
     """A MODULE, TOPIC or SUBTOPIC of a merged file, with its layer-wide facts."""
 
@@ -97,7 +116,7 @@ class LayerModule:
     file: str
     info: ModuleInfo
     effective_state: str | None  # 'active' | 'inactive' | None (topics, unknown)
-    state_source: str | None  # 'declared' | 'registry:<rel>' | None
+    state_source: StateSource | None  # None: no state (topics, modules without one)
 
     @property
     def keyword(self) -> str | None:
@@ -620,7 +639,8 @@ class _Loader:
             self.diag("LAYER_UNRESOLVED_CONNECTION", rel, c.line, 1,
                       f"{what} is declared nowhere in the layer: no edge")
 
-    def _states(self, merged, declared, reminder, files) -> dict[tuple[str, int], tuple[str | None, str | None]]:
+    def _states(self, merged, declared, reminder,
+                files) -> dict[tuple[str, int], tuple[str | None, StateSource | None]]:
         """§7.3.1 effective states (see the module docstring for the cross-file ruling)."""
         unmerged_ids = {m.id: f.rel for f in files if not f.merged for m in f.doc.modules
                         if _is_module(m) and m.id is not None}
@@ -660,19 +680,19 @@ class _Loader:
                     from_own[mid] = (state, f.rel)
                 else:
                     from_reminder[mid] = state
-        out: dict[tuple[str, int], tuple[str | None, str | None]] = {}
+        out: dict[tuple[str, int], tuple[str | None, StateSource | None]] = {}
         for mid, (rel, info) in declared.items():
             if mid in from_own:
                 state, src = from_own[mid]
-                out[(rel, info.line)] = (state, f"registry:{src}")
+                out[(rel, info.line)] = (state, StateSource(src))
             elif mid in from_reminder:
-                out[(rel, info.line)] = (from_reminder[mid], f"registry:{reminder}")
+                out[(rel, info.line)] = (from_reminder[mid], StateSource(reminder))
             elif info.declared_state is not None:
-                out[(rel, info.line)] = (info.declared_state, "declared")
+                out[(rel, info.line)] = (info.declared_state, DECLARED)
         for f in merged:  # id-less modules (external files): only their declared STATE applies
             for m in f.doc.modules:
                 if _is_module(m) and m.id is None and m.declared_state is not None:
-                    out[(f.rel, m.line)] = (m.declared_state, "declared")
+                    out[(f.rel, m.line)] = (m.declared_state, DECLARED)
         return out
 
 

@@ -28,7 +28,7 @@ def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
             " - permanent" if info.permanent else "")
         modules.append({"id": m.module_id, "temporary": m.temporary, "name": info.name, "file": m.file,
                         "line": info.line, "declaredState": declared, "effectiveState": m.effective_state,
-                        "stateSource": m.state_source, "permanent": info.permanent,
+                        "stateSource": None if m.state_source is None else str(m.state_source), "permanent": info.permanent,
                         "nuclei": list(info.assigned_nuclei or ()), "ignored": info.ignored})
     nuclei = [{"id": n.nucleus_id, "name": n.info.name, "file": n.file, "line": n.info.line,
                "modules": governed.get(n.nucleus_id, [])} for n in layer.nuclei]
