@@ -63,11 +63,12 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Literal, cast
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, severity_of
 from ..core.document import Document
-from ..core.nodes import ModuleInfo, NucleusInfo
+from ..core.nodes import ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
 
 class LayerError(Exception):
@@ -115,7 +116,7 @@ class LayerModule:
     temporary: bool
     file: str
     info: ModuleInfo
-    effective_state: str | None  # 'active' | 'inactive' | None (topics, unknown)
+    effective_state: State | None  # None: topics, modules with no known state
     state_source: StateSource | None  # None: no state (topics, modules without one)
 
     @property
@@ -143,10 +144,10 @@ class LayerEdge:
     (a CONNECTIONS bullet); ``target_kind`` is 'module' or 'nucleus'.
     """
 
-    kind: str
+    kind: Literal["governs", "connects"]
     file: str
     line: int
-    target_kind: str
+    target_kind: TargetKind
     target: str
 
 
@@ -523,7 +524,7 @@ class _Loader:
                     continue
                 mid = m.id if m.id is not None and not m.ignored else temp.get((f.rel, m.line))
                 state, source = states.get((f.rel, m.line), (None, None))
-                modules.append(LayerModule(mid, m.id is None, f.rel, m, state, source))
+                modules.append(LayerModule(mid, m.id is None, f.rel, m, cast("State | None", state), source))
         file_types = {f.rel: f.file_type for f in files}
         for lm in modules:
             if (lm.is_module and not lm.info.ignored and lm.effective_state is None
