@@ -224,7 +224,9 @@ class Layer:
     def all_diagnostics(self) -> list[Diagnostic]:
         """File-level (after layer resolution) and layer-level diagnostics, in layer order."""
         order = {f.rel: i for i, f in enumerate(self.files)}
-        out = [d for f in self.files for d in self.file_diagnostics(f.rel)]
+        superseded = self.superseded
+        out = [replace(d, path=f.rel) for f in self.files for i, d in enumerate(f.doc.diagnostics)
+               if (f.rel, i) not in superseded]
         out.extend(self.diagnostics)
         out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
