@@ -460,3 +460,20 @@ def test_conflicts_between_external_files(tmp_path):
     assert [(d.path, d.line) for d in conflict] == [("b.md", 8)]
     assert "a.md:4" in conflict[0].message
     assert layer.module("Y").file == "c.md"
+
+
+def test_status_is_typed_data_with_its_json_form(tmp_path):
+    """§7.3.1, §9: ``layer_status`` is data (states, sources, topics); ``to_dict`` is the ``status --json`` form."""
+    from zonemark.layer.status import LayerStatus, layer_status, status_data
+    write(tmp_path, "main[reminder].md", REMINDER)
+    write(tmp_path, "perché[ext_memory].md", "# 東京 — Notes [external_memory]\n\n[P1]\n## TOPIC: Perché\n[/P1]\n\n"
+          "[P4]\n###### LOG: 2026-05-01 — visita\nTokyo.\n[/P4]\n")
+    layer = Layer.load(tmp_path)
+    status = layer_status(layer)
+    assert isinstance(status, LayerStatus)
+    module = status.modules[0]
+    assert (module.id, module.effective_state, module.state_source) == ("001", "active", StateSource(None))
+    assert [(t.keyword, t.name, t.entries) for m in status.memories for t in m.topics] == [("TOPIC", "Perché", 1)]
+    data = status.to_dict()
+    assert data == status_data(layer) and data["modules"][0]["stateSource"] == "declared"
+    assert list(data) == ["layer", "root", "reminder", "files", "modules", "nuclei", "memories", "diagnostics"]
