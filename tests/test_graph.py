@@ -434,3 +434,17 @@ def test_invalid_utf8_never_reaches_the_document(tmp_path):
     text = to_json(g)
     text.encode("utf-8")  # no lone surrogate left
     assert "\ufffd" in node(g, "file:bad.md")["label"]
+
+
+def test_node_and_link_kinds_are_the_typed_vocabularies():
+    """§7.4, §7.6: every node and link kind of the graph is one of ``NodeKind`` and ``LinkKind``."""
+    from typing import get_args
+
+    from zonemark.layer.graph import LINK_KINDS, NODE_KINDS, LinkKind, NodeKind
+
+    assert get_args(NodeKind) == NODE_KINDS and get_args(LinkKind) == LINK_KINDS
+    assert list(NODE_KINDS) == SCHEMA["properties"]["nodes"]["items"]["properties"]["kind"]["enum"]
+    assert list(LINK_KINDS) == SCHEMA["properties"]["links"]["items"]["properties"]["kind"]["enum"]
+    g = build_graph(Layer.load(EXAMPLE))
+    assert {n["kind"] for n in g["nodes"]} <= set(NODE_KINDS)
+    assert {link["kind"] for link in g["links"]} == set(LINK_KINDS)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from zonemark.core.diagnostics import CATALOGUE, Severity
-from zonemark.layer import Layer, LayerError, matches
+from zonemark.layer import Layer, LayerError, StateSource, matches
 from zonemark.layer.check import check_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def test_example_layer_is_clean_at_layer_level():
 
 def test_example_layer_states_and_ids():
     layer = Layer.load(EXAMPLE)
-    states = {m.module_id: (m.effective_state, m.state_source) for m in layer.modules if m.is_module}
+    states = {m.module_id: (m.effective_state, str(m.state_source)) for m in layer.modules if m.is_module}
     assert states == {
         "001": ("active", "declared"),  # permanent, not in the registry
         "002": ("active", "registry:aria[reminder].md"),  # declared inactive, registry ACTIVE
@@ -259,7 +259,7 @@ def test_floating_hub_draws_no_fallback_edge():
 
 def test_cross_file_registry():
     layer = Layer.load(LAYERS / "registry")
-    states = {m.module_id: (m.effective_state, m.state_source) for m in layer.modules}
+    states = {m.module_id: (m.effective_state, str(m.state_source)) for m in layer.modules}
     assert states == {
         "001": ("active", "declared"),
         "002": ("active", "registry:main[reminder].md"),
@@ -275,6 +275,16 @@ def test_cross_file_registry():
     assert len(unknown) == 1 and "GHOST" in unknown[0]
 
 
+def test_state_source_is_typed_data():
+    """§7.3.1: where a state comes from is a value (the registry's file), not a string to parse back."""
+    layer = Layer.load(LAYERS / "registry")
+    assert layer.module("LOCAL").state_source == StateSource("local[ext_module].md")
+    assert layer.module("002").state_source == StateSource("main[reminder].md")
+    assert layer.module("LOCKED").state_source == StateSource(None)
+    assert layer.module("LOCKED").state_source.declared
+    assert str(layer.module("002").state_source) == "registry:main[reminder].md"  # the wire form of status
+
+
 def test_same_file_permanent_override_is_reported_once(tmp_path):
     write(tmp_path, "main[reminder].md", REMINDER.replace("active\n[/P1]", "active - permanent\n[/P1]")
           + "\n[P4]\n## MODULE_STATE_REGISTRY:\n* INACTIVE: 001\n[/P4]\n")
@@ -288,7 +298,7 @@ def test_contradictory_registry_entry_is_ignored(tmp_path):
     write(tmp_path, "main[reminder].md", REMINDER
           + "\n[P4]\n## MODULE_STATE_REGISTRY:\n* ACTIVE: 001\n* INACTIVE: 001\n[/P4]\n")
     layer = Layer.load(tmp_path)
-    assert layer.module("001").state_source == "declared"
+    assert layer.module("001").state_source == StateSource(None)
     assert codes(layer, "CONTRADICTORY_STATE_REGISTRY") != []
 
 
@@ -377,6 +387,49 @@ def test_check_paths_reads_each_folder_once_as_a_layer(tmp_path):
         check_paths([str(tmp_path / "missing")])
 
 
+def _count_diagnostics(monkeypatch) -> list[int]:
+    """A counter of the Diagnostic objects made from now on (parser findings and their copies alike)."""
+    from zonemark.core.diagnostics import Diagnostic
+    made = [0]
+    init = Diagnostic.__init__
+
+    def counted(self, *args, **kwargs):
+        made[0] += 1
+        init(self, *args, **kwargs)
+    monkeypatch.setattr(Diagnostic, "__init__", counted)
+    return made
+
+
+def test_check_of_a_single_file_parses_it_and_builds_no_layer(tmp_path, monkeypatch):
+    """W6: a file given alone is checked as a file; its parser diagnostics are reported as they are."""
+    import zonemark.layer.check as check
+    from zonemark.core.parser import parse_file
+    path = write(tmp_path, "perché[ext_module].md", "# 東京 [external_module]\n\n[P1]\n## MODULE 001: VIA — A\n"
+                 "[NUCLEI: 9]\n### FUNCTION\n* Perché.\n[/P1]\n")
+    expected = parse_file(path).diagnostics
+    assert [d.code for d in expected] == ["UNRESOLVED_NUCLEUS_REFERENCE"]
+
+    def no_layer(*args, **kwargs):
+        raise AssertionError("a single file is not read as a layer")
+    monkeypatch.setattr(check.Layer, "load", no_layer)
+    made = _count_diagnostics(monkeypatch)
+    assert check.check_paths([str(path)]).results == ((str(path), expected),)
+    assert made[0] == len(expected)  # the parser's own, no copy
+
+
+def test_check_of_a_folder_copies_each_diagnostic_once(monkeypatch):
+    """Each diagnostic of a folder is copied once on its way out: its path joined to the folder as given."""
+    folder = LAYERS / "no_reminder"
+    made = _count_diagnostics(monkeypatch)
+    Layer.load(folder)
+    loading = made[0]
+    made[0] = 0
+    report = check_paths([str(folder)])
+    reported = sum(len(diags) for _, diags in report.results)
+    assert reported == 2
+    assert made[0] == loading + reported
+
+
 def test_reminder_module_governed_by_an_external_nucleus_file(tmp_path):
     """§7.4.3: nuclei may live in an external file; the layer resolves the reminder's reference to them."""
     write(tmp_path, "main[reminder].md", REMINDER.replace("[NUCLEI: 1]", "[NUCLEI: 1, 8]"))
@@ -407,3 +460,20 @@ def test_conflicts_between_external_files(tmp_path):
     assert [(d.path, d.line) for d in conflict] == [("b.md", 8)]
     assert "a.md:4" in conflict[0].message
     assert layer.module("Y").file == "c.md"
+
+
+def test_status_is_typed_data_with_its_json_form(tmp_path):
+    """§7.3.1, §9: ``layer_status`` is data (states, sources, topics); ``to_dict`` is the ``status --json`` form."""
+    from zonemark.layer.status import LayerStatus, layer_status, status_data
+    write(tmp_path, "main[reminder].md", REMINDER)
+    write(tmp_path, "perché[ext_memory].md", "# 東京 — Notes [external_memory]\n\n[P1]\n## TOPIC: Perché\n[/P1]\n\n"
+          "[P4]\n###### LOG: 2026-05-01 — visita\nTokyo.\n[/P4]\n")
+    layer = Layer.load(tmp_path)
+    status = layer_status(layer)
+    assert isinstance(status, LayerStatus)
+    module = status.modules[0]
+    assert (module.id, module.effective_state, module.state_source) == ("001", "active", StateSource(None))
+    assert [(t.keyword, t.name, t.entries) for m in status.memories for t in m.topics] == [("TOPIC", "Perché", 1)]
+    data = status.to_dict()
+    assert data == status_data(layer) and data["modules"][0]["stateSource"] == "declared"
+    assert list(data) == ["layer", "root", "reminder", "files", "modules", "nuclei", "memories", "diagnostics"]

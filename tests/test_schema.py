@@ -241,3 +241,14 @@ def test_the_outline_of_a_file_with_invalid_utf8_serialises_to_json():
     topic = out["children"][0]
     assert topic["name"] == "Viaggi \\xFE — 旅" and "Kyoto \\xFD" in topic["entries"][0]["title"]
     assert out["name"] == "Diario \\xFF" and "\\udc" not in text
+
+
+def test_block_type_vocabulary_is_the_schemas_enum():
+    """§13: the ``type`` of a block is one of a closed vocabulary, typed as a Literal and the same as the schema's."""
+    from typing import get_args
+
+    from zonemark.core.nodes import BLOCK_TYPES, BlockType
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert get_args(BlockType) == BLOCK_TYPES
+    assert list(BLOCK_TYPES) == schema["$defs"]["block"]["properties"]["type"]["enum"]

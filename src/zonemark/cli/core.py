@@ -39,8 +39,6 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 # -- commands -------------------------------------------------------------------------
 
 def cmd_check(args) -> int:
-    from dataclasses import replace
-
     from ..layer import LayerError
     from ..layer.check import check_paths
     from ..render.formats import render_diagnostics
@@ -65,18 +63,25 @@ def cmd_check(args) -> int:
             raise CliError(f"zonemark: {printable(str(exc))}") from None
         except OSError as exc:
             raise CliError(f"zonemark: cannot read {exc.filename or ''}: {exc.strerror or exc}") from None
-        results = piped + [(path, list(diags)) for path, diags in report.results]
+        results = piped + list(report.results)
         notes = list(report.notes)
     for path, diags in results:
         warn_if_not_utf8(diags, path)
     # SARIF percent-encodes the path's own bytes (render.formats.artifact_uri); the other formats show it.
-    shown = [(path if args.format == "sarif" else printable(path),
-              [replace(d, message=printable(d.message)) for d in diags]) for path, diags in results]
+    shown = [(path if args.format == "sarif" else printable(path), [_printable_message(d) for d in diags])
+             for path, diags in results]
     sys.stdout.write(render_diagnostics(shown, args.format))
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     failed = any(fails(d) for _, ds in results for d in ds)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _printable_message(d):
+    """``d`` itself, or a copy whose message shows its control characters (most messages have none)."""
+    from dataclasses import replace
+    shown = printable(d.message)
+    return d if shown == d.message else replace(d, message=shown)
 
 
 def _fail_on(value: str | None):

@@ -130,12 +130,12 @@ def _emit(text: str, output: str | None, layer) -> None:
 
 
 def cmd_status(args) -> int:
-    from ..layer.status import status_data
+    from ..layer.status import layer_status
     from ..render.status_text import render_status
     layer = _load(args)
-    data = status_data(layer, _findings(args, layer))
+    status = layer_status(layer, _findings(args, layer))
     if args.json:
-        sys.stdout.write(json_text(data))
+        sys.stdout.write(json_text(status.to_dict()))
     else:
-        sys.stdout.write(escape_controls(_printable(render_status(data, args.path))))
+        sys.stdout.write(escape_controls(_printable(render_status(status, args.path))))
     return layer_errors(args.command, args.path, layer)

@@ -127,9 +127,8 @@ def _states_now(target: Path) -> list[str]:
     modules = [m for m in layer.modules if m.is_module and not m.info.ignored]
     out.append(f"{len(modules)} module{'s' if len(modules) != 1 else ''} (effective state, from):")
     for m in modules:
-        source = m.state_source or "no state"
-        if source.startswith("registry:"):
-            source = "registry of " + source.split(":", 1)[1]
+        src = m.state_source
+        source = "no state" if src is None else "declared" if src.registry is None else "registry of " + src.registry
         permanent = ", permanent" if m.info.permanent else ""
         ident = m.module_id if not m.temporary else "(no id)"
         out.append(f"  {ident}  {m.info.name}  {m.effective_state or 'unknown'} ({source}{permanent})  "

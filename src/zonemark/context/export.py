@@ -149,8 +149,8 @@ def _select(layer: Layer) -> tuple[list[LayerFile], list[ContextFile], list[str]
             states = []
             for m in mods:
                 state = m.effective_state or "no state"
-                where = "" if m.state_source in (None, "declared") else " (" + m.state_source.replace(
-                    "registry:", "registry of ") + ")"
+                reg = None if m.state_source is None else m.state_source.registry
+                where = "" if reg is None else f" (registry of {reg})"
                 states.append(f"{_module_label(m)} is {state}{where}")
                 left_modules.append(f"{_module_label(m)} ({lf.rel}): {state}")
             left_out.append(ContextFile(lf.rel, kind, False, "; ".join(states), 0, 0))

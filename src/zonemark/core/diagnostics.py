@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 
 class Severity(str, Enum):
@@ -61,8 +62,8 @@ class CodeInfo:
     section: str
     summary: str
     explanation: str
-    origin: str  # "spec" (named by the standard) or "zonemark" (added here)
-    scope: str = "file"  # "file" (parser) or "layer" (Layer.load)
+    origin: Literal["spec", "zonemark"]  # named by the standard, or added here
+    scope: Literal["file", "layer"] = "file"  # reported by the parser, or by Layer.load
 
 
 E, W = Severity.ERROR, Severity.WARNING

@@ -8,8 +8,9 @@ parser then freezes it into the ``Document``'s ``modules``, ``nuclei`` and ``reg
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
-from .nodes import Connection, ModuleInfo, NucleusInfo, RegistryInfo
+from .nodes import Connection, ModuleInfo, ModuleType, NucleusInfo, RegistryInfo, State
 
 
 class Container:
@@ -89,8 +90,9 @@ class Facts:
         out: list[ModuleInfo] = []
         while containers:
             c = containers.pop()
-            out.append(ModuleInfo(c.type, c.keyword, c.id, c.name or "", c.level, c.line, c.plevel, c.nuclei,
-                                  c.state, c.permanent, c.state_line, tuple(c.connections), c.line in superseded,
+            # the scanner files containers of these two types here and states its patterns match
+            out.append(ModuleInfo(cast(ModuleType, c.type), c.keyword, c.id, c.name or "", c.level, c.line,
+                                  c.plevel, c.nuclei, cast("State | None", c.state), c.permanent, c.state_line, tuple(c.connections), c.line in superseded,
                                   c.parent_line))
         return tuple(out)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from . import syntax as sx
 
@@ -20,18 +20,26 @@ _TRAILING_BLANK = re.compile(r"(?:\n[ \t\r]*)+\Z")
 _B = TypeVar("_B", bound="Block | Connection")
 
 
-#: The §13 block types.
-BLOCK_TYPES = (
+#: A §13 block type.
+BlockType = Literal[
     "module", "sub_module", "section", "rule", "log", "attention_anchor", "quote", "list",
     "paragraph", "permission_block", "separator", "nucleus", "state_registry",
-)
+]
+#: The §13 block types, in the order of the schema's enum.
+BLOCK_TYPES: tuple[BlockType, ...] = get_args(BlockType)
+#: What a CONNECTIONS bullet or a resolved edge points at (§7.6).
+TargetKind = Literal["module", "nucleus"]
+#: What a container of ``Document.modules`` is (§7.1; topics are modules with a keyword).
+ModuleType = Literal["module", "sub_module"]
+#: A module's state, declared or effective (§7.3).
+State = Literal["active", "inactive"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Block:
     """A block of the §13 tree. ``line``/``end_line`` are 1-based and inclusive."""
 
-    type: str
+    type: BlockType
     line: int
     end_line: int
     start: int
@@ -164,7 +172,7 @@ class Paragraph(Block):
 class Connection:
     """A declarative CONNECTIONS bullet (§7.6)."""
 
-    kind: str  # "module" or "nucleus"
+    kind: TargetKind
     target: str
     line: int
 
@@ -173,7 +181,7 @@ class Connection:
 class ModuleInfo:
     """A declared container (module, topic, sub-topic, sub-module) and its derived facts."""
 
-    type: str  # module | sub_module
+    type: ModuleType
     keyword: str | None  # None (MODULE), 'TOPIC', 'SUBTOPIC'
     id: str | None
     name: str
@@ -181,7 +189,7 @@ class ModuleInfo:
     line: int
     permission_level: int | None
     assigned_nuclei: tuple[int, ...] | None
-    declared_state: str | None  # 'active' | 'inactive' | None
+    declared_state: State | None
     permanent: bool
     state_line: int | None
     connections: tuple[Connection, ...]

@@ -571,8 +571,8 @@ def tracing_module(layer: Layer) -> tuple[LayerModule | None, str | None]:
         return None, (f"MODULE {m.module_id} ({m.file}:{m.info.line}) is not declared in a user-controlled zone"
                       f" ([P1]-[P3]): tracing is disabled")
     m = user_zone[0]
-    source = "its declared STATE" if m.state_source == "declared" else (m.state_source or "").replace(
-        "registry:", "the registry of ")
+    src = m.state_source
+    source = "" if src is None else "its declared STATE" if src.registry is None else f"the registry of {src.registry}"
     return None, (f"MODULE {m.module_id}: {m.info.name} ({m.file}:{m.info.line}) is inactive ({source}):"
                   f" tracing is disabled")
 
@@ -591,10 +591,10 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     accepted = [(b, b.parsed) for b in parsed.blocks if not b.rejected and b.parsed is not None]
     if why is not None:  # enabled is false: a warning says why, trace or not (§N.2)
         warnings.append(notice("TRACE_DISABLED", why, parsed.blocks[0].open_line if parsed.blocks else 1))
-    if enabling is not None and enabling.state_source and enabling.state_source.startswith("registry") \
-            and enabling.info.declared_state != "active" and parsed.blocks:
+    registry = None if enabling is None or enabling.state_source is None else enabling.state_source.registry
+    if enabling is not None and registry is not None and enabling.info.declared_state != "active" and parsed.blocks:
         warnings.append(notice("TRACE_ENABLED_BY_REGISTRY",
-                               f"tracing is on because the state registry ({enabling.state_source[9:]}) activates"
+                               f"tracing is on because the state registry ({registry}) activates"
                                f" MODULE {enabling.module_id}; the AI may rewrite that registry — declare"
                                f" 'active - permanent' or 'inactive - permanent' to decide it yourself",
                                parsed.blocks[0].open_line))

@@ -4,8 +4,8 @@
 (:mod:`.status`) and what ``zonemark check`` reports for paths (:mod:`.check`).
 """
 
-from .loader import (Layer, LayerEdge, LayerError, LayerFile, LayerModule, LayerNucleus, discover, left_out,
-                     matches, select)
+from .loader import (Layer, LayerEdge, LayerError, LayerFile, LayerModule, LayerNucleus, StateSource, discover,
+                     left_out, matches, select)
 
-__all__ = ["Layer", "LayerEdge", "LayerError", "LayerFile", "LayerModule", "LayerNucleus", "discover", "left_out",
+__all__ = ["Layer", "LayerEdge", "LayerError", "LayerFile", "LayerModule", "LayerNucleus", "StateSource", "discover", "left_out",
            "matches", "select"]

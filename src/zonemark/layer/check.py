@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic
-from .loader import Layer, LayerError, walked_name
+from ..core.parser import parse_file
+from .loader import Layer, LayerError, discover, walked_name
 
 #: zonemark's own state beside a layer's files (history, locks, proposals, the search index): never a layer file.
 STATE_FOLDER = ".zonemark"
@@ -61,19 +62,10 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
             continue
         p = Path(raw)
         if p.is_dir():
-            layer = Layer.load(p, only=only, exclude=exclude)
-            by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
-            for d in reported_diagnostics(layer, single_file=False):
-                by_rel.setdefault(d.path or ".", []).append(d)
-            for rel, diags in by_rel.items():
-                where = str(p / rel)
-                results.append((where, tuple(sorted((replace(d, path=where) for d in diags),
-                                                    key=lambda d: (d.line, d.column)))))
+            results.extend(_folder_results(p, Layer.load(p, only=only, exclude=exclude)))
         else:
-            layer = Layer.load(p)
             single_folders.setdefault(p.resolve().parent, []).append(raw)
-            results.append((str(p), tuple(replace(d, path=str(p)) for d in reported_diagnostics(layer,
-                                                                                                 single_file=True))))
+            results.append((str(p), _file_diagnostics(p)))
     notes = []
     shared = [(folder, raws) for folder, raws in single_folders.items() if len(raws) > 1]
     if shared:
@@ -85,6 +77,40 @@ def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
                      f"{'them' if len(left_out) != 1 else 'it'} out (only *.md files are checked, never zonemark's "
                      f"own {STATE_FOLDER}/ folder): {left_out[0]}{' …' if len(left_out) > 1 else ''}")
     return CheckReport(tuple(results), tuple(notes))
+
+
+def _folder_results(p: Path, layer: Layer) -> list[tuple[str, tuple[Diagnostic, ...]]]:
+    """Per file of ``layer`` (by relative path), what the layer reports for it, each diagnostic copied once
+    with its path joined to the folder as given; a layer-wide one (path '.') after the files."""
+    by_rel: dict[str, list[Diagnostic]] = {f.rel: [] for f in sorted(layer.files, key=lambda f: f.rel)}
+    for f in layer.files:
+        own = by_rel[f.rel]
+        own.extend(d for i, d in enumerate(f.doc.diagnostics) if (f.rel, i) not in layer.superseded)
+    outside = []
+    for d in layer.diagnostics:
+        diags = by_rel.get(d.path or ".")
+        if diags is None:
+            outside.append(d)
+        else:
+            diags.append(d)
+    for d in sorted(outside, key=lambda d: (d.line, d.column)):
+        by_rel.setdefault(d.path or ".", []).append(d)
+    out = []
+    for rel, diags in by_rel.items():
+        where = str(p / rel)
+        out.append((where, tuple(sorted((replace(d, path=where) for d in diags), key=lambda d: (d.line, d.column)))))
+    return out
+
+
+def _file_diagnostics(p: Path) -> tuple[Diagnostic, ...]:
+    """A file given alone is checked as a file: its parser diagnostics, which carry its path as given.
+    A file that cannot be read reports nothing here, as when it was read as a layer of one file; a path
+    that is not a file raises :class:`LayerError` as :func:`~.loader.discover` words it."""
+    discover(p)
+    try:
+        return parse_file(p).diagnostics
+    except OSError:
+        return ()
 
 
 def held_by_a_layer(raw: str) -> bool:

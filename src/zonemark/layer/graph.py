@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Literal, get_args
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic
@@ -39,8 +40,12 @@ from ..core.outline import headings as headings_of
 from .loader import Layer, LayerFile
 
 SOURCE_CAP = 4000
-NODE_KINDS = ("file", "nucleus", "module", "sub_module", "topic", "subtopic", "rules", "entry")
-LINK_KINDS = ("contains", "governs", "connects")
+#: The kind of a node of the graph document.
+NodeKind = Literal["file", "nucleus", "module", "sub_module", "topic", "subtopic", "rules", "entry"]
+#: The kind of a link of the graph document (§7.4, §7.6).
+LinkKind = Literal["contains", "governs", "connects"]
+NODE_KINDS: tuple[NodeKind, ...] = get_args(NodeKind)
+LINK_KINDS: tuple[LinkKind, ...] = get_args(LinkKind)
 
 
 class _FileNodes:
@@ -220,7 +225,8 @@ def _valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _node(node_id, kind, label, rel, line, permission_level, *, state=None, permanent=False, module_id=None):
+def _node(node_id, kind: NodeKind, label, rel, line, permission_level, *, state=None, permanent=False,
+          module_id=None) -> dict:
     return {"id": node_id, "kind": kind, "label": label, "file": rel, "line": line,
             "permissionLevel": permission_level, "state": state, "permanent": permanent, "moduleId": module_id,
             "source": ""}
@@ -237,7 +243,7 @@ def _container_node(h: Heading, rel, module_by_pos, nucleus_by_pos, ignored):
             return None
         info = lm.info
         if h.keyword in ("TOPIC", "SUBTOPIC"):
-            kind = "topic" if h.keyword == "TOPIC" else "subtopic"
+            kind: NodeKind = "topic" if h.keyword == "TOPIC" else "subtopic"
             word = "TOPIC" if kind == "topic" else f"SUBTOPIC{h.level - 2}"
             ident = f" {info.id}" if info.id else ""
             return _node(container_id, kind, f"{word}{ident}: {info.name}", rel, line, h.permission_level,

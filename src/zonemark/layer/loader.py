@@ -63,11 +63,12 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Literal, cast
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, severity_of
 from ..core.document import Document
-from ..core.nodes import ModuleInfo, NucleusInfo
+from ..core.nodes import ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
 
 class LayerError(Exception):
@@ -89,6 +90,25 @@ class LayerFile:
 
 
 @dataclass(frozen=True, slots=True)
+class StateSource:
+    """Where a module's effective state comes from (§7.3.1): its declared STATE, or the
+    ``MODULE_STATE_REGISTRY`` of the file ``registry`` (a layer-relative path)."""
+
+    registry: str | None = None  # None: the module's declared STATE
+
+    @property
+    def declared(self) -> bool:
+        return self.registry is None
+
+    def __str__(self) -> str:
+        """The wire form of ``status --json`` (``stateSource``): 'declared' or 'registry:<rel>'."""
+        return "declared" if self.registry is None else f"registry:{self.registry}"
+
+
+DECLARED = StateSource()
+
+
+@dataclass(frozen=True, slots=True)
 class LayerModule:
     """A MODULE, TOPIC or SUBTOPIC of a merged file, with its layer-wide facts."""
 
@@ -96,8 +116,8 @@ class LayerModule:
     temporary: bool
     file: str
     info: ModuleInfo
-    effective_state: str | None  # 'active' | 'inactive' | None (topics, unknown)
-    state_source: str | None  # 'declared' | 'registry:<rel>' | None
+    effective_state: State | None  # None: topics, modules with no known state
+    state_source: StateSource | None  # None: no state (topics, modules without one)
 
     @property
     def keyword(self) -> str | None:
@@ -124,10 +144,10 @@ class LayerEdge:
     (a CONNECTIONS bullet); ``target_kind`` is 'module' or 'nucleus'.
     """
 
-    kind: str
+    kind: Literal["governs", "connects"]
     file: str
     line: int
-    target_kind: str
+    target_kind: TargetKind
     target: str
 
 
@@ -204,7 +224,9 @@ class Layer:
     def all_diagnostics(self) -> list[Diagnostic]:
         """File-level (after layer resolution) and layer-level diagnostics, in layer order."""
         order = {f.rel: i for i, f in enumerate(self.files)}
-        out = [d for f in self.files for d in self.file_diagnostics(f.rel)]
+        superseded = self.superseded
+        out = [replace(d, path=f.rel) for f in self.files for i, d in enumerate(f.doc.diagnostics)
+               if (f.rel, i) not in superseded]
         out.extend(self.diagnostics)
         out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
@@ -504,7 +526,7 @@ class _Loader:
                     continue
                 mid = m.id if m.id is not None and not m.ignored else temp.get((f.rel, m.line))
                 state, source = states.get((f.rel, m.line), (None, None))
-                modules.append(LayerModule(mid, m.id is None, f.rel, m, state, source))
+                modules.append(LayerModule(mid, m.id is None, f.rel, m, cast("State | None", state), source))
         file_types = {f.rel: f.file_type for f in files}
         for lm in modules:
             if (lm.is_module and not lm.info.ignored and lm.effective_state is None
@@ -620,7 +642,8 @@ class _Loader:
             self.diag("LAYER_UNRESOLVED_CONNECTION", rel, c.line, 1,
                       f"{what} is declared nowhere in the layer: no edge")
 
-    def _states(self, merged, declared, reminder, files) -> dict[tuple[str, int], tuple[str | None, str | None]]:
+    def _states(self, merged, declared, reminder,
+                files) -> dict[tuple[str, int], tuple[str | None, StateSource | None]]:
         """§7.3.1 effective states (see the module docstring for the cross-file ruling)."""
         unmerged_ids = {m.id: f.rel for f in files if not f.merged for m in f.doc.modules
                         if _is_module(m) and m.id is not None}
@@ -660,19 +683,19 @@ class _Loader:
                     from_own[mid] = (state, f.rel)
                 else:
                     from_reminder[mid] = state
-        out: dict[tuple[str, int], tuple[str | None, str | None]] = {}
+        out: dict[tuple[str, int], tuple[str | None, StateSource | None]] = {}
         for mid, (rel, info) in declared.items():
             if mid in from_own:
                 state, src = from_own[mid]
-                out[(rel, info.line)] = (state, f"registry:{src}")
+                out[(rel, info.line)] = (state, StateSource(src))
             elif mid in from_reminder:
-                out[(rel, info.line)] = (from_reminder[mid], f"registry:{reminder}")
+                out[(rel, info.line)] = (from_reminder[mid], StateSource(reminder))
             elif info.declared_state is not None:
-                out[(rel, info.line)] = (info.declared_state, "declared")
+                out[(rel, info.line)] = (info.declared_state, DECLARED)
         for f in merged:  # id-less modules (external files): only their declared STATE applies
             for m in f.doc.modules:
                 if _is_module(m) and m.id is None and m.declared_state is not None:
-                    out[(f.rel, m.line)] = (m.declared_state, "declared")
+                    out[(f.rel, m.line)] = (m.declared_state, DECLARED)
         return out
 
 

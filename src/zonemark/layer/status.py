@@ -2,12 +2,112 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..core.diagnostics import Diagnostic, Severity
-from .loader import Layer
+from ..core.nodes import State
+from .loader import Layer, StateSource
 
 
-def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
-    """Everything ``zonemark status`` shows, as plain data.
+@dataclass(frozen=True, slots=True)
+class StatusFile:
+    file: str
+    type: str | None
+    merged: bool
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "type": self.type, "merged": self.merged}
+
+
+@dataclass(frozen=True, slots=True)
+class StatusModule:
+    """A module with its declared and effective state (§7.3.1) and the nuclei it names (§7.4.4)."""
+
+    id: str | None
+    temporary: bool
+    name: str
+    file: str
+    line: int
+    declared_state: str | None  # 'active', 'inactive', either with ' - permanent', or None
+    effective_state: State | None
+    state_source: StateSource | None
+    permanent: bool
+    nuclei: tuple[int, ...]
+    ignored: bool
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "temporary": self.temporary, "name": self.name, "file": self.file,
+                "line": self.line, "declaredState": self.declared_state, "effectiveState": self.effective_state,
+                "stateSource": None if self.state_source is None else str(self.state_source),
+                "permanent": self.permanent, "nuclei": list(self.nuclei), "ignored": self.ignored}
+
+
+@dataclass(frozen=True, slots=True)
+class StatusNucleus:
+    id: int
+    name: str
+    file: str
+    line: int
+    modules: tuple[str | None, ...]  # the modules it governs
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "file": self.file, "line": self.line, "modules": list(self.modules)}
+
+
+@dataclass(frozen=True, slots=True)
+class StatusTopic:
+    """A topic of a memory file (§9) with its entry count and sub-topics."""
+
+    name: str | None
+    keyword: str  # MODULE, TOPIC, SUBTOPICn
+    id: str | None
+    line: int
+    entries: int
+    children: tuple[StatusTopic, ...]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "keyword": self.keyword, "id": self.id, "line": self.line,
+                "entries": self.entries, "children": [c.to_dict() for c in self.children]}
+
+
+@dataclass(frozen=True, slots=True)
+class StatusMemory:
+    file: str
+    title: str | None
+    entries: int
+    topics: tuple[StatusTopic, ...]
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "title": self.title, "entries": self.entries,
+                "topics": [t.to_dict() for t in self.topics]}
+
+
+@dataclass(frozen=True, slots=True)
+class LayerStatus:
+    """Everything ``zonemark status`` shows; :meth:`to_dict` is its ``--json`` form."""
+
+    layer: str
+    root: str
+    reminder: str | None
+    files: tuple[StatusFile, ...]
+    modules: tuple[StatusModule, ...]
+    nuclei: tuple[StatusNucleus, ...]
+    memories: tuple[StatusMemory, ...]
+    errors: int
+    warnings: int
+
+    def to_dict(self) -> dict:
+        return {
+            "layer": self.layer, "root": self.root, "reminder": self.reminder,
+            "files": [f.to_dict() for f in self.files],
+            "modules": [m.to_dict() for m in self.modules], "nuclei": [n.to_dict() for n in self.nuclei],
+            "memories": [m.to_dict() for m in self.memories],
+            "diagnostics": {"errors": self.errors, "warnings": self.warnings},
+        }
+
+
+def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> LayerStatus:
+    """Everything ``zonemark status`` shows, as data.
 
     ``diagnostics`` are the ones to count (default: the whole layer's); for a single file the
     CLI passes the file's own, so ``status`` counts what ``check`` lists
@@ -26,38 +126,38 @@ def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
         info = m.info
         declared = None if info.declared_state is None else info.declared_state + (
             " - permanent" if info.permanent else "")
-        modules.append({"id": m.module_id, "temporary": m.temporary, "name": info.name, "file": m.file,
-                        "line": info.line, "declaredState": declared, "effectiveState": m.effective_state,
-                        "stateSource": m.state_source, "permanent": info.permanent,
-                        "nuclei": list(info.assigned_nuclei or ()), "ignored": info.ignored})
-    nuclei = [{"id": n.nucleus_id, "name": n.info.name, "file": n.file, "line": n.info.line,
-               "modules": governed.get(n.nucleus_id, [])} for n in layer.nuclei]
+        modules.append(StatusModule(m.module_id, m.temporary, info.name, m.file, info.line, declared,
+                                    m.effective_state, m.state_source, info.permanent,
+                                    tuple(info.assigned_nuclei or ()), info.ignored))
+    nuclei = tuple(StatusNucleus(n.nucleus_id, n.info.name, n.file, n.info.line,
+                                 tuple(governed.get(n.nucleus_id, []))) for n in layer.nuclei)
     memories = []
     for f in layer.merged_files:
         if f.file_type != "external_memory":
             continue
         root = f.doc.outline()
         temp = {m.info.line: m.module_id for m in layer.modules if m.file == f.rel}
-        memories.append({"file": f.rel, "title": f.doc.title, "entries": _count_entries(root),
-                         "topics": [_topic(c, temp) for c in root.children if c.kind == "module"]})
+        memories.append(StatusMemory(f.rel, f.doc.title, _count_entries(root),
+                                     tuple(_topic(c, temp) for c in root.children if c.kind == "module")))
     diags = layer.all_diagnostics() if diagnostics is None else diagnostics
-    return {
-        "layer": layer.name, "root": str(layer.root), "reminder": layer.reminder,
-        "files": [{"file": f.rel, "type": f.file_type, "merged": f.merged} for f in layer.files],
-        "modules": modules, "nuclei": nuclei, "memories": memories,
-        "diagnostics": {"errors": sum(d.severity is Severity.ERROR for d in diags),
-                        "warnings": sum(d.severity is Severity.WARNING for d in diags)},
-    }
+    return LayerStatus(layer.name, str(layer.root), layer.reminder,
+                       tuple(StatusFile(f.rel, f.file_type, f.merged) for f in layer.files), tuple(modules), nuclei,
+                       tuple(memories), sum(d.severity is Severity.ERROR for d in diags),
+                       sum(d.severity is Severity.WARNING for d in diags))
+
+
+def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
+    """The ``status --json`` form of :func:`layer_status` (what the MCP server returns)."""
+    return layer_status(layer, diagnostics).to_dict()
 
 
 def _count_entries(node) -> int:
     return len(node.entries) + sum(_count_entries(c) for c in node.children)
 
 
-def _topic(node, temp) -> dict:
+def _topic(node, temp) -> StatusTopic:
     keyword = node.keyword or "MODULE"
     if keyword == "SUBTOPIC":
         keyword = f"SUBTOPIC{node.level - 2}"
-    return {"name": node.name, "keyword": keyword, "id": temp.get(node.line, node.id),
-            "line": node.line, "entries": len(node.entries),
-            "children": [_topic(c, temp) for c in node.children if c.kind == "module"]}
+    return StatusTopic(node.name, keyword, temp.get(node.line, node.id), node.line, len(node.entries),
+                       tuple(_topic(c, temp) for c in node.children if c.kind == "module"))

@@ -63,9 +63,8 @@ def module_markdown(layer: Layer, m: LayerModule) -> str:
                                                            if info.permission_level else "")]
     declared = "none" if info.declared_state is None else info.declared_state + (
         " - permanent" if info.permanent else "")
-    source = m.state_source or ""
-    if source.startswith("registry:"):
-        source = f"registry of `{source.split(':', 1)[1]}`"
+    src = m.state_source
+    source = "" if src is None else "declared" if src.registry is None else f"registry of `{src.registry}`"
     effective = m.effective_state or "unknown"
     lines.append(f"- **state:** declared `{declared}`, effective **{effective}**" + (f" ({source})" if source else ""))
     if info.assigned_nuclei:

@@ -1,7 +1,8 @@
-"""The text table of ``zonemark status`` (from :func:`zonemark.layer.status.status_data`)."""
+"""The text table of ``zonemark status`` (from :func:`zonemark.layer.status.layer_status`)."""
 
 from __future__ import annotations
 
+from ..layer.status import LayerStatus, StatusTopic
 from .formats import counted
 
 
@@ -15,40 +16,41 @@ def _entries(n: int) -> str:
     return f"{n} entr{'y' if n == 1 else 'ies'}"
 
 
-def render_status(data: dict, path: str) -> str:
-    out = [f"Layer '{data['layer']}' ({counted(len(data['files']), 'file')}; reminder: {data['reminder'] or 'none'})"]
-    unmerged = [f["file"] for f in data["files"] if not f["merged"]]
+def render_status(status: LayerStatus, path: str) -> str:
+    """The text of ``zonemark status`` for ``path`` (§7.3.1 states, §7.4.4 nuclei, §9 memories)."""
+    out = [f"Layer '{status.layer}' ({counted(len(status.files), 'file')}; reminder: {status.reminder or 'none'})"]
+    unmerged = [f.file for f in status.files if not f.merged]
     if unmerged:
         out.append("Not merged (id conflict): " + ", ".join(unmerged))
     out.append("")
-    out.append(f"MODULES ({len(data['modules'])})")
-    if data["modules"]:
+    out.append(f"MODULES ({len(status.modules)})")
+    if status.modules:
         rows = []
-        for m in data["modules"]:
-            eff = m["effectiveState"] or "unknown"
-            if m["stateSource"] and m["stateSource"].startswith("registry:"):
+        for m in status.modules:
+            eff: str = m.effective_state or "unknown"
+            if m.state_source is not None and not m.state_source.declared:
                 eff += " (registry)"
-            ident = m["id"] or "-"  # an ignored second declaration of an id has none of its own
-            rows.append([ident + (" (ignored)" if m["ignored"] else ""), m["name"], m["file"],
-                         m["declaredState"] or "-", eff, ", ".join(map(str, m["nuclei"])) or "-"])
+            ident = m.id or "-"  # an ignored second declaration of an id has none of its own
+            rows.append([ident + (" (ignored)" if m.ignored else ""), m.name, m.file,
+                         m.declared_state or "-", eff, ", ".join(map(str, m.nuclei)) or "-"])
         out += ["  " + r for r in _table(rows, ["ID", "NAME", "FILE", "DECLARED", "EFFECTIVE", "NUCLEI"])]
     out.append("")
-    out.append(f"NUCLEI ({len(data['nuclei'])})")
-    if data["nuclei"]:
-        rows = [[n["id"], n["name"], n["file"], ", ".join(n["modules"]) or "-"] for n in data["nuclei"]]
+    out.append(f"NUCLEI ({len(status.nuclei)})")
+    if status.nuclei:
+        rows = [[str(n.id), n.name, n.file, ", ".join(map(str, n.modules)) or "-"] for n in status.nuclei]
         out += ["  " + r for r in _table(rows, ["ID", "NAME", "FILE", "GOVERNS"])]
     out.append("")
-    out.append(f"MEMORIES ({len(data['memories'])})")
-    for mem in data["memories"]:
-        out.append(f"  {mem['file']}  \"{mem['title']}\"  {_entries(mem['entries'])}")
+    out.append(f"MEMORIES ({len(status.memories)})")
+    for mem in status.memories:
+        out.append(f"  {mem.file}  \"{mem.title}\"  {_entries(mem.entries)}")
 
-        def walk(topics, depth):
+        def walk(topics: tuple[StatusTopic, ...], depth: int) -> None:
             for t in topics:
-                out.append(f"  {'  ' * depth}{t['keyword']} {t['id']}: {t['name']}  ({_entries(t['entries'])})")
-                walk(t["children"], depth + 1)
-        walk(mem["topics"], 1)
+                out.append(f"  {'  ' * depth}{t.keyword} {t.id}: {t.name}  ({_entries(t.entries)})")
+                walk(t.children, depth + 1)
+        walk(mem.topics, 1)
     out.append("")
-    d = data["diagnostics"]
-    out.append(f"Diagnostics: {d['errors']} error{'s' if d['errors'] != 1 else ''}, "
-               f"{d['warnings']} warning{'s' if d['warnings'] != 1 else ''} (zonemark check {path} lists them)")
+    errors, warnings = status.errors, status.warnings
+    out.append(f"Diagnostics: {errors} error{'s' if errors != 1 else ''}, "
+               f"{warnings} warning{'s' if warnings != 1 else ''} (zonemark check {path} lists them)")
     return "\n".join(out) + "\n"

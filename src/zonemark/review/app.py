@@ -35,7 +35,7 @@ from ..core.text import printable
 from ..layer.cache import LayerCache
 from ..layer.check import reported_diagnostics
 from ..layer.loader import Layer, LayerError, left_out
-from ..layer.status import status_data
+from ..layer.status import layer_status
 from . import pages
 from .pages import Note, Site
 from .security import Gate
@@ -123,7 +123,7 @@ class Review:
 
     def modules(self, request: Request) -> Response:
         layer = self.layer()
-        return HTMLResponse(pages.modules_page(self.site, status_data(layer), note=self.note(request),
+        return HTMLResponse(pages.modules_page(self.site, layer_status(layer), note=self.note(request),
                                                counts=self.counts(layer)))
 
     def graph(self, request: Request) -> Response:

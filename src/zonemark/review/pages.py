@@ -12,6 +12,7 @@ import html
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from ..layer.status import LayerStatus
 from ..render.formats import counted
 from ..render.diff_html import side_by_side_html, unified_html, unified_text_html, visible_text_html
 
@@ -206,14 +207,14 @@ def proposals_page(site: Site, changes, decided, *, note: Note | None, counts) -
 
 # -- Modules ---------------------------------------------------------------------------------
 
-def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
-    reminder = status.get("reminder")
+def modules_page(site: Site, status: LayerStatus, *, note: Note | None, counts) -> str:
+    reminder = status.reminder
     where = (f"the registry of {site.file_link(reminder)}" if reminder else "the layer's registry")
     out = [f'<p class="lead">Every module of the layer with its declared state (its <code>STATE</code> field) and '
            f'its effective state (after the <code>MODULE_STATE_REGISTRY</code>, \u00a77.3.1). A toggle rewrites '
            f'{where} as <code>zonemark state LAYER --as user</code> does; a permanent module cannot be '
            f'toggled.</p>']
-    modules = [m for m in status.get("modules", ()) if not m.get("ignored")]
+    modules = [m for m in status.modules if not m.ignored]
     if not modules:
         out.append('<p class="empty">This layer declares no module.</p>')
         return site.page("modules", "Modules", "".join(out), note=note, counts=counts)
@@ -222,15 +223,14 @@ def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
                '<th scope="col">Declared state</th><th scope="col">Effective state</th>'
                '<th scope="col">Nuclei</th><th scope="col">Change</th></tr></thead><tbody>')
     for m in modules:
-        ident = m.get("id") or ""
-        effective = m.get("effectiveState")
-        source = m.get("stateSource") or ""
-        source_text = "registry" if source.startswith("registry") else ("declared" if source == "declared" else "")
+        ident = m.id or ""
+        effective = m.effective_state
+        source_text = "" if m.state_source is None else "declared" if m.state_source.declared else "registry"
         state_cell = (f'<span class="state state-{_a(effective or "none")}">{_t(effective or "no state")}</span>'
                       + (f' <span class="hint">({source_text})</span>' if source_text else ""))
-        if m.get("permanent"):
+        if m.permanent:
             change = '<span class="permanent">permanent \u2014 cannot be toggled</span>'
-        elif m.get("temporary") or not ident:
+        elif m.temporary or not ident:
             change = '<span class="hint">no declared id: the registry cannot name it</span>'
         else:
             forms = []
@@ -241,11 +241,11 @@ def modules_page(site: Site, status: dict, *, note: Note | None, counts) -> str:
                 forms.append(site.form("/modules/state", {"module": ident, "state": "inactive"}, "Deactivate",
                                        label=f"Deactivate module {ident}"))
             change = "".join(forms)
-        nuclei = ", ".join(str(n) for n in m.get("nuclei") or ()) or DASH
-        declared = m.get("declaredState") or DASH
+        nuclei = ", ".join(str(n) for n in m.nuclei) or DASH
+        declared = m.declared_state or DASH
         out.append(f'<tr id="module-{_a(ident)}"><th scope="row" class="mono">{_t(ident)}</th>'
-                   f'<td>{_t(m.get("name"))}</td>'
-                   f'<td>{site.file_link(m["file"], m.get("line"))}</td>'
+                   f'<td>{_t(m.name)}</td>'
+                   f'<td>{site.file_link(m.file, m.line)}</td>'
                    f'<td>{_t(declared)}</td><td>{state_cell}</td>'
                    f'<td>{_t(nuclei)}</td><td class="change">{change}</td></tr>')
     out.append("</tbody></table>")
