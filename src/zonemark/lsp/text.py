@@ -71,12 +71,7 @@ class LspText:
         if not 0 <= line < len(starts):
             return ""
         end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
-        text = self.text[starts[line]:end]
-        if text.endswith("\r\n"):
-            return text[:-2]
-        if text.endswith(("\n", "\r")):
-            return text[:-1]
-        return text
+        return _content(self.text[starts[line]:end])
 
     def units(self, s: str) -> int:
         """How many position units (of the agreed encoding) ``s`` takes."""
@@ -114,17 +109,19 @@ class LspText:
             return len(self.text)
         if position.line < 0:
             return 0
-        start = starts[position.line]
-        line = self.line_text(position.line)
-        want = max(position.character, 0)
+        return starts[position.line] + self._index(self.line_text(position.line), position.character)
+
+    def _index(self, line: str, character: int) -> int:
+        """The index into ``line`` (without its break) of an LSP character; past the line's end: its end."""
+        want = max(character, 0)
         if self.encoding == types.PositionEncodingKind.Utf32 or line.isascii():
-            return start + min(want, len(line))
+            return min(want, len(line))
         count = 0
         for i, ch in enumerate(line):
             if count >= want:
-                return start + i
+                return i
             count += self.units(ch)
-        return start + len(line)
+        return len(line)
 
     def range(self, start: int, end: int) -> types.Range:
         return types.Range(start=self.position(start), end=self.position(end))
@@ -181,16 +178,7 @@ class TextBuffer(LspText):
             return 0, 0
         if position.line >= len(lines):
             return len(lines) - 1, len(lines[-1])
-        line = _content(lines[position.line])
-        want = max(position.character, 0)
-        if self.encoding == types.PositionEncodingKind.Utf32 or line.isascii():
-            return position.line, min(want, len(line))
-        count = 0
-        for i, ch in enumerate(line):
-            if count >= want:
-                return position.line, i
-            count += self.units(ch)
-        return position.line, len(line)
+        return position.line, self._index(_content(lines[position.line]), position.character)
 
     def apply(self, change) -> None:
         """Apply one ``TextDocumentContentChangeEvent`` (a range edit, or the whole text)."""
