@@ -107,7 +107,7 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 #: The characters a reader cannot see (W21, W34): the default-ignorable code points, the blank look-alikes
 #: and the interlinear annotation characters U+FFF9-U+FFFB (format controls that renderers draw as nothing).
-UNSEEN_CLASS = _char_class(DEFAULT_IGNORABLE) + "\u2800\ufff9-\ufffb"
+UNSEEN_CLASS = _char_class(DEFAULT_IGNORABLE) + BLANK_LOOK_ALIKES + "\ufff9-\ufffb"
 UNSEEN = re.compile("[" + UNSEEN_CLASS + "]")
 #: What a view marks and the writer removes (W30, W34): the controls, the line breaks but the line feed, and
 #: :data:`UNSEEN` — except where :func:`hidden_spans` finds them part of an emoji sequence or a word (W35).
