@@ -45,3 +45,17 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "chromium_path" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def diagnostics_made(monkeypatch) -> list[int]:
+    """A counter (``[n]``) of the Diagnostic objects made from now on: parser findings and their copies alike."""
+    from zonemark.core.diagnostics import Diagnostic
+    made = [0]
+    init = Diagnostic.__init__
+
+    def counted(self, *args, **kwargs):
+        made[0] += 1
+        init(self, *args, **kwargs)
+    monkeypatch.setattr(Diagnostic, "__init__", counted)
+    return made

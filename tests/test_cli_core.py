@@ -387,19 +387,12 @@ def test_check_dash_twice_or_from_a_terminal_is_a_usage_error(monkeypatch):
     assert proc.returncode == 2 and "stdin" in proc.stderr and proc.stderr.count("\n") == 1
 
 
-def test_check_hands_the_printer_the_diagnostics_it_found(tmp_path, monkeypatch):
+def test_check_hands_the_printer_the_diagnostics_it_found(tmp_path, diagnostics_made):
     """``check FILE``: the file is parsed once and its diagnostics reach the printer as they are, not copied on
     the way (a message with no control character is shown as it is)."""
-    from zonemark.core.diagnostics import Diagnostic
     path = tmp_path / "perché[ext_memory].md"
     path.write_text(ERRORS.replace("Bikes", "東京 — Bikes"), encoding="utf-8")
-    made = [0]
-    init = Diagnostic.__init__
-
-    def counted(self, *args, **kwargs):
-        made[0] += 1
-        init(self, *args, **kwargs)
-    monkeypatch.setattr(Diagnostic, "__init__", counted)
+    made = diagnostics_made
     result = run("check", path)
     assert result.returncode == 1
     assert [line.split(" ")[1] for line in result.stdout.splitlines()[:-1]] == [

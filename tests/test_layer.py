@@ -387,20 +387,7 @@ def test_check_paths_reads_each_folder_once_as_a_layer(tmp_path):
         check_paths([str(tmp_path / "missing")])
 
 
-def _count_diagnostics(monkeypatch) -> list[int]:
-    """A counter of the Diagnostic objects made from now on (parser findings and their copies alike)."""
-    from zonemark.core.diagnostics import Diagnostic
-    made = [0]
-    init = Diagnostic.__init__
-
-    def counted(self, *args, **kwargs):
-        made[0] += 1
-        init(self, *args, **kwargs)
-    monkeypatch.setattr(Diagnostic, "__init__", counted)
-    return made
-
-
-def test_check_of_a_single_file_parses_it_and_builds_no_layer(tmp_path, monkeypatch):
+def test_check_of_a_single_file_parses_it_and_builds_no_layer(tmp_path, monkeypatch, diagnostics_made):
     """W6: a file given alone is checked as a file; its parser diagnostics are reported as they are."""
     import zonemark.layer.check as check
     from zonemark.core.parser import parse_file
@@ -412,15 +399,16 @@ def test_check_of_a_single_file_parses_it_and_builds_no_layer(tmp_path, monkeypa
     def no_layer(*args, **kwargs):
         raise AssertionError("a single file is not read as a layer")
     monkeypatch.setattr(check.Layer, "load", no_layer)
-    made = _count_diagnostics(monkeypatch)
+    made = diagnostics_made
+    made[0] = 0
     assert check.check_paths([str(path)]).results == ((str(path), expected),)
     assert made[0] == len(expected)  # the parser's own, no copy
 
 
-def test_check_of_a_folder_copies_each_diagnostic_once(monkeypatch):
+def test_check_of_a_folder_copies_each_diagnostic_once(diagnostics_made):
     """Each diagnostic of a folder is copied once on its way out: its path joined to the folder as given."""
     folder = LAYERS / "no_reminder"
-    made = _count_diagnostics(monkeypatch)
+    made = diagnostics_made
     Layer.load(folder)
     loading = made[0]
     made[0] = 0
