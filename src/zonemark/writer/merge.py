@@ -26,7 +26,6 @@ half-merged.  Four parses (base, ours, theirs, result), each linear in its input
 from __future__ import annotations
 
 import bisect
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +41,6 @@ from .locate import ZoneIndex
 #: What became of a merge: merged cleanly, merged with conflict regions, or not a layer file.
 MergeOutcome = Literal["merged", "conflict", "not_layer"]
 
-_TRAILING_BLANK = re.compile(r"(?:\r?\n[ \t]*)+\Z")
 _MARKER = 7
 
 
@@ -76,7 +74,7 @@ class _Entry:
     core: str  # header line to the last non-blank line, no line ending
     tail: str  # what follows the core (its line ending and blank lines)
     date: str | None
-    key: Key
+    title: str
 
 
 @dataclass(frozen=True)
@@ -191,12 +189,23 @@ def _entries(side: _Side, unit: _Unit) -> tuple[str, list[_Entry], str] | None:
     out: list[_Entry] = []
     for k, h in enumerate(heads):
         raw = text[cut[k]:cut[k + 1] if k + 1 < len(cut) else close]
-        core = _TRAILING_BLANK.sub("", raw)
-        if core.endswith("\r"):
-            core = core[:-1]
-        body = raw.split("\n", 1)[1] if "\n" in raw else ""
-        out.append(_Entry(core, raw[len(core):], h.date, entry_key(h.date, h.title or "", body)))
+        core = _core(raw)
+        out.append(_Entry(core, raw[len(core):], h.date, h.title or ""))
     return head, out, text[close:]
+
+
+def _core(raw: str) -> str:
+    """``raw`` without its trailing blank lines and last line ending (the last line's own spaces kept); linear."""
+    last = len(raw.rstrip())
+    end = raw.find("\n", last)
+    core = raw if end < 0 else raw[:end]
+    return core[:-1] if core.endswith("\r") else core
+
+
+def _key(entry: _Entry) -> Key:
+    """The duplicate key of an entry (:mod:`.duplicates`), its body as written."""
+    body = entry.core.split("\n", 1)[1] if "\n" in entry.core else ""
+    return entry_key(entry.date, entry.title, body)
 
 
 def _merge_journal(base: tuple[_Side, _Unit] | None, ours: tuple[_Side, _Unit],
@@ -230,9 +239,10 @@ def _merge_journal(base: tuple[_Side, _Unit] | None, ours: tuple[_Side, _Unit],
         carried = last_date or ""
         for k, e in enumerate(entries):
             carried = e.date or carried
-            if e.key in seen:
+            key = _key(e)
+            if key in seen:
                 continue
-            seen.add(e.key)
+            seen.add(key)
             new.append((carried, side_rank, k, e))
     new.sort(key=lambda item: (item[0], item[1], item[2]))
     merged = kept + [item[3] for item in new]
