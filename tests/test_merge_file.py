@@ -390,8 +390,7 @@ def test_every_bad_input_is_one_line_and_exit_2_and_ours_is_left_alone(tmp_path:
     assert (tmp_path / "ours.md").read_text(encoding="utf-8") == MEMORY
 
 
-def test_a_merge_parses_each_input_once_and_the_result_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Linear cost: four parses (base, ours, theirs, the re-check), however many units and entries."""
+def _counted_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = parse
 
@@ -399,14 +398,40 @@ def test_a_merge_parses_each_input_once_and_the_result_once(monkeypatch: pytest.
         calls.append(len(text))
         return real(text)
     monkeypatch.setattr(merge_module, "parse", counted)
+    return calls
+
+
+def _many_topics(count: int) -> str:
     many = MEMORY
-    for k in range(200):
-        many = many.replace("[P1]\n## TOPIC: Viaggi", f"[P1]\n## TOPIC: T{k} — 東京\n[/P1]\n\n[P4]\n[/P4]\n\n"
+    for k in range(count):
+        many = many.replace("[P1]\n## TOPIC: Viaggi", f"[P1]\n## TOPIC: T{k} — 東京\n[/P1]\n\n[P4]\n"
+                                                      f"###### LOG: 2026-01-01 — {k}\nperché\n[/P4]\n\n"
                                                       "[P1]\n## TOPIC: Viaggi", 1)
+    return many
+
+
+def test_journal_appends_parse_only_the_changed_journals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """G13: two devices' appends to one journal of a large file parse that journal (base, ours, theirs, the
+    result: four small parses), never the whole file."""
+    calls = _counted_parses(monkeypatch)
+    many = _many_topics(300)
     ours = _tyres(many, "###### LOG: 2026-10-03 — perché\nuno\n")
     theirs = _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n")
     plan = plan_merge(many.encode(), ours.encode(), theirs.encode())
-    assert plan.outcome == "merged" and len(calls) == 4
+    assert plan.outcome == "merged" and plan.entries_added == 1
+    assert len(calls) == 4 and max(calls) < 300
+    assert plan.data.decode() == _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n\n"
+                                              "###### LOG: 2026-10-03 — perché\nuno\n")
+
+
+def test_a_merge_beyond_journals_parses_each_input_once_and_the_result_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """G13: any other merge is four linear parses (base, ours, theirs, the re-check), however many units."""
+    calls = _counted_parses(monkeypatch)
+    many = _many_topics(200)
+    ours = _tyres(many, "###### LOG: 2026-10-03 — perché\nuno\n").replace("## TOPIC: T7 — 東京", "## TOPIC: Sette")
+    theirs = _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n")
+    plan = plan_merge(many.encode(), ours.encode(), theirs.encode())
+    assert plan.outcome == "merged" and len(calls) == 4 and min(calls) > len(many) // 2
 
 
 def test_check_reports_each_conflict_region_once_with_its_lines() -> None:

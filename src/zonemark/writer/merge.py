@@ -359,6 +359,10 @@ def plan_merge(base: bytes | None, ours: bytes, theirs: bytes, *,
     lab = (names[0], names[1], names[2])
     o_text, t_text = _decode(ours, "OURS"), _decode(theirs, "THEIRS")
     b_text = None if base is None else _decode(base, "BASE")
+    if base is not None and ours != theirs and theirs != base and ours != base:
+        fast = _fast(base, ours, theirs)
+        if fast is not None:
+            return MergePlan("merged", fast[0], (), fast[1])
     o, t = _side(o_text), _side(t_text)
     b = None if b_text is None else _side(b_text)
     if o.doc.file_type is None and t.doc.file_type is None and (b is None or b.doc.file_type is None):
@@ -367,6 +371,12 @@ def plan_merge(base: bytes | None, ours: bytes, theirs: bytes, *,
         return MergePlan("merged", ours, (), 0)
     if b_text is not None and o_text == b_text:
         return MergePlan("merged", theirs, (), _count_entries(t) - _count_entries(o))
+    return _full(b, o, t, b_text, o_text, t_text, lab)
+
+
+def _full(b: _Side | None, o: _Side, t: _Side, b_text: str | None, o_text: str, t_text: str,
+          lab: tuple[str, str, str]) -> MergePlan:
+    """The merge from the three full parses, re-checked by a fourth (G1-G8)."""
     planned = _plan_units(b, o, t)
     if isinstance(planned, str):
         return _whole_file(o_text, b_text, t_text, o.eol, lab, planned)
@@ -492,3 +502,134 @@ def _whole_file(o: str, b: str | None, t: str, eol: str, labels: tuple[str, str,
     out = _Out(eol, labels, [], conflicts=[])
     out.conflict(o, b, t, None, "the whole file")
     return MergePlan("conflict", "".join(out.parts).encode("utf-8"), tuple(out.conflicts or ()), 0, reason)
+
+
+# -- the fast path: the zone index and one small parse per changed journal -------------------------
+def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
+    """The merge when the three have the same zones and every zone both sides changed is a journal both only
+    appended to (the common case of two devices): cut by the structural lines alone (:mod:`.skeleton`), each
+    changed journal parsed alone in its context, and each zone that differs from OURS re-checked by the writer's
+    zone check (:func:`.verify.incremental_check`, proven equal to a full re-parse where it decides).  None when
+    anything needs the full path (G13)."""
+    if b"\r" in base or b"\r" in ours or b"\r" in theirs:
+        return None
+    cut = [_skeleton_units(data) for data in (base, ours, theirs)]
+    if cut[0] is None or cut[1] is None or cut[2] is None:
+        return None
+    (bi, bu), (oi, ou), (ti, tu) = cut[0], cut[1], cut[2]
+    if not bi.file_type or bi.file_type != oi.file_type or oi.file_type != ti.file_type:
+        return None
+    if [u[0] for u in bu] != [u[0] for u in ou] or [u[0] for u in ou] != [u[0] for u in tu]:
+        return None
+    units = [(zi, oz, tz, base[bs:be], ours[os_:oe], theirs[ts:te])
+             for (_k0, zi, bs, be), (_k1, oz, os_, oe), (_k2, tz, ts, te) in zip(bu, ou, tu)]
+    changed = sum(len(xo) for _zi, _oz, _tz, xb, xo, xt in units if xo != xt and xt != xb)
+    if changed * _FAST_SHARE > len(ours):
+        return None  # six small parses of most of the file cost more than the four parses of the full path
+    parts: list[bytes] = []
+    added = 0
+    for zi, oz, tz, xb, xo, xt in units:
+        if xo == xt or xt == xb:
+            parts.append(xo)
+            continue
+        if zi is None or oz is None or tz is None or oi.zone(oz).level != 4:
+            return None
+        merged = _fast_journal(bi, zi, xb, oi, oz, xo, ti, tz, xt)
+        if merged is None:
+            return None
+        text, n, heads = merged
+        again = _mini(oi, oz, text)  # the merged zone reads as exactly the planned entries (G8)
+        if again is None or again[0].head_lines(again[1]) != heads:
+            return None
+        if not _zone_accepts(oi, oz, xo.decode("utf-8"), text):
+            return None
+        parts.append(text.encode("utf-8"))
+        added += n
+    return b"".join(parts), added
+
+
+#: The fast path is taken when the journals both sides changed are at most 1/_FAST_SHARE of OURS: each is parsed
+#: six times (base, ours, theirs, the result, and the zone re-check's two), the full path parses the file four.
+_FAST_SHARE = 2
+_SkeletonUnit = tuple[tuple[object, ...], int | None, int, int]  # key, zone number (None: between zones), span
+
+
+def _skeleton_units(data: bytes) -> tuple[ZoneIndex, list[_SkeletonUnit]] | None:
+    """The units of G1 from the structural lines alone, each zone checked against its tags; None when unsure."""
+    from .skeleton import skeleton_index
+    from .snapshot import FileSnapshot
+    index = skeleton_index(data)
+    snap = FileSnapshot("", data)
+    units: list[_SkeletonUnit] = []
+    seen: Counter[tuple[object, ...]] = Counter()
+    prev = 0
+    for i in range(len(index)):
+        zone = index.zone(i)
+        if zone.close_end is None or not snap.sane(zone):
+            return None
+        name = (zone.level, tuple(index.headers[h].text.rstrip("\r") for h in zone.context))
+        seen[name] += 1
+        key = (*name, seen[name])
+        units.append((("gap", key), None, prev, zone.start))
+        units.append((key, i, zone.start, zone.close_end))
+        prev = zone.close_end
+    units.append((("gap", "end"), None, prev, len(data)))
+    return index, units
+
+
+def _mini(index: ZoneIndex, zone_number: int, zone_text: str) -> tuple[_Side, _Unit] | None:
+    """A zone parsed alone in its context (:func:`.verify.mini_prefix`): the side and the zone's unit."""
+    from .verify import mini_prefix
+    head, _lines = mini_prefix(index, index.zone(zone_number))
+    side = _side(head + zone_text)
+    if side.units is None or len(side.units) < 2:
+        return None
+    unit = side.units[-2]
+    return (side, unit) if unit.level == 4 and unit.text == zone_text else None
+
+
+def _fast_journal(bi: ZoneIndex, bz: int, xb: bytes, oi: ZoneIndex, oz: int, xo: bytes, ti: ZoneIndex, tz: int,
+                  xt: bytes) -> tuple[str, int, tuple[str, ...]] | None:
+    """One journal merged by G3 (THEIRS' zone when OURS' is the base's), from the three zones parsed alone."""
+    mb, mo, mt = (_mini(bi, bz, xb.decode("utf-8")), _mini(oi, oz, xo.decode("utf-8")),
+                  _mini(ti, tz, xt.decode("utf-8")))
+    if mb is None or mo is None or mt is None:
+        return None
+    if xo == xb:
+        o, t = mo[0].within(mo[1]), mt[0].within(mt[1])
+        return xt.decode("utf-8"), len(t) - len(o), mt[0].head_lines(mt[1])
+    return _merge_journal(mb, mo, mt)
+
+
+def _zone_accepts(index: ZoneIndex, zone_number: int, old_zone: str, new_zone: str) -> bool:
+    """Whether the writer's zone re-check (§5.5) accepts OURS' zone becoming ``new_zone``: only H6 entries of its
+    container added, no new diagnostic, the zone ending where it did (undecided counts as no)."""
+    from .offsets import CharOffset
+    from .verify import Edit, Expect, incremental_check
+    zone = index.zone(zone_number)
+    start, old_len, new_len = _changed_lines(old_zone, new_zone)
+    line = zone.line + old_zone.count("\n", 0, start)
+    edit = Edit(CharOffset(start), old_len, new_len, line, old_zone.count("\n", start, start + old_len),
+                new_zone.count("\n", start, start + new_len))
+    owner_line = 0 if zone.owner is None else index.h_line[zone.owner]
+    verdict = incremental_check(index, zone, old_zone, new_zone, edit, Expect(entries=None, owner_line=owner_line),
+                                owner=zone.owner)
+    return verdict is not None and verdict.ok
+
+
+def _changed_lines(old: str, new: str) -> tuple[int, int, int]:
+    """Where two texts of one zone differ, in whole lines: the start, and the old and new lengths up to the closing
+    tag line (which both keep)."""
+    lo, hi = 0, min(len(old), len(new))  # the longest common prefix, by halving (each test one C comparison)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    p = lo
+    start = old.rfind("\n", 0, p) + 1
+    close_old = old.rstrip("\n").rfind("\n") + 1
+    close_new = new.rstrip("\n").rfind("\n") + 1
+    start = min(start, close_old, close_new)
+    return start, close_old - start, close_new - start
