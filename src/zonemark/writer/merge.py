@@ -20,7 +20,8 @@ The result is re-checked (§5.5): a merge is accepted only when its parse has no
 both sides, cuts into exactly the planned units with exactly the planned header lines (no text
 turned into structure, no structure turned into text), and every ``[P1]``-``[P3]`` zone equals a
 zone of one side byte for byte; otherwise the whole file becomes one conflict region, never
-half-merged.  Four parses (base, ours, theirs, result), each linear in its input.
+half-merged.  Four parses (base, ours, theirs, result), each linear in its input; when only a few journals
+changed, the zone index and those journals parsed alone (:func:`_fast`, ruling G13).
 """
 
 from __future__ import annotations
@@ -359,7 +360,9 @@ def plan_merge(base: bytes | None, ours: bytes, theirs: bytes, *,
     lab = (names[0], names[1], names[2])
     o_text, t_text = _decode(ours, "OURS"), _decode(theirs, "THEIRS")
     b_text = None if base is None else _decode(base, "BASE")
-    if base is not None and ours != theirs and theirs != base and ours != base:
+    if ours == theirs or theirs == base:  # nothing to merge: OURS as it is (G2)
+        return MergePlan("merged", ours, (), 0)
+    if base is not None and ours != base:
         fast = _fast(base, ours, theirs)
         if fast is not None:
             return MergePlan("merged", fast[0], (), fast[1])
