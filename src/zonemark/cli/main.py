@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
+from . import context, core, interchange, layer, lsp, mcp, merge, review, scaffold, search, write
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
 
 
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     context.register(sub)
     interchange.register(sub)
     review.register(sub)
+    merge.register(sub)
     return p
 
 

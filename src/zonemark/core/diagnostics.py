@@ -186,6 +186,12 @@ _CODES = [
     _c("CONTROL_CHARACTER", W, "§1",
        "The text contains a control character (NUL or another C0 control other than tab).",
        """Control characters are invisible in most editors and renderers."""),
+    _c("MERGE_CONFLICT", E, "§5.4",
+       "The file holds a region of git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`).",
+       """A merge left two (or, diff3 style, three) versions of a region side by side. Each complete region
+       is reported once, with its lines; while any is present no other diagnostic of the file is reported
+       (they would only be the markers' cascade). Keep one side or merge them by hand, and delete the marker
+       lines; `zonemark merge-file` writes such regions only around the zone both sides changed."""),
     _c("UNCLOSED_FRONTMATTER", E, "§10.2",
        "YAML frontmatter opened on line 1 is never closed by `---`.",
        """Recovery: the frontmatter is taken to end before the first H1 line (or at EOF)."""),

@@ -19,6 +19,8 @@ import os
 from . import gcpause
 from . import text as text_policy
 from .checks import run_checks
+from .diagnostics import CATALOGUE, Diagnostic
+from .syntax import conflict_regions
 from .document import Document
 from .scanner import Scanner
 
@@ -64,6 +66,12 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     ignored = scanner.ignored_lines
     ignored |= facts.superseded
     diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
+    conflicts = conflict_regions(source)
+    if conflicts:  # one diagnostic per region, instead of the cascade the markers cause
+        diagnostics = [Diagnostic("MERGE_CONFLICT", CATALOGUE["MERGE_CONFLICT"].severity, first, 1,
+                                  f"unresolved merge conflict at lines {first}-{last} (git's conflict markers); keep "
+                                  f"one side, or merge them by hand, and delete the marker lines", path, last)
+                       for first, last in conflicts]
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}

@@ -102,6 +102,35 @@ STATE_VALUE = re.compile(
 SUPPORTED_VERSION = (1, 13)
 
 
+#: A line of git's conflict markers (``<<<<<<< ours``, ``||||||| base``, ``=======``, ``>>>>>>> theirs``).
+CONFLICT_MARKER = re.compile(r"^(<{7}|\|{7}|={7}|>{7})(?:[ \t][^\n]*)?\r?$", re.MULTILINE)
+
+
+def conflict_regions(text: str) -> list[tuple[int, int]]:
+    """The (first, last) lines of every complete conflict region: ``<<<<<<<``, then ``=======``, then ``>>>>>>>``
+    (``|||||||`` between the first two in diff3 style).  One pass; nothing when no line starts with ``<<<<<<<``."""
+    if "<<<<<<<" not in text:
+        return []
+    regions: list[tuple[int, int]] = []
+    line, pos = 1, 0
+    start: int | None = None
+    state = ""
+    for m in CONFLICT_MARKER.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        kind = m.group(1)[0]
+        if kind == "<":
+            start, state = line, "<"
+        elif kind == "|" and state == "<":
+            state = "|"
+        elif kind == "=" and state in ("<", "|"):
+            state = "="
+        elif kind == ">" and state == "=" and start is not None:
+            regions.append((start, line))
+            start, state = None, ""
+    return regions
+
+
 def list_item(line: str) -> tuple[str, str, str] | None:
     """The (indentation, marker, text) of a list item line (§8, :data:`LIST_ITEM`), or None.
 

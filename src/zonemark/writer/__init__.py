@@ -35,6 +35,7 @@ _EXPORTS = {
                    "locate"),
     **dict.fromkeys(("add_container", "new_file", "plan_container"), "scaffold"),
     **dict.fromkeys(("replace_file",), "atomic"),
+    **dict.fromkeys(("ConflictRegion", "MergeInputError", "MergePlan", "plan_merge"), "merge"),
     **dict.fromkeys(("AppendPlan", "BatchResult", "EntryOutcome", "NewEntry", "append_entries", "append_entry",
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,
                          find_container, plan_append, plan_entries)
     from .versions import history, undo
+    from .merge import ConflictRegion, MergeInputError, MergePlan, plan_merge
     from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash
     from .proposals import (MAX_REASON_CHARS, PendingProposal, Proposal, apply_proposal, find_proposal,
                             list_proposals, plan_apply, plan_proposal, preview_proposal, propose, reject_proposal,

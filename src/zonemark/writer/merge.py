@@ -1,0 +1,638 @@
+"""The zone-aware three-way merge of one layer file (issue 19 §1): a pure computation on bytes.
+
+:func:`plan_merge` reads BASE, OURS and THEIRS (or OURS and THEIRS alone, ``base=None``: the two-way
+form for a sync folder's conflict copy) and decides zone by zone (§5.1, §5.2):
+
+* the file is cut into *units*: each permission zone (opening tag to closing tag) and the text
+  between zones.  A zone is named by its level, the header lines of the containers open at its
+  closing tag (§2.3, :class:`.locate.ZoneIndex`) and its rank among the zones so named;
+* a unit changed on one side only takes that side; the same change on both sides is taken once;
+* a ``[P4]`` journal both sides only appended to gets the base's entries, then the entries new on
+  either side in date order (same date: ours first), an entry new on both sides once (compared as
+  :mod:`.duplicates` compares them);
+* the ``MODULE_STATE_REGISTRY`` lines merge per module (one module set differently on the two
+  sides is a conflict);
+* anything else both sides changed differently is a conflict region, in git's diff3 markers,
+  around that unit only; when the zones themselves differ (added, removed, moved) on both sides,
+  the whole file is one conflict region.
+
+The result is re-checked (§5.5): a merge is accepted only when its parse has no diagnostic over
+both sides, cuts into exactly the planned units with exactly the planned header lines (no text
+turned into structure, no structure turned into text), and every ``[P1]``-``[P3]`` zone equals a
+zone of one side byte for byte; otherwise the whole file becomes one conflict region, never
+half-merged.  Four parses (base, ours, theirs, result), each linear in its input; when only a few journals
+changed, the zone index and those journals parsed alone (:func:`_fast`, ruling G13).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..core.document import Document
+from ..core.nodes import Block, Heading
+from ..core.parser import parse
+from ..core import syntax as sx
+from .duplicates import Key, entry_key
+from .locate import ZoneIndex
+
+#: What became of a merge: merged cleanly, merged with conflict regions, or not a layer file.
+MergeOutcome = Literal["merged", "conflict", "not_layer"]
+
+_MARKER = 7
+
+
+class MergeInputError(ValueError):
+    """An input that cannot be merged at all (not UTF-8): the face reports it in one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class ConflictRegion:
+    """One conflict region of the result: its marker lines (1-based, inclusive) and what it is around."""
+
+    line: int
+    end_line: int
+    level: int | None  # the zone's level; None: text between zones, or the whole file
+    what: str
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """The merged bytes (for OURS) and what they hold; ``reason`` says why a whole-file conflict was chosen."""
+
+    outcome: MergeOutcome
+    data: bytes
+    conflicts: tuple[ConflictRegion, ...]
+    entries_added: int  # journal entries of THEIRS that the result adds to OURS
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    core: str  # header line to the last non-blank line, no line ending
+    tail: str  # what follows the core (its line ending and blank lines)
+    date: str | None
+    title: str
+
+
+@dataclass(frozen=True)
+class _Unit:
+    key: tuple[object, ...]
+    level: int | None  # None: text between zones
+    text: str
+    first_line: int
+    last_line: int  # inclusive; first_line - 1 for an empty gap
+
+
+@dataclass(frozen=True)
+class _Side:
+    text: str
+    doc: Document
+    units: tuple[_Unit, ...] | None  # None: a zone never closes, the file cannot be cut
+    starts: tuple[int, ...]  # character offset of each line
+    headings: tuple[Heading, ...]  # every header (H1-H6), in line order
+    heads: tuple[int, ...]  # their lines
+    eol: str
+
+    def within(self, unit: _Unit) -> tuple[Heading, ...]:
+        lo = bisect.bisect_left(self.heads, unit.first_line)
+        hi = bisect.bisect_right(self.heads, unit.last_line)
+        return self.headings[lo:hi]
+
+    def head_lines(self, unit: _Unit) -> tuple[str, ...]:
+        return tuple(self.line(h.line) for h in self.within(unit))
+
+    def line(self, n: int) -> str:
+        start = self.starts[n - 1]
+        end = self.starts[n] if n < len(self.starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+
+def _decode(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MergeInputError(f"{what} is not valid UTF-8 (byte {exc.start + 1}); cannot merge it") from None
+
+
+def _line_starts(text: str) -> tuple[int, ...]:
+    starts = [0]
+    pos = text.find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    if starts[-1] == len(text) and len(starts) > 1:
+        starts.pop()
+    return tuple(starts)
+
+
+def _side(text: str) -> _Side:
+    """One input parsed and cut into units (§5.1 zones, and the text between them)."""
+    doc = parse(text)
+    starts = _line_starts(text)
+    headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
+    first = text.find("\n")
+    eol = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+    return _Side(text, doc, _units(text, doc, starts), starts, headings, tuple(h.line for h in headings), eol)
+
+
+def _headings(doc: Document) -> list[Heading]:
+    """Every header block (H1-H6); headers sit only at the top, in a zone or under a header (core.outline)."""
+    found: list[Heading] = []
+    stack: list[Block] = list(reversed(doc.blocks))
+    while stack:
+        block = stack.pop()
+        if isinstance(block, Heading):
+            found.append(block)
+        if isinstance(block, Heading) or block.type == "permission_block":
+            stack.extend(reversed(block.children))
+    return found
+
+
+def _units(text: str, doc: Document, starts: tuple[int, ...]) -> tuple[_Unit, ...] | None:
+    index = ZoneIndex.build(doc)
+    units: list[_Unit] = []
+    seen: Counter[tuple[object, ...]] = Counter()
+
+    def at(line: int) -> int:
+        return starts[line - 1] if line <= len(starts) else len(text)
+
+    prev = 0  # last line of the previous zone
+    for i in range(len(index)):
+        zone = index.zone(i)
+        if zone.close_line is None:
+            return None
+        name = (zone.level, tuple(index.headers[h].text.rstrip("\r") for h in zone.context))
+        seen[name] += 1
+        key = (*name, seen[name])
+        units.append(_Unit(("gap", key), None, text[at(prev + 1):at(zone.line)], prev + 1, zone.line - 1))
+        units.append(_Unit(key, zone.level, text[at(zone.line):at(zone.close_line + 1)], zone.line,
+                           zone.close_line))
+        prev = zone.close_line
+    units.append(_Unit(("gap", "end"), None, text[at(prev + 1):], prev + 1, len(starts)))
+    return tuple(units)
+
+
+# -- the journal and the registry ---------------------------------------------------------------
+def _entries(side: _Side, unit: _Unit) -> tuple[str, list[_Entry], str] | None:
+    """A journal zone as (opening line and preamble, entries, closing line); None when it holds no H6 only."""
+    heads = side.within(unit)
+    if any(h.level != 6 or h.refused for h in heads):
+        return None
+    rel = side.starts[unit.first_line - 1]
+    cut = [side.starts[h.line - 1] - rel for h in heads]
+    close = side.starts[unit.last_line - 1] - rel
+    text = unit.text
+    head = text[:cut[0]] if cut else text[:close]
+    out: list[_Entry] = []
+    for k, h in enumerate(heads):
+        raw = text[cut[k]:cut[k + 1] if k + 1 < len(cut) else close]
+        core = _core(raw)
+        out.append(_Entry(core, raw[len(core):], h.date, h.title or ""))
+    return head, out, text[close:]
+
+
+def _core(raw: str) -> str:
+    """``raw`` without its trailing blank lines and last line ending (the last line's own spaces kept); linear."""
+    last = len(raw.rstrip())
+    end = raw.find("\n", last)
+    core = raw if end < 0 else raw[:end]
+    return core[:-1] if core.endswith("\r") else core
+
+
+def _key(entry: _Entry) -> Key:
+    """The duplicate key of an entry (:mod:`.duplicates`), its body as written."""
+    body = entry.core.split("\n", 1)[1] if "\n" in entry.core else ""
+    return entry_key(entry.date, entry.title, body)
+
+
+def _merge_journal(base: tuple[_Side, _Unit] | None, ours: tuple[_Side, _Unit],
+                   theirs: tuple[_Side, _Unit]) -> tuple[str, int, tuple[str, ...]] | None:
+    """The journal both sides only appended to (issue 19 §1): base entries, then the new ones by date."""
+    o, t = _entries(*ours), _entries(*theirs)
+    if o is None or t is None or o[0] != t[0] or o[2] != t[2]:
+        return None
+    o_cores, t_cores = [e.core for e in o[1]], [e.core for e in t[1]]
+    if base is not None:
+        b = _entries(*base)
+        if b is None or b[0] != o[0] or b[2] != o[2]:
+            return None
+        n = len(b[1])
+        b_cores = [e.core for e in b[1]]
+        if o_cores[:n] != b_cores or t_cores[:n] != b_cores:
+            return None
+    else:  # two-way: what both copies begin with is the common part
+        n = 0
+        while n < min(len(o_cores), len(t_cores)) and o_cores[n] == t_cores[n]:
+            n += 1
+        headers = {e.core.split("\n", 1)[0]: e.core for e in o[1][n:]}
+        if any(headers.get(e.core.split("\n", 1)[0], e.core) != e.core for e in t[1][n:]):
+            return None  # one entry edited on one copy: without a base, neither edit can win
+    eol = ours[0].eol
+    kept = list(o[1][:n])
+    last_date = next((e.date for e in reversed(kept) if e.date), "")
+    new: list[tuple[str, int, int, _Entry]] = []
+    seen: set[Key] = set()
+    for side_rank, entries in ((0, o[1][n:]), (1, t[1][n:])):
+        carried = last_date or ""
+        for k, e in enumerate(entries):
+            carried = e.date or carried
+            key = _key(e)
+            if key in seen:
+                continue
+            seen.add(key)
+            new.append((carried, side_rank, k, e))
+    new.sort(key=lambda item: (item[0], item[1], item[2]))
+    merged = kept + [item[3] for item in new]
+    added = sum(1 for item in new if item[1] == 1)
+    tail = (o[1][-1].tail if o[1] else (t[1][-1].tail if t[1] else ""))
+    parts = [o[0]]
+    for k, e in enumerate(merged):
+        parts.append(e.core + eol)
+        parts.append(eol if k + 1 < len(merged) else tail[len(eol):] if tail.startswith(eol) else tail)
+    parts.append(o[2])
+    heads = tuple(e.core.split("\n", 1)[0].rstrip("\r") for e in merged)
+    return "".join(parts), added, heads
+
+
+def _registry_states(side: _Side, unit: _Unit) -> tuple[str, dict[str, str]] | None:
+    """The zone with its registry lines masked, and module id -> ACTIVE/INACTIVE (§7.3.1); None when unclear."""
+    lines = unit.text.splitlines(keepends=True)
+    states: dict[str, str] = {}
+    masked: list[str] = []
+    words: Counter[str] = Counter()
+    for line in lines:
+        m = sx.REGISTRY_ENTRY.fullmatch(line.strip())
+        if not m:
+            masked.append(line)
+            continue
+        word = m.group(1)
+        words[word] += 1
+        masked.append(f"\0{word}\n")
+        for ident in (x.strip() for x in m.group(2).split(",")):
+            if ident:
+                if ident in states:
+                    return None
+                states[ident] = word
+    if any(n > 1 for n in words.values()):
+        return None
+    return "".join(masked), states
+
+
+def _merge_registry(base: tuple[_Side, _Unit], ours: tuple[_Side, _Unit],
+                    theirs: tuple[_Side, _Unit]) -> str | None:
+    """Registry lines merged per module (issue 19 §1); None on a module set differently on both sides."""
+    if not any(h.type == "state_registry" for h in ours[0].within(ours[1])):
+        return None
+    b, o, t = _registry_states(*base), _registry_states(*ours), _registry_states(*theirs)
+    if b is None or o is None or t is None or not b[0] == o[0] == t[0]:
+        return None
+    merged: dict[str, str] = {}
+    for ident in [*o[1], *(x for x in t[1] if x not in o[1]), *(x for x in b[1] if x not in o[1] and x not in t[1])]:
+        sb, so, st = b[1].get(ident), o[1].get(ident), t[1].get(ident)
+        value = so if so == st else st if so == sb else so if st == sb else "conflict"
+        if value == "conflict":
+            return None
+        if value is not None:
+            merged[ident] = value
+    out: list[str] = []
+    for line in ours[1].text.splitlines(keepends=True):
+        m = sx.REGISTRY_ENTRY.fullmatch(line.strip())
+        if not m:
+            out.append(line)
+            continue
+        word = m.group(1)
+        eol = line[len(line.rstrip("\r\n")):]
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        ids = [i for i, w in merged.items() if w == word]
+        out.append(f"{indent}* {word}: {', '.join(ids)}{eol}" if ids else f"{indent}* {word}:{eol}")
+    return "".join(out)
+
+
+# -- composing the result -------------------------------------------------------------------------
+@dataclass
+class _Out:
+    eol: str
+    labels: tuple[str, str, str]
+    parts: list[str]
+    line: int = 1
+    conflicts: list[ConflictRegion] | None = None
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.line += text.count("\n")
+
+    def conflict(self, ours: str, base: str | None, theirs: str, level: int | None, what: str) -> None:
+        first = self.line
+        lo, lb, lt = self.labels
+        self.add(f"{'<' * _MARKER} {lo}{self.eol}")
+        self.add(_ended(ours, self.eol))
+        if base is not None:
+            self.add(f"{'|' * _MARKER} {lb}{self.eol}")
+            self.add(_ended(base, self.eol))
+        self.add(f"{'=' * _MARKER}{self.eol}")
+        self.add(_ended(theirs, self.eol))
+        self.add(f"{'>' * _MARKER} {lt}{self.eol}")
+        assert self.conflicts is not None
+        self.conflicts.append(ConflictRegion(first, self.line - 1, level, what))
+
+
+def _ended(text: str, eol: str) -> str:
+    return text if not text or text.endswith("\n") else text + eol
+
+
+def _what(unit: _Unit) -> str:
+    if unit.level is None:
+        return "the text between zones"
+    context = unit.key[1]
+    where = f" of {context[-1]!s}" if isinstance(context, tuple) and context else ""
+    return f"the [P{unit.level}] zone{where}"
+
+
+def plan_merge(base: bytes | None, ours: bytes, theirs: bytes, *,
+               labels: Sequence[str] = ("ours", "base", "theirs")) -> MergePlan:
+    """Merge THEIRS into OURS over BASE (``base=None``: two-way) by zones (issue 19 §1); writes nothing."""
+    given = list(labels)
+    names = [given[k] if k < len(given) else ("ours", "base", "theirs")[k] for k in range(3)]
+    lab = (names[0], names[1], names[2])
+    o_text, t_text = _decode(ours, "OURS"), _decode(theirs, "THEIRS")
+    b_text = None if base is None else _decode(base, "BASE")
+    if ours == theirs or theirs == base:  # nothing to merge: OURS as it is (G2)
+        return MergePlan("merged", ours, (), 0)
+    if base is not None and ours != base:
+        fast = _fast(base, ours, theirs)
+        if fast is not None:
+            return MergePlan("merged", fast[0], (), fast[1])
+    o, t = _side(o_text), _side(t_text)
+    b = None if b_text is None else _side(b_text)
+    if o.doc.file_type is None and t.doc.file_type is None and (b is None or b.doc.file_type is None):
+        return MergePlan("not_layer", ours, (), 0)
+    if o_text == t_text or (b_text is not None and t_text == b_text):
+        return MergePlan("merged", ours, (), 0)
+    if b_text is not None and o_text == b_text:
+        return MergePlan("merged", theirs, (), _count_entries(t) - _count_entries(o))
+    return _full(b, o, t, b_text, o_text, t_text, lab)
+
+
+def _full(b: _Side | None, o: _Side, t: _Side, b_text: str | None, o_text: str, t_text: str,
+          lab: tuple[str, str, str]) -> MergePlan:
+    """The merge from the three full parses, re-checked by a fourth (G1-G8)."""
+    planned = _plan_units(b, o, t)
+    if isinstance(planned, str):
+        return _whole_file(o_text, b_text, t_text, o.eol, lab, planned)
+    units, added = planned
+    resolved = _compose(units, o.eol, lab, resolve=True)
+    reason = _recheck(resolved[0], units, b, o, t)
+    if reason is not None:
+        return _whole_file(o_text, b_text, t_text, o.eol, lab, reason)
+    text, conflicts = _compose(units, o.eol, lab, resolve=False)
+    return MergePlan("conflict" if conflicts else "merged", text.encode("utf-8"), conflicts, added)
+
+
+def _count_entries(side: _Side) -> int:
+    return sum(1 for n in side.heads if side.line(n).startswith("######"))
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One unit of the result: its text and header lines, or (``clash``) a conflict of OURS, BASE, THEIRS."""
+
+    key: tuple[object, ...]
+    level: int | None
+    text: str  # the text taken; for a clash, OURS
+    heads: tuple[str, ...]  # the header lines of ``text``
+    clash: tuple[str | None, str, str] | None = None  # (base, theirs, what)
+
+
+def _plan_units(b: _Side | None, o: _Side, t: _Side) -> tuple[list[_Planned], int] | str:
+    """Every unit of the result, or why the file is one conflict (the zones differ on both sides)."""
+    if o.units is None or t.units is None or (b is not None and b.units is None):
+        return "a zone never closes on one side"
+    ou = {u.key: u for u in o.units}
+    tu = {u.key: u for u in t.units}
+    bu = {} if b is None or b.units is None else {u.key: u for u in b.units}
+    o_keys, t_keys = [u.key for u in o.units], [u.key for u in t.units]
+    b_keys = None if b is None or b.units is None else [u.key for u in b.units]
+    if o_keys == t_keys:
+        order = o_keys
+    elif b_keys is not None and o_keys == b_keys:
+        order = t_keys
+    elif b_keys is not None and t_keys == b_keys:
+        order = o_keys
+    else:
+        return "the zones themselves (containers added, removed or moved) differ on both sides"
+    if b_keys is not None:  # a unit one side removed must be the base's on the other side
+        for key in b_keys:
+            if key not in order:
+                kept = ou.get(key) or tu.get(key)
+                if kept is not None and kept.text != bu[key].text:
+                    return "one side removed a zone the other side changed"
+    out: list[_Planned] = []
+    added = 0
+    for key in order:
+        ux, uy, ub = ou.get(key), tu.get(key), bu.get(key)
+        if ux is None or uy is None:
+            side, unit = (t, uy) if ux is None else (o, ux)
+            assert unit is not None
+            if ux is None:
+                added += sum(1 for h in side.head_lines(unit) if h.startswith("######"))
+            out.append(_Planned(key, unit.level, unit.text, side.head_lines(unit)))
+            continue
+        if ux.text == uy.text or (ub is not None and uy.text == ub.text):
+            out.append(_Planned(key, ux.level, ux.text, o.head_lines(ux)))
+            continue
+        if ub is not None and ux.text == ub.text:
+            added += sum(1 for h in t.head_lines(uy) if h.startswith("######")) - \
+                sum(1 for h in o.head_lines(ux) if h.startswith("######"))
+            out.append(_Planned(key, uy.level, uy.text, t.head_lines(uy)))
+            continue
+        if ux.level == 4:
+            journal = _merge_journal(None if ub is None or b is None else (b, ub), (o, ux), (t, uy))
+            if journal is not None:
+                added += journal[1]
+                out.append(_Planned(key, 4, journal[0], journal[2]))
+                continue
+            if ub is not None and b is not None:
+                registry = _merge_registry((b, ub), (o, ux), (t, uy))
+                if registry is not None:
+                    out.append(_Planned(key, 4, registry, o.head_lines(ux)))
+                    continue
+        out.append(_Planned(key, ux.level, ux.text, o.head_lines(ux),
+                            (None if ub is None else ub.text, uy.text, _what(ux))))
+    return out, added
+
+
+def _compose(units: list[_Planned], eol: str, labels: tuple[str, str, str], *,
+             resolve: bool) -> tuple[str, tuple[ConflictRegion, ...]]:
+    """The result's text; ``resolve``: each conflict as OURS (what the re-check checks)."""
+    out = _Out(eol, labels, [], conflicts=[])
+    for unit in units:
+        if unit.clash is None or resolve:
+            out.add(unit.text)
+        else:
+            base, theirs, what = unit.clash
+            out.conflict(unit.text, base, theirs, unit.level, what)
+    return "".join(out.parts), tuple(out.conflicts or ())
+
+
+def _recheck(text: str, units: list[_Planned], b: _Side | None, o: _Side, t: _Side) -> str | None:
+    """Why the merged text is not accepted (§5.5), or None: no new diagnostic, the planned units and headers, and
+    every [P1]-[P3] zone a zone of one side."""
+    m = _side(text)
+    have = Counter(d.code for d in m.doc.diagnostics)
+    oc, tc = Counter(d.code for d in o.doc.diagnostics), Counter(d.code for d in t.doc.diagnostics)
+    bc = Counter(d.code for d in b.doc.diagnostics) if b is not None else Counter[str]()
+    for code, n in have.items():
+        if n > max(oc[code], tc[code], oc[code] + tc[code] - bc[code]):
+            line = next(d.line for d in m.doc.diagnostics if d.code == code)
+            return f"the merged text would add {code} (line {line})"
+    if m.units is None or [u.key for u in m.units] != [u.key for u in units]:
+        return "the merged text would cut into other zones than the two sides"
+    for unit, plan in zip(m.units, units):
+        if unit.text != plan.text or m.head_lines(unit) != plan.heads:
+            return f"the merged text would read as other structure in {_what(unit)} (line {unit.first_line})"
+    strict = {u.text for side in (o, t) for u in (side.units or ()) if u.level is not None and u.level <= 3}
+    for unit in m.units:
+        if unit.level is not None and unit.level <= 3 and unit.text not in strict:
+            return f"the [P{unit.level}] zone at line {unit.first_line} would equal neither side"
+    return None
+
+
+def _whole_file(o: str, b: str | None, t: str, eol: str, labels: tuple[str, str, str], reason: str) -> MergePlan:
+    out = _Out(eol, labels, [], conflicts=[])
+    out.conflict(o, b, t, None, "the whole file")
+    return MergePlan("conflict", "".join(out.parts).encode("utf-8"), tuple(out.conflicts or ()), 0, reason)
+
+
+# -- the fast path: the zone index and one small parse per changed journal -------------------------
+def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
+    """The merge when the three have the same zones and every zone both sides changed is a journal both only
+    appended to (the common case of two devices): cut by the structural lines alone (:mod:`.skeleton`), each
+    changed journal parsed alone in its context, and each zone that differs from OURS re-checked by the writer's
+    zone check (:func:`.verify.incremental_check`, proven equal to a full re-parse where it decides).  None when
+    anything needs the full path (G13)."""
+    if b"\r" in base or b"\r" in ours or b"\r" in theirs:
+        return None
+    cut = [_skeleton_units(data) for data in (base, ours, theirs)]
+    if cut[0] is None or cut[1] is None or cut[2] is None:
+        return None
+    (bi, bu), (oi, ou), (ti, tu) = cut[0], cut[1], cut[2]
+    if not bi.file_type or bi.file_type != oi.file_type or oi.file_type != ti.file_type:
+        return None
+    if [u[0] for u in bu] != [u[0] for u in ou] or [u[0] for u in ou] != [u[0] for u in tu]:
+        return None
+    units = [(zi, oz, tz, base[bs:be], ours[os_:oe], theirs[ts:te])
+             for (_k0, zi, bs, be), (_k1, oz, os_, oe), (_k2, tz, ts, te) in zip(bu, ou, tu)]
+    changed = sum(len(xo) for _zi, _oz, _tz, xb, xo, xt in units if xo != xt and xt != xb)
+    if changed * _FAST_SHARE > len(ours):
+        return None  # six small parses of most of the file cost more than the four parses of the full path
+    parts: list[bytes] = []
+    added = 0
+    for zi, oz, tz, xb, xo, xt in units:
+        if xo == xt or xt == xb:
+            parts.append(xo)
+            continue
+        if zi is None or oz is None or tz is None or oi.zone(oz).level != 4:
+            return None
+        merged = _fast_journal(bi, zi, xb, oi, oz, xo, ti, tz, xt)
+        if merged is None:
+            return None
+        text, n, heads = merged
+        again = _mini(oi, oz, text)  # the merged zone reads as exactly the planned entries (G8)
+        if again is None or again[0].head_lines(again[1]) != heads:
+            return None
+        if not _zone_accepts(oi, oz, xo.decode("utf-8"), text):
+            return None
+        parts.append(text.encode("utf-8"))
+        added += n
+    return b"".join(parts), added
+
+
+#: The fast path is taken when the journals both sides changed are at most 1/_FAST_SHARE of OURS: each is parsed
+#: six times (base, ours, theirs, the result, and the zone re-check's two), the full path parses the file four.
+_FAST_SHARE = 2
+_SkeletonUnit = tuple[tuple[object, ...], int | None, int, int]  # key, zone number (None: between zones), span
+
+
+def _skeleton_units(data: bytes) -> tuple[ZoneIndex, list[_SkeletonUnit]] | None:
+    """The units of G1 from the structural lines alone, each zone checked against its tags; None when unsure."""
+    from .skeleton import skeleton_index
+    from .snapshot import FileSnapshot
+    index = skeleton_index(data)
+    snap = FileSnapshot("", data)
+    units: list[_SkeletonUnit] = []
+    seen: Counter[tuple[object, ...]] = Counter()
+    prev = 0
+    for i in range(len(index)):
+        zone = index.zone(i)
+        if zone.close_end is None or not snap.sane(zone):
+            return None
+        name = (zone.level, tuple(index.headers[h].text.rstrip("\r") for h in zone.context))
+        seen[name] += 1
+        key = (*name, seen[name])
+        units.append((("gap", key), None, prev, zone.start))
+        units.append((key, i, zone.start, zone.close_end))
+        prev = zone.close_end
+    units.append((("gap", "end"), None, prev, len(data)))
+    return index, units
+
+
+def _mini(index: ZoneIndex, zone_number: int, zone_text: str) -> tuple[_Side, _Unit] | None:
+    """A zone parsed alone in its context (:func:`.verify.mini_prefix`): the side and the zone's unit."""
+    from .verify import mini_prefix
+    head, _lines = mini_prefix(index, index.zone(zone_number))
+    side = _side(head + zone_text)
+    if side.units is None or len(side.units) < 2:
+        return None
+    unit = side.units[-2]
+    return (side, unit) if unit.level == 4 and unit.text == zone_text else None
+
+
+def _fast_journal(bi: ZoneIndex, bz: int, xb: bytes, oi: ZoneIndex, oz: int, xo: bytes, ti: ZoneIndex, tz: int,
+                  xt: bytes) -> tuple[str, int, tuple[str, ...]] | None:
+    """One journal merged by G3 (THEIRS' zone when OURS' is the base's), from the three zones parsed alone."""
+    mb, mo, mt = (_mini(bi, bz, xb.decode("utf-8")), _mini(oi, oz, xo.decode("utf-8")),
+                  _mini(ti, tz, xt.decode("utf-8")))
+    if mb is None or mo is None or mt is None:
+        return None
+    if xo == xb:
+        o, t = mo[0].within(mo[1]), mt[0].within(mt[1])
+        return xt.decode("utf-8"), len(t) - len(o), mt[0].head_lines(mt[1])
+    return _merge_journal(mb, mo, mt)
+
+
+def _zone_accepts(index: ZoneIndex, zone_number: int, old_zone: str, new_zone: str) -> bool:
+    """Whether the writer's zone re-check (§5.5) accepts OURS' zone becoming ``new_zone``: only H6 entries of its
+    container added, no new diagnostic, the zone ending where it did (undecided counts as no)."""
+    from .offsets import CharOffset
+    from .verify import Edit, Expect, incremental_check
+    zone = index.zone(zone_number)
+    start, old_len, new_len = _changed_lines(old_zone, new_zone)
+    line = zone.line + old_zone.count("\n", 0, start)
+    edit = Edit(CharOffset(start), old_len, new_len, line, old_zone.count("\n", start, start + old_len),
+                new_zone.count("\n", start, start + new_len))
+    owner_line = 0 if zone.owner is None else index.h_line[zone.owner]
+    verdict = incremental_check(index, zone, old_zone, new_zone, edit, Expect(entries=None, owner_line=owner_line),
+                                owner=zone.owner)
+    return verdict is not None and verdict.ok
+
+
+def _changed_lines(old: str, new: str) -> tuple[int, int, int]:
+    """Where two texts of one zone differ, in whole lines: the start, and the old and new lengths up to the closing
+    tag line (which both keep)."""
+    lo, hi = 0, min(len(old), len(new))  # the longest common prefix, by halving (each test one C comparison)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    p = lo
+    start = old.rfind("\n", 0, p) + 1
+    close_old = old.rstrip("\n").rfind("\n") + 1
+    close_new = new.rstrip("\n").rfind("\n") + 1
+    start = min(start, close_old, close_new)
+    return start, close_old - start, close_new - start
