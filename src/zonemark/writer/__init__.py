@@ -35,6 +35,7 @@ _EXPORTS = {
                    "locate"),
     **dict.fromkeys(("add_container", "new_file", "plan_container"), "scaffold"),
     **dict.fromkeys(("replace_file",), "atomic"),
+    **dict.fromkeys(("Written", "record_written", "watching"), "observe"),
     **dict.fromkeys(("AppendPlan", "BatchResult", "EntryOutcome", "NewEntry", "append_entries", "append_entry",
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
+    from .observe import Written, record_written, watching
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,
                          find_container, plan_append, plan_entries)
     from .versions import history, undo
