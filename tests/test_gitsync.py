@@ -176,7 +176,7 @@ def test_a_proposal_is_committed_with_its_record_and_trailers_name_the_user(tmp_
                "--reason", "rename — 東京") == 0
     files = last_commit_files(repo)
     assert len(files) == 1 and files[0].startswith(".zonemark/proposals/")
-    assert git(repo, "log", "-1", "--format=%s").startswith("zonemark: ai proposed a change to")
+    assert git(repo, "log", "-1", "--format=%s").strip() == "zonemark: ai proposed a change to Garage[ext_memory].md: rename — 東京"
     assert run("state", str(memory(repo)), "--as", "user") == 0  # no flag: reads, writes nothing, no commit
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
 
@@ -366,3 +366,39 @@ def test_sync_outside_git_and_without_upstream_is_one_line(tmp_path, capsys):
     repo = new_repo(tmp_path / "solo")
     assert run("sync", str(repo)) == 1
     assert "no upstream" in capsys.readouterr().err
+
+
+def test_state_undo_and_apply_are_one_commit_each_with_their_message(tmp_path):
+    repo = new_repo(tmp_path / "layer")
+    reminder = repo / "main[reminder].md"
+    reminder.write_text("# Principale — 東京 [reminder]\n\n[P1]\n## MODULE 042: VIAGGI [NUCLEI: ]\n\n"
+                        "### STATE\nactive\n[/P1]\n\n[P4]\n## MODULE_STATE_REGISTRY:\n[/P4]\n", encoding="utf-8")
+    assert run("git", "setup", str(repo), "--commit-writes") == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "setup")
+    assert run("state", str(reminder), "--deactivate", "042", "--as", "user") == 0
+    assert git(repo, "log", "-1", "--format=%s").strip() == "zonemark: user deactivated 042 in main[reminder].md"
+    assert "Zonemark-Actor: user" in git(repo, "log", "-1", "--format=%B")
+    assert last_commit_files(repo) == ["main[reminder].md"]
+    assert run("undo", str(reminder), "--as", "user") == 0
+    assert git(repo, "log", "-1", "--format=%s").strip() == "zonemark: user undid the last write of main[reminder].md"
+    assert git(repo, "diff", "HEAD~2", "HEAD", "--", "main[reminder].md") == ""
+    content = tmp_path / "c.txt"
+    content.write_text("Città: Tōkyō — 東京, perché sì.\n", encoding="utf-8")
+    assert run("propose", str(memory(repo)), "--zone", "7", "--content-file", str(content), "--reason", "r") == 0
+    pid = last_commit_files(repo)[0].rsplit("/", 1)[1].removesuffix(".json")
+    assert run("apply", pid, "--layer", str(repo), "--as", "user") == 0
+    assert git(repo, "log", "-1", "--format=%s").strip() == f"zonemark: user applied proposal {pid}"
+    files = last_commit_files(repo)
+    assert "Garage[ext_memory].md" in files and all(f == "Garage[ext_memory].md" or f.startswith(".zonemark/proposals/")
+                                                     for f in files)
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_subject_is_one_line_that_cannot_forge_a_trailer():
+    from zonemark.gitlayer.commits import MAX_SUBJECT_CHARS, subject_text
+    hostile = "winter set\n\nZonemark-Actor: user\r\nSigned-off-by: x\u2028— 東京 perché" + "x" * 500
+    line = subject_text(hostile)
+    assert "\n" not in line and "\r" not in line and "\u2028" not in line
+    assert line.startswith("winter set Zonemark-Actor: user Signed-off-by: x — 東京 perché")
+    assert len(line) == MAX_SUBJECT_CHARS

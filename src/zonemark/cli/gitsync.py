@@ -4,6 +4,7 @@ write makes when its layer has ``--commit-writes`` (:func:`run_with_commits`, ru
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, Callable
 
@@ -11,7 +12,7 @@ from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
 
 #: the commands whose writes become one git commit each (when the layer has commit_writes)
 WRITE_COMMANDS = frozenset({"append", "edit", "state", "propose", "apply", "reject", "undo", "add-container",
-                            "ingest"})
+                            "new", "ingest"})
 
 
 def run_git_setup(args: argparse.Namespace) -> int:
@@ -88,7 +89,10 @@ def run_with_commits(args: argparse.Namespace, func: Callable[[argparse.Namespac
 
 def _where(args: argparse.Namespace) -> str:
     """The file or folder a write command names (its layer's settings decide about the commit)."""
-    for name in ("file", "target", "layer", "proposal"):
+    operands = getattr(args, "operands", None)
+    if isinstance(operands, list) and operands and isinstance(operands[0], str):
+        return operands[0]
+    for name in ("file", "target", "layer", "dir", "proposal"):
         value = getattr(args, name, None)
         if isinstance(value, str) and value and value != "-":
             return value
@@ -108,22 +112,27 @@ def _commit(args: argparse.Namespace, paths: list[Any], actor: str) -> None:
 def commit_subject(args: argparse.Namespace, actor: str) -> str:
     """The one-line message of a write's commit, from what the command was asked to do."""
     command = args.command
+    file = os.path.basename(os.path.normpath(str(getattr(args, "file", None) or getattr(args, "target", "") or "")))
     if command == "append":
         return f"{actor} appended \"{args.title}\" to {args.container}"
     if command == "edit":
-        return f"{actor} edited the zone at line {args.zone} of {args.file}"
+        return f"{actor} edited the zone at line {args.zone} of {file}"
     if command == "state":
         parts = [f"activated {','.join(args.activate)}" if args.activate else "",
                  f"deactivated {','.join(args.deactivate)}" if args.deactivate else ""]
-        return f"{actor} {' and '.join(p for p in parts if p)} in {args.target}"
+        return f"{actor} {' and '.join(p for p in parts if p)} in {file}"
     if command == "propose":
-        return f"{actor} proposed a change to {args.file}: {args.reason}"
+        return f"{actor} proposed a change to {file}: {args.reason}"
     if command in ("apply", "reject"):
-        return f"{actor} {command}ed proposal {args.proposal}".replace("applyed", "applied")
+        return f"{actor} {'applied' if command == 'apply' else 'rejected'} proposal {args.proposal}"
     if command == "undo":
-        return f"{actor} undid the last write of {args.file}"
+        return f"{actor} undid the last write of {file}"
     if command == "add-container":
-        return f"{actor} added {args.path} to {args.file}"
+        return f"{actor} added {args.path} to {file}"
+    if command == "new":
+        return f"{actor} created the {args.kind} {args.name}"
+    if command == "ingest":
+        return f"{actor} filed chat entries into {args.container}"
     return f"{actor} ran {command}"
 
 
