@@ -19,6 +19,8 @@ def run_git_setup(args: argparse.Namespace) -> int:
     """``zonemark git setup LAYER``: print what it wrote, or that nothing needed writing."""
     from ..gitlayer.git import GitError
     from ..gitlayer.setup import setup_layer
+    if args.commit_writes and args.no_commit_writes:
+        raise CliError("zonemark git setup: give --commit-writes or --no-commit-writes, not both", EXIT_USAGE)
     commit_writes = True if args.commit_writes else False if args.no_commit_writes else None
     try:
         done = setup_layer(args.layer, init=args.init, commit_writes=commit_writes)
