@@ -145,10 +145,10 @@ def _line(text: str) -> str:
 
 def register(subparsers: Any) -> None:
     """Add ``git setup`` and ``sync`` to the ``zonemark`` parser."""
-    g = subparsers.add_parser("git", help="set a layer up for git: the zone-aware merge driver, what stays local")
-    gsub = g.add_subparsers(dest="git_command", metavar="SUBCOMMAND")
-    s = gsub.add_parser("setup", help="register the merge driver in this clone, *.md merge=zonemark, the ignores "
-                                      "of .zonemark/ (run once per clone; a second run changes nothing)")
+    s = subparsers.add_parser("git", help="git setup LAYER: register the zone-aware merge driver in this clone, "
+                                          "*.md merge=zonemark, the ignores of .zonemark/ (once per clone; a "
+                                          "second run changes nothing)")
+    s.add_argument("action", choices=("setup",), metavar="setup", help="the one action: setup")
     s.add_argument("layer", metavar="LAYER")
     s.add_argument("--init", action="store_true", help="create a git repository in LAYER when it is in none")
     s.add_argument("--commit-writes", action="store_true",
