@@ -402,3 +402,26 @@ def test_a_subject_is_one_line_that_cannot_forge_a_trailer():
     assert "\n" not in line and "\r" not in line and "\u2028" not in line
     assert line.startswith("winter set Zonemark-Actor: user Signed-off-by: x — 東京 perché")
     assert len(line) == MAX_SUBJECT_CHARS
+
+
+def test_an_ai_append_through_the_mcp_server_is_one_commit_naming_the_mcp_client(tmp_path):
+    pytest.importorskip("mcp")
+    from mcp_support import Agent
+
+    from zonemark.mcp.server import build_server
+    repo = new_repo(tmp_path / "layer")
+    assert run("git", "setup", str(repo), "--commit-writes") == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "setup")
+    (repo / "notes.txt").write_text(NOTES + "staged — 東京\n", encoding="utf-8")
+    git(repo, "add", "notes.txt")
+    agent = Agent(build_server(repo))
+    agent.call("append_entry", file="Garage[ext_memory].md", container="Maintenance/Tyres",
+               title="winter set mounted", body="Gomme invernali — perché, 東京", date="2026-02-01")
+    assert last_commit_files(repo) == ["Garage[ext_memory].md"]
+    message = git(repo, "log", "-1", "--format=%B")
+    assert message.splitlines()[0] == 'zonemark: ai appended "winter set mounted" to Maintenance/Tyres'
+    assert "Zonemark-Actor: ai" in message and "Zonemark-Client: zonemark-mcp" in message
+    assert git(repo, "diff", "--cached", "--name-only").split() == ["notes.txt"]
+    agent.call("list_containers")  # a read writes nothing and commits nothing
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
