@@ -425,3 +425,23 @@ def test_an_ai_append_through_the_mcp_server_is_one_commit_naming_the_mcp_client
     assert git(repo, "diff", "--cached", "--name-only").split() == ["notes.txt"]
     agent.call("list_containers")  # a read writes nothing and commits nothing
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
+
+
+def test_an_apply_on_the_review_page_is_one_commit_by_the_user(tmp_path):
+    pytest.importorskip("starlette")
+    from zonemark.review.app import Review
+    repo = new_repo(tmp_path / "layer")
+    assert run("git", "setup", str(repo), "--commit-writes") == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "setup")
+    content = tmp_path / "c.txt"
+    content.write_text("Città: Tōkyō — 東京, perché sì.\n", encoding="utf-8")
+    assert run("propose", str(memory(repo)), "--zone", "7", "--content-file", str(content), "--reason", "r") == 0
+    pid = last_commit_files(repo)[0].rsplit("/", 1)[1].removesuffix(".json")
+    review = Review(repo, "t" * 32)
+    review.act("proposals", lambda: review._apply(pid))
+    message = git(repo, "log", "-1", "--format=%B")
+    assert message.startswith(f"zonemark: user proposal {pid} applied to Garage[ext_memory].md")
+    assert "Zonemark-Actor: user" in message and "Zonemark-Client: zonemark-review" in message
+    assert "Città: Tōkyō — 東京" in git(repo, "show", "HEAD:Garage[ext_memory].md")
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
