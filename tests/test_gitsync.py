@@ -45,7 +45,7 @@ NOTES = "appunti dell'utente — 東京\n"
 
 
 @pytest.fixture(autouse=True)
-def quiet_git(tmp_path, monkeypatch):
+def quiet_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """git sees no configuration of this machine, and never prompts."""
     empty = tmp_path / "gitconfig-global"
     empty.write_text("")
@@ -96,7 +96,7 @@ def last_commit_files(repo: Path) -> list[str]:
 
 # -- git setup -----------------------------------------------------------------------------------
 
-def test_setup_registers_the_driver_and_a_second_run_changes_nothing(tmp_path, capsys):
+def test_setup_registers_the_driver_and_a_second_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo)) == 0
     first = capsys.readouterr().out
@@ -116,7 +116,7 @@ def test_setup_registers_the_driver_and_a_second_run_changes_nothing(tmp_path, c
     assert (repo / ".git" / "config").read_bytes() == config
 
 
-def test_setup_keeps_proposals_and_traces_tracked_and_locks_out(tmp_path):
+def test_setup_keeps_proposals_and_traces_tracked_and_locks_out(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo)) == 0
     for rel in (".zonemark/proposals/p1.json", ".zonemark/traces/t.json", ".zonemark/settings.json"):
@@ -127,7 +127,7 @@ def test_setup_keeps_proposals_and_traces_tracked_and_locks_out(tmp_path):
         assert subprocess.run(["git", "check-ignore", "-q", rel], cwd=repo).returncode == 0, rel
 
 
-def test_setup_outside_a_work_tree_is_one_line_and_init_creates_one(tmp_path, capsys):
+def test_setup_outside_a_work_tree_is_one_line_and_init_creates_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
     (folder / "Garage[ext_memory].md").write_text(MEMORY, encoding="utf-8")
@@ -140,7 +140,7 @@ def test_setup_outside_a_work_tree_is_one_line_and_init_creates_one(tmp_path, ca
 
 # -- --commit-writes -----------------------------------------------------------------------------
 
-def test_a_write_is_one_commit_of_exactly_that_file_while_the_user_has_other_changes_staged(tmp_path, capsys):
+def test_a_write_is_one_commit_of_exactly_that_file_while_the_user_has_other_changes_staged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo), "--commit-writes") == 0
     git(repo, "add", "-A")
@@ -165,7 +165,7 @@ def test_a_write_is_one_commit_of_exactly_that_file_while_the_user_has_other_cha
     assert "?? draft.txt" in git(repo, "status", "--porcelain")
 
 
-def test_a_proposal_is_committed_with_its_record_and_trailers_name_the_user(tmp_path):
+def test_a_proposal_is_committed_with_its_record_and_trailers_name_the_user(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo), "--commit-writes") == 0
     git(repo, "add", "-A")
@@ -181,7 +181,7 @@ def test_a_proposal_is_committed_with_its_record_and_trailers_name_the_user(tmp_
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
 
 
-def test_writes_are_not_committed_without_commit_writes(tmp_path):
+def test_writes_are_not_committed_without_commit_writes(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo)) == 0
     head = git(repo, "rev-parse", "HEAD")
@@ -191,7 +191,7 @@ def test_writes_are_not_committed_without_commit_writes(tmp_path):
     assert " M Garage[ext_memory].md" in git(repo, "status", "--porcelain")
 
 
-def test_a_failed_commit_keeps_the_write_and_warns_in_one_line(tmp_path, capsys):
+def test_a_failed_commit_keeps_the_write_and_warns_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = new_repo(tmp_path / "layer")
     assert run("git", "setup", str(repo), "--commit-writes") == 0
     git(repo, "add", "-A")
@@ -211,7 +211,7 @@ def test_a_failed_commit_keeps_the_write_and_warns_in_one_line(tmp_path, capsys)
     assert git(repo, "rev-parse", "HEAD") == head
 
 
-def test_a_held_index_lock_is_waited_for_then_warned(tmp_path, capsys, monkeypatch):
+def test_a_held_index_lock_is_waited_for_then_warned(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from zonemark.gitlayer import commits
     monkeypatch.setattr(commits, "RETRY_SECONDS", 0.3)
     repo = new_repo(tmp_path / "layer")
@@ -232,7 +232,7 @@ def test_a_held_index_lock_is_waited_for_then_warned(tmp_path, capsys, monkeypat
 
 
 @pytest.mark.slow
-def test_two_processes_writing_at_once_both_commit(tmp_path):
+def test_two_processes_writing_at_once_both_commit(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "layer")
     (repo / "Second[ext_memory].md").write_text(MEMORY.replace("Garage", "Second"), encoding="utf-8")
     git(repo, "add", "-A")
@@ -275,7 +275,7 @@ def two_devices(tmp_path: Path) -> tuple[Path, Path, Path]:
     return bare, a, b
 
 
-def test_sync_brings_in_what_the_other_device_wrote_and_pushes_its_own(tmp_path, capsys):
+def test_sync_brings_in_what_the_other_device_wrote_and_pushes_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bare, a, b = two_devices(tmp_path)
     assert run("append", str(memory(a)), "--container", "Maintenance/Tyres", "--title", "winter set mounted",
                "--body", "Gomme invernali — perché", "--date", "2026-02-01") == 0
@@ -298,7 +298,7 @@ def test_sync_brings_in_what_the_other_device_wrote_and_pushes_its_own(tmp_path,
     assert run("check", str(a)) == 0
 
 
-def test_sync_refuses_a_dirty_tree_in_one_line(tmp_path, capsys):
+def test_sync_refuses_a_dirty_tree_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, a, _ = two_devices(tmp_path)
     head = git(a, "rev-parse", "HEAD")
     (a / "notes.txt").write_text("changed — perché\n", encoding="utf-8")
@@ -310,7 +310,7 @@ def test_sync_refuses_a_dirty_tree_in_one_line(tmp_path, capsys):
     assert (a / "notes.txt").read_text(encoding="utf-8") == "changed — perché\n"
 
 
-def test_sync_never_force_pushes(tmp_path, capsys, monkeypatch):
+def test_sync_never_force_pushes(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     bare, a, b = two_devices(tmp_path)
     (a / "notes.txt").write_text(NOTES + "A — 東京\n", encoding="utf-8")
     git(a, "commit", "--quiet", "-am", "a")
@@ -319,11 +319,15 @@ def test_sync_never_force_pushes(tmp_path, capsys, monkeypatch):
     (b / "Travel.txt").write_text("B — perché\n", encoding="utf-8")
     git(b, "add", "-A")
     git(b, "commit", "--quiet", "-m", "b")
-    from zonemark.gitlayer import sync
-    calls: list[list[str]] = []
-    real = sync.run_git
+    from typing import Any
 
-    def spy(args, cwd, **kw):  # the fetch "misses" what A pushed: the push must be refused, not forced
+    from zonemark.gitlayer import sync
+    from zonemark.gitlayer.git import GitResult
+    from zonemark.gitlayer.git import run_git as real
+    calls: list[list[str]] = []
+
+    def spy(args: list[str], cwd: Path, **kw: Any) -> GitResult:
+        """The fetch "misses" what A pushed: the push must be refused, not forced."""
         calls.append(list(args))
         if args[0] == "fetch":
             return real(["rev-parse", "HEAD"], cwd)
@@ -341,7 +345,7 @@ def test_sync_never_force_pushes(tmp_path, capsys, monkeypatch):
     assert "A — 東京" in (b / "notes.txt").read_text(encoding="utf-8")
 
 
-def test_sync_reports_a_conflict_and_exits_1(tmp_path, capsys):
+def test_sync_reports_a_conflict_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bare, a, b = two_devices(tmp_path)
     (a / "notes.txt").write_text("A — 東京\n", encoding="utf-8")
     git(a, "commit", "--quiet", "-am", "a")
@@ -358,7 +362,7 @@ def test_sync_reports_a_conflict_and_exits_1(tmp_path, capsys):
     assert "a merge is in progress" in capsys.readouterr().err
 
 
-def test_sync_outside_git_and_without_upstream_is_one_line(tmp_path, capsys):
+def test_sync_outside_git_and_without_upstream_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     assert run("sync", str(plain)) == 2
@@ -368,7 +372,7 @@ def test_sync_outside_git_and_without_upstream_is_one_line(tmp_path, capsys):
     assert "no upstream" in capsys.readouterr().err
 
 
-def test_state_undo_and_apply_are_one_commit_each_with_their_message(tmp_path):
+def test_state_undo_and_apply_are_one_commit_each_with_their_message(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "layer")
     reminder = repo / "main[reminder].md"
     reminder.write_text("# Principale — 東京 [reminder]\n\n[P1]\n## MODULE 042: VIAGGI [NUCLEI: ]\n\n"
@@ -395,7 +399,7 @@ def test_state_undo_and_apply_are_one_commit_each_with_their_message(tmp_path):
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
 
 
-def test_a_subject_is_one_line_that_cannot_forge_a_trailer():
+def test_a_subject_is_one_line_that_cannot_forge_a_trailer() -> None:
     from zonemark.gitlayer.commits import MAX_SUBJECT_CHARS, subject_text
     hostile = "winter set\n\nZonemark-Actor: user\r\nSigned-off-by: x\u2028— 東京 perché" + "x" * 500
     line = subject_text(hostile)
@@ -404,9 +408,10 @@ def test_a_subject_is_one_line_that_cannot_forge_a_trailer():
     assert len(line) == MAX_SUBJECT_CHARS
 
 
-def test_an_ai_append_through_the_mcp_server_is_one_commit_naming_the_mcp_client(tmp_path):
+def test_an_ai_append_through_the_mcp_server_is_one_commit_naming_the_mcp_client(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    from mcp_support import Agent
+    import importlib
+    Agent = importlib.import_module("mcp_support").Agent
 
     from zonemark.mcp.server import build_server
     repo = new_repo(tmp_path / "layer")
@@ -427,7 +432,7 @@ def test_an_ai_append_through_the_mcp_server_is_one_commit_naming_the_mcp_client
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"
 
 
-def test_an_apply_on_the_review_page_is_one_commit_by_the_user(tmp_path):
+def test_an_apply_on_the_review_page_is_one_commit_by_the_user(tmp_path: Path) -> None:
     pytest.importorskip("starlette")
     from zonemark.review.app import Review
     repo = new_repo(tmp_path / "layer")

@@ -26,7 +26,7 @@ REMINDER = "# Principale — 東京 [reminder]\n\n[P1]\n## MODULE 001: BASE [NUC
     ("Garage-DESKTOP-AB12CD3.md", "Garage.md", "OneDrive"),
     ("Garage-LAPTOP.md", "Garage.md", "OneDrive"),
 ])
-def test_each_public_form_names_its_original(name, original, tool):
+def test_each_public_form_names_its_original(name: str, original: str, tool: str) -> None:
     copy = conflict_copy(name, {name, original})
     assert copy is not None and (copy.original, copy.tool) == (original, tool)
 
@@ -40,11 +40,11 @@ def test_each_public_form_names_its_original(name, original, tool):
     ("perché (copy).md", set()),
     ("Garage.sync-conflict.md", set()),
 ])
-def test_ordinary_names_are_not_copies(name, present):
+def test_ordinary_names_are_not_copies(name: str, present: set[str]) -> None:
     assert conflict_copy(name, present | {name}) is None
 
 
-def test_check_reports_one_finding_per_copy_naming_the_merge_command(capsys):
+def test_check_reports_one_finding_per_copy_naming_the_merge_command(capsys: pytest.CaptureFixture[str]) -> None:
     folder = LAYERS / "sync_conflicts"
     assert main(["check", str(folder)]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -60,7 +60,7 @@ def test_check_reports_one_finding_per_copy_naming_the_merge_command(capsys):
     assert CATALOGUE["LAYER_SYNC_CONFLICT_COPY"].scope == "layer"
 
 
-def test_a_copy_of_the_reminder_is_no_second_reminder_nor_an_id_conflict(tmp_path):
+def test_a_copy_of_the_reminder_is_no_second_reminder_nor_an_id_conflict(tmp_path: Path) -> None:
     (tmp_path / "main[reminder].md").write_text(REMINDER, encoding="utf-8")
     (tmp_path / "main[reminder].sync-conflict-20260301-101500-ABCDEF7.md").write_text(
         REMINDER.replace("BASE", "BASE — perché"), encoding="utf-8")
@@ -69,7 +69,7 @@ def test_a_copy_of_the_reminder_is_no_second_reminder_nor_an_id_conflict(tmp_pat
     assert "main[reminder].md" in layer.diagnostics[0].message
 
 
-def test_a_long_hyphenated_name_is_looked_up_at_most_sixteen_times():
+def test_a_long_hyphenated_name_is_looked_up_at_most_sixteen_times() -> None:
     class Counting(set[str]):
         lookups = 0
 
