@@ -16,7 +16,7 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "zonemark"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 
-RANK = {"core": 0, "layer": 1, "writer": 2, "render": 3, "interchange": 3, "search": 3, "context": 3,
+RANK = {"core": 0, "layer": 1, "writer": 2, "render": 3, "interchange": 3, "search": 3, "context": 3, "gitlayer": 3,
         "cli": 4, "mcp": 4, "lsp": 4, "review": 4}
 FACES = {name for name, rank in RANK.items() if rank == 4}
 ENTRY_POINTS = {"__main__": "cli"}  # ``python -m zonemark`` runs the CLI

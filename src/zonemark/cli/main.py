@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, interchange, layer, lsp, mcp, merge, review, scaffold, search, write
+from . import context, core, gitsync, interchange, layer, lsp, mcp, merge, review, scaffold, search, write
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
 
 
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     interchange.register(sub)
     review.register(sub)
     merge.register(sub)
+    gitsync.register(sub)
     return p
 
 
@@ -75,7 +76,7 @@ def _main(argv: list[str] | None) -> int:
         if not getattr(args, "func", None):
             raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context,"
                            " ingest, trace, …); see 'zonemark --help'")
-        return args.func(args)
+        return gitsync.run_with_commits(args, args.func)
     except CliError as exc:
         print(_message_line(str(exc)), file=sys.stderr)
         return exc.code

@@ -347,6 +347,12 @@ _CODES = [
        "A file of the layer cannot be read.",
        """The file is left out of the layer (permission denied, vanished while loading, ...).""",
        scope="layer"),
+    _c("LAYER_SYNC_CONFLICT_COPY", W, "§3.1",
+       "A file is a sync tool's conflict copy of a layer file (Syncthing, Dropbox, Nextcloud, OneDrive).",
+       """Two devices wrote the same file while apart and the sync folder kept both. The copy is left
+       out of the layer (read with it, every id it declares would be declared twice); merge it into
+       the original with `zonemark merge-file --two-way ORIGINAL COPY`, then delete the copy.""",
+       scope="layer"),
 ]
 
 CATALOGUE: dict[str, CodeInfo] = {info.code: info for info in _CODES}

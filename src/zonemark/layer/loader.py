@@ -60,6 +60,7 @@ Rulings (where the standard leaves the application to decide):
 from __future__ import annotations
 
 import os
+import shlex
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -493,6 +494,7 @@ class _Loader:
 
     def build(self, docs) -> Layer:
         """Resolve the layer from parsed files ``[(rel, path, doc), ...]`` in path order."""
+        docs = self._without_conflict_copies(docs)
         reminders = [x for x in docs if x[2].file_type == "reminder"]
         others = [x for x in docs if x[2].file_type != "reminder"]
         ordered = reminders + others
@@ -537,6 +539,22 @@ class _Loader:
         self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
                      tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
+
+    def _without_conflict_copies(self, docs):
+        """A sync tool's conflict copy is reported once and left out of the layer (G30)."""
+        from .copies import conflict_copy
+        present = {rel for rel, _, _ in docs}
+        kept = []
+        for item in docs:
+            copy = conflict_copy(item[0], present)
+            if copy is None:
+                kept.append(item)
+                continue
+            command = f"zonemark merge-file --two-way {shlex.quote(copy.original)} {shlex.quote(copy.rel)}"
+            self.diag("LAYER_SYNC_CONFLICT_COPY", copy.rel, 1, 1,
+                      f"a {copy.tool} conflict copy of {copy.original}, left out of the layer; merge it with: "
+                      f"{command} (in the layer's folder), then delete the copy")
+        return kept
 
     def _merge(self, ordered) -> list[LayerFile]:
         """§7.1.1 declared-vs-declared: the later file is not merged, nothing slides."""

@@ -150,6 +150,21 @@ class _LayerServer(MCPServer):
                     note = "; every write acts as ai" if "actor" in unknown else ""
                     raise ToolError(render("BAD_ARGUMENT", f"{name} takes no argument {shown}; it takes "
                                                            f"{', '.join(sorted(known)) or 'none'}{note}"))
+        if name not in WRITE_TOOLS:
+            return await self._call_tool(name, arguments, context)
+        from ..gitlayer.commits import commit_layer, commit_lock
+        from ..writer.observe import watching
+        layer = commit_layer(self.folder.root)
+        if layer is None:
+            return await self._call_tool(name, arguments, context)
+        with commit_lock(layer), watching() as seen:  # G28: each write is its own commit
+            try:
+                return await self._call_tool(name, arguments, context)
+            finally:
+                if seen:
+                    _commit_tool(name, arguments if isinstance(arguments, dict) else {}, [w.path for w in seen])
+
+    async def _call_tool(self, name, arguments, context):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -166,6 +181,26 @@ class _LayerServer(MCPServer):
             if cause is None and str(exc).startswith("Unknown tool"):
                 raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
             raise
+
+
+#: the tools that write; in a layer with commit_writes each call is one git commit of what it wrote (G25)
+WRITE_TOOLS = frozenset({"append_entry", "set_module_state", "edit_volatile", "propose_change", "ingest_log"})
+
+
+def _commit_tool(name: str, arguments: dict, paths: list) -> None:
+    """Commit the files one write tool wrote; a failed commit is one warning line on the server's stderr."""
+    import sys
+
+    from .. import __version__
+    from ..gitlayer.commits import commit_written
+    what = {"append_entry": f"appended \"{arguments.get('title', '')}\" to {arguments.get('container', '')}",
+            "set_module_state": "set module states",
+            "edit_volatile": f"edited the zone at line {arguments.get('zone_line', '')} of {arguments.get('file', '')}",
+            "propose_change": f"proposed a change to {arguments.get('file', '')}: {arguments.get('reason', '')}",
+            "ingest_log": f"filed chat entries into {arguments.get('container', '')}"}.get(name, name)
+    outcome = commit_written(paths, f"zonemark: ai {what}", actor="ai", client=f"zonemark-mcp {__version__}")
+    if outcome is not None and outcome.warning:
+        print(printable(outcome.warning).replace("\n", " "), file=sys.stderr)
 
 
 def _validation_text(tool: str, error: ValidationError) -> str:

@@ -17,6 +17,7 @@ the page it came from; the page never decides a rule itself.  Actions run one at
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections import OrderedDict
@@ -43,6 +44,17 @@ from .security import Gate
 ACTIVITY_LIMIT = 200
 NOTES_KEPT = 100
 TRACE_SOURCE = "pasted answer"
+
+
+def _committed(note: Note, paths: list) -> Note:
+    """Commit what a page action wrote (G25); a failed commit's warning is added to the page's note."""
+    from .. import __version__
+    from ..gitlayer.commits import commit_written
+    outcome = commit_written(paths, f"zonemark: user {note.text}", actor="user",
+                             client=f"zonemark-review {__version__}")
+    if outcome is None or outcome.warning is None:
+        return note
+    return Note(note.kind, f"{note.text}; {outcome.warning}", note.code)
 
 
 def _refusal(exc: BaseException) -> Note:
@@ -98,11 +110,16 @@ class Review:
 
     def act(self, page: str, action) -> RedirectResponse:
         """Run ``action`` (a writer call returning a Note) alone; a refusal becomes the note."""
-        with self.action_lock:
+        from ..gitlayer.commits import commit_layer, commit_lock
+        from ..writer.observe import watching
+        layer = commit_layer(self.root)
+        with self.action_lock, (commit_lock(layer) if layer is not None else contextlib.nullcontext()), watching() as seen:
             try:
                 note = action()
             except Exception as exc:  # the writer's refusals and any failure: one line on the page
                 note = _refusal(exc)
+            if seen and layer is not None:  # G25: the write is one git commit of what it wrote
+                note = _committed(note, [w.path for w in seen])
             return self.back(page, note)
 
     # -- pages ----------------------------------------------------------------------------

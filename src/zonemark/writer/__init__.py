@@ -36,6 +36,7 @@ _EXPORTS = {
     **dict.fromkeys(("add_container", "new_file", "plan_container"), "scaffold"),
     **dict.fromkeys(("replace_file",), "atomic"),
     **dict.fromkeys(("ConflictRegion", "MergeInputError", "MergePlan", "plan_merge"), "merge"),
+    **dict.fromkeys(("Written", "record_written", "watching"), "observe"),
     **dict.fromkeys(("AppendPlan", "BatchResult", "EntryOutcome", "NewEntry", "append_entries", "append_entry",
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
+    from .observe import Written, record_written, watching
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,
                          find_container, plan_append, plan_entries)
     from .versions import history, undo

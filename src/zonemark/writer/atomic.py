@@ -12,6 +12,8 @@ import os
 import secrets
 from pathlib import Path
 
+from .observe import record_written
+
 #: Temporary files carry this mark in their name (and never end in ``.md``).
 TEMP_MARK = ".zonemark-tmp."
 
@@ -83,3 +85,4 @@ def replace_file(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
         raise
     if fsync:
         sync_dir(target.parent)
+    record_written(target)

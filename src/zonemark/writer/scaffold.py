@@ -41,6 +41,7 @@ from ..core.document import Document
 from ..core.parser import parse
 from ..core.text import decode, encode, name_key
 from .atomic import sync_dir, unlink_quietly, write_temp
+from .observe import record_written
 from .locate import HeaderInfo, ZoneIndex, journal_zones, resolve_container
 from .offsets import ByteOffset, chars_before
 from .refusals import RefusedWrite
@@ -257,6 +258,7 @@ def _create_exclusive(target: Path, data: bytes) -> None:
     finally:
         unlink_quietly(temp)
     sync_dir(folder)
+    record_written(target, action="new")
 
 
 def _layer_docs(folder: Path):

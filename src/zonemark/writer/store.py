@@ -50,6 +50,7 @@ from typing import Callable, Generic, TypeVar
 import filelock
 
 from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
+from .observe import record_written
 from .snapshot import FileSnapshot, Plan, adopt
 
 R = TypeVar("R")
@@ -419,6 +420,7 @@ class Store:
             temp = None
             self._sync_dir(target.parent)
             os.replace(folder / (history_id + PENDING_SUFFIX), folder / (history_id + META_SUFFIX))
+            record_written(target, actor=actor, action=action)
         finally:
             if temp is not None:
                 unlink_quietly(temp)
