@@ -450,3 +450,36 @@ def test_an_apply_on_the_review_page_is_one_commit_by_the_user(tmp_path: Path) -
     assert "Zonemark-Actor: user" in message and "Zonemark-Client: zonemark-review" in message
     assert "Città: Tōkyō — 東京" in git(repo, "show", "HEAD:Garage[ext_memory].md")
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_two_devices_append_to_one_journal_and_sync_without_conflict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19 §3 end to end: `git setup` on each clone registers the zone-aware driver, each device's AI
+    appends to the same journal (and B to another topic) with --commit-writes, both sync: no conflict, every
+    entry on both devices in date order, `check` clean."""
+    bare, a, b = two_devices(tmp_path)
+    assert run("git", "setup", str(a), "--commit-writes") == 0  # a layer setting: tracked, so B gets it by sync
+    git(a, "add", "-A")
+    git(a, "commit", "--quiet", "-m", "commit writes on")
+    assert run("sync", str(a)) == 0
+    assert run("sync", str(b)) == 0
+    assert (b / ".zonemark" / "settings.json").is_file()
+    assert run("append", str(memory(a)), "--container", "Maintenance/Tyres", "--title", "winter set mounted",
+               "--body", "Gomme invernali — perché fa freddo", "--date", "2026-02-01") == 0
+    assert run("append", str(memory(b)), "--container", "Maintenance/Tyres", "--title", "pressure checked",
+               "--body", "Pressione controllata a 東京", "--date", "2026-01-20") == 0
+    assert run("append", str(memory(b)), "--container", "Travel", "--title", "trip to Kyoto",
+               "--body", "京都へ — in treno", "--date", "2026-01-22") == 0
+    capsys.readouterr()
+    assert run("sync", str(a)) == 0
+    assert run("sync", str(b)) == 0, capsys.readouterr()
+    assert run("sync", str(a)) == 0
+    texts = [memory(device).read_text(encoding="utf-8") for device in (a, b)]
+    assert texts[0] == texts[1]
+    assert "<<<<<<<" not in texts[0]
+    tyres = texts[0].index("SUBTOPIC1: Tyres")
+    order = [texts[0].index(t, tyres) for t in ("2026-01-05", "pressure checked", "winter set mounted")]
+    assert order == sorted(order)
+    assert texts[0].index("trip to Kyoto") > texts[0].index("## TOPIC: Travel")
+    assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD") == git(bare, "rev-parse", "main")
+    for device in (a, b):
+        assert run("check", str(device)) == 0
