@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.document import Document
+from ..core.headers import spelled_keyword
 from ..core.outline import Entry, OutlineNode
 
 #: Outline kinds whose header is the parent of the containers below it (the writer's rule).
@@ -210,10 +211,8 @@ def _kind(node: OutlineNode) -> str:
 
 
 def _keyword(node: OutlineNode) -> str | None:
-    if node.keyword == "SUBTOPIC":
-        return f"SUBTOPIC{node.level - 2}"
     if node.keyword is not None:
-        return node.keyword
+        return spelled_keyword(node.keyword, node.level)
     return {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(node.kind, node.section)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.diagnostics import Diagnostic, Severity
+from ..core.headers import spelled_keyword
 from ..core.nodes import State
 from .loader import Layer, StateSource
 
@@ -156,8 +157,6 @@ def _count_entries(node) -> int:
 
 
 def _topic(node, temp) -> StatusTopic:
-    keyword = node.keyword or "MODULE"
-    if keyword == "SUBTOPIC":
-        keyword = f"SUBTOPIC{node.level - 2}"
+    keyword = spelled_keyword(node.keyword, node.level) or "MODULE"
     return StatusTopic(node.name, keyword, temp.get(node.line, node.id), node.line, len(node.entries),
                        tuple(_topic(c, temp) for c in node.children if c.kind == "module"))

@@ -14,6 +14,7 @@ import weakref
 from dataclasses import dataclass
 
 from ..core.document import Document
+from ..core.headers import spelled_keyword
 from ..core.nodes import Rule
 from ..core.outline import OutlineNode, headings
 from .navigate import zones
@@ -82,9 +83,7 @@ def _kind(node: OutlineNode) -> str:
 def _detail(node: OutlineNode) -> str:
     keyword = node.keyword or {"module": "MODULE", "nucleus": "NUCLEUS", "sub_module": "SUB-MODULE",
                                "state_registry": "MODULE_STATE_REGISTRY"}.get(node.kind, node.section or "")
-    if keyword == "SUBTOPIC":
-        keyword = f"SUBTOPIC{node.level - 2}"
-    parts = [p for p in (keyword, node.id) if p]
+    parts = [p for p in (spelled_keyword(keyword, node.level), node.id) if p]
     if node.permission_level is not None:
         parts.append(f"[P{node.permission_level}]")
     return " ".join(parts)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.document import Document
+from ..core.headers import spelled_keyword
 from ..core.nodes import Heading
 from ..core.outline import headings
 from ..core.text import encode, name_key
@@ -170,9 +171,8 @@ class ZoneIndex:
         if index is None:
             return "the file"
         h = self.headers[index]
-        kw = h.keyword or {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(h.type)
-        if kw == "SUBTOPIC":
-            kw = f"SUBTOPIC{h.level - 2}"
+        kw = spelled_keyword(h.keyword, h.level) or {"module": "MODULE", "sub_module": "SUB-MODULE",
+                                                      "nucleus": "NUCLEUS"}.get(h.type)
         ident = f" {h.id}" if h.id and h.keyword is None else ""
         what = f"{kw}{ident}: {h.name}" if kw else h.name
         return f"{quoted(what)} (line {self.h_line[index]})"

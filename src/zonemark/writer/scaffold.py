@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.document import Document
+from ..core.headers import container_keyword
 from ..core.parser import parse
 from ..core.text import decode, encode, name_key
 from .atomic import sync_dir, unlink_quietly, write_temp
@@ -155,8 +156,7 @@ def _module_block(module_id: str | None, name: str) -> str:
 
 
 def _topic_header(name: str, level: int) -> str:
-    keyword = "TOPIC" if level == 2 else f"SUBTOPIC{level - 2}"
-    return f"{'#' * level} {keyword}: {name}"
+    return f"{'#' * level} {container_keyword(level)}: {name}"
 
 
 def render_new(kind: str, name: str, *, topics=(), module_id: str | None = None) -> tuple[str, tuple[str, ...]]:
