@@ -19,6 +19,7 @@ import os
 from . import gcpause
 from . import text as text_policy
 from .checks import run_checks
+from .diagnostics import placed
 from .document import Document
 from .scanner import Scanner
 
@@ -63,7 +64,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     run_checks(facts, scanner.diag)
     ignored = scanner.ignored_lines
     ignored |= facts.superseded
-    diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
+    diagnostics = placed(sorted(scanner.diags, key=lambda d: (d[1], d[2])), source)
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}

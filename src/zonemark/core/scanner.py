@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from . import syntax as sx
-from .diagnostics import CATALOGUE, Diagnostic
+from .diagnostics import Pending
 from .facts import Container, Declaration, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph, fast_constructor
@@ -58,7 +58,7 @@ class Scanner:
     def __init__(self, text: str, path: str | None) -> None:
         self.src = text
         self.path = path
-        self.diags: list[Diagnostic] = []
+        self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
         self.facts = Facts()
         self.file_type: str | None = None
         self.title: str | None = None
@@ -97,7 +97,7 @@ class Scanner:
     # -- diagnostics -------------------------------------------------------------------
     def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
              count: int | None = None) -> None:
-        self.diags.append(Diagnostic(code, CATALOGUE[code].severity, line, col, message, self.path, related, count))
+        self.diags.append((code, line, col, message, self.path, related, count))
 
     def _findings(self, findings: tuple[Finding, ...], lineno: int) -> None:
         for f in findings:

@@ -66,7 +66,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, cast
 
 from ..core import gcpause
-from ..core.diagnostics import Diagnostic, severity_of
+from ..core.diagnostics import Diagnostic, Pending, placed
 from ..core.document import Document
 from ..core.nodes import ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
@@ -473,10 +473,11 @@ class _Loader:
     def __init__(self, root: Path, found):
         self.root = root
         self.found = found
+        self.pending: list[Pending] = []
         self.diags: list[Diagnostic] = []
 
     def diag(self, code, rel, line, column, message):
-        self.diags.append(Diagnostic(code, severity_of(code), line, column, message, rel))
+        self.pending.append((code, line, column, message, rel, None, None))
 
     def run(self) -> Layer:
         docs = []
@@ -534,9 +535,18 @@ class _Loader:
                 self.diag("LAYER_MODULE_WITHOUT_STATE", lm.file, lm.info.line, 1,
                           f"MODULE {lm.module_id} has no STATE and no registry entry: its load state is unknown")
         order = {f.rel: i for i, f in enumerate(files)}
+        self.diags = self._placed({f.rel: f.doc.source for f in files})
         self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
                      tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
+
+    def _placed(self, sources: dict[str, str]) -> list[Diagnostic]:
+        """The layer's findings with their extent on the lines of their files (a file the layer could not
+        read, or the folder itself, has no lines: one character at the column)."""
+        by_file: dict[str, list[Pending]] = {}
+        for d in self.pending:
+            by_file.setdefault(d[4] or "", []).append(d)
+        return [p for rel, found in by_file.items() for p in placed(found, sources.get(rel, ""))]
 
     def _merge(self, ordered) -> list[LayerFile]:
         """§7.1.1 declared-vs-declared: the later file is not merged, nothing slides."""

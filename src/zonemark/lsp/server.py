@@ -32,11 +32,11 @@ from ..core import gcpause
 from ..core.diagnostics import Diagnostic, Severity
 from ..layer import navigate
 from ..layer.live import findings_for, layer_wide
-from ..layer.spans import source_lines
+from ..layer.spans import SourceLines, source_lines
 from ..layer.containers import list_containers
 from ..layer.symbols import document_symbols, flatten, folding_ranges
 from ..render import hover as hover_text
-from .session import Context, Session, lsp_line_range, lsp_range
+from .session import Context, Session, lsp_extent, lsp_line_range, lsp_range
 
 log = logging.getLogger(__name__)
 
@@ -152,29 +152,29 @@ class ZonemarkServer(LanguageServer):
         if live is not None:
             self.refresh_layer(live)
 
-    def findings(self, ctx: Context) -> list[tuple[Diagnostic, int]]:
-        """(diagnostic, the line it is shown on): the file's own and the layer's findings."""
+    def findings(self, ctx: Context) -> list[tuple[Diagnostic, int | None]]:
+        """(diagnostic, None) for the file's own findings, shown where they are; (diagnostic, the title
+        line) for the findings of the whole layer (E2)."""
         if ctx.live is None:
             found = list(ctx.doc.diagnostics)
         else:
             found = findings_for(ctx.layer, ctx.rel)
-        out = [(d, d.line) for d in found]
+        out: list[tuple[Diagnostic, int | None]] = [(d, None) for d in found]
         title = ctx.doc.title_line or 1
         out += [(d, title) for d in layer_wide(ctx.layer) if ctx.live is not None]
         return out
 
     def publish(self, ctx: Context, force: bool = False) -> None:
         found = self.findings(ctx)
-        key = tuple((d.code, line, d.column, d.message) for d, line in found)
+        key = tuple((d.code, d.line if shown is None else shown, d.column, d.end_line, d.end_column, d.message)
+                    for d, shown in found)
         if not force and self._published.get(ctx.uri) == key:
             return
         self._published[ctx.uri] = key
         out = []
         if found:  # the line table only when there is something to place
             lines = source_lines(ctx.doc)
-            for d, line in found:
-                column = d.column if line == d.line else 1
-                span = lines.span(ctx.rel, line, column, d.code)
+            for d, shown in found:
                 related = None
                 if d.related_line:
                     rspan = lines.span(ctx.rel, d.related_line, 1)
@@ -183,7 +183,7 @@ class ZonemarkServer(LanguageServer):
                                                                               rspan.start, rspan.end)),
                         message=f"line {d.related_line}")]
                 out.append(types.Diagnostic(
-                    range=lsp_range(lines, ctx.text, span.line, span.start, span.end), message=d.message,
+                    range=self.diagnostic_range(ctx, lines, d, shown), message=d.message,
                     severity=_SEVERITY.get(d.severity, types.DiagnosticSeverity.Warning), code=d.code,
                     source="zonemark", related_information=related))
         version = self.session.buffers[ctx.uri].version if ctx.uri in self.session.buffers else None
@@ -194,6 +194,14 @@ class ZonemarkServer(LanguageServer):
     def at(self, ctx: Context, position: types.Position) -> tuple[int, int]:
         """The parser's (line, column) of an LSP position."""
         return source_lines(ctx.doc).position(ctx.text.offset(position))
+
+    def diagnostic_range(self, ctx: Context, lines: SourceLines, d: Diagnostic, shown: int | None) -> types.Range:
+        """The LSP range of a finding: its own extent (read from the diagnostic, ``shown`` None); a finding
+        of the whole layer shown on the title line ``shown`` (E2) spans the construct of that line."""
+        if shown is None:
+            return lsp_extent(lines, ctx.text, d.line, d.column, d.end_line, d.end_column)
+        span = lines.span(ctx.rel, shown, 1, d.code)
+        return lsp_range(lines, ctx.text, span.line, span.start, span.end)
 
     def span_range(self, ctx: Context, span) -> types.Range:
         return lsp_range(source_lines(ctx.doc), ctx.text, span.line, span.start, span.end)
@@ -270,10 +278,9 @@ def build_server() -> ZonemarkServer:
                 rng = ls.span_range(ctx, occ.span)
         lines = source_lines(ctx.doc)
         for d, shown in ls.findings(ctx):
-            span = lines.span(ctx.rel, shown, d.column if shown == d.line else 1, d.code)
-            if span.contains(line, column):
+            if d.touches(line, column) if shown is None else lines.span(ctx.rel, shown, 1, d.code).contains(line, column):
                 parts.append(hover_text.code_markdown(d.code))
-                rng = rng or ls.span_range(ctx, span)
+                rng = rng or ls.diagnostic_range(ctx, lines, d, shown)
         if not parts:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,

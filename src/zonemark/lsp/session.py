@@ -194,9 +194,16 @@ def lsp_range(lines: SourceLines, text: LspText, line: int, start: int, end: int
     return text.range(a, max(a, b))
 
 
+def lsp_extent(lines: SourceLines, text: LspText, line: int, column: int, end_line: int, end_column: int):
+    """The LSP range from parser (``line``, ``column``) to (``end_line``, ``end_column``), end exclusive."""
+    a = lines.offset(line, column)
+    b = lines.offset(end_line, end_column)
+    return text.range(a, max(a, b))
+
+
 def lsp_line_range(lines: SourceLines, text: LspText, first: int, last: int):
     """The LSP lines (0-based, inclusive) of parser lines ``first``..``last``."""
     return (text.position(lines.offset(first, 1)).line, text.position(lines.offset(last, 1)).line)
 
 
-__all__ = ["Context", "Session", "lsp_range", "lsp_line_range", "source_lines"]
+__all__ = ["Context", "Session", "lsp_extent", "lsp_range", "lsp_line_range", "source_lines"]
