@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 
 class Severity(str, Enum):
@@ -53,7 +53,7 @@ class Diagnostic:
             return False
         return (line > self.line or column >= self.column) and (line < self.end_line or column <= self.end_column)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The §13 ``ParserWarning`` / ``ParserError`` shape (plus severity)."""
         return {
             "line": self.line,
@@ -89,7 +89,8 @@ class CodeInfo:
 E, W = Severity.ERROR, Severity.WARNING
 
 
-def _c(code, severity, section, summary, explanation, origin="zonemark", scope="file"):
+def _c(code: str, severity: Severity, section: str, summary: str, explanation: str,
+       origin: Literal["spec", "zonemark"] = "zonemark", scope: Literal["file", "layer"] = "file") -> CodeInfo:
     return CodeInfo(code, severity, section, summary, " ".join(explanation.split()), origin, scope)
 
 

@@ -22,7 +22,9 @@ time zones are not converted.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.document import Document
 from ..core.headers import spelled_keyword
@@ -120,7 +122,7 @@ def _is_container(node: OutlineNode) -> bool:
     return node.kind in _PARENT_KINDS or (node.kind == "section" and node.level == 2)
 
 
-def _walk(doc: Document):
+def _walk(doc: Document) -> Iterator[tuple[ContainerSummary, OutlineNode]]:
     """(summary, outline node) for every container, in document order."""
     root = doc.outline()
     ordered: list[tuple[OutlineNode, OutlineNode | None]] = []  # (container, its parent container)
@@ -171,7 +173,7 @@ class _Group:
             if node.kind == "nucleus":
                 self.nuclei.setdefault(node.id, []).append(node)
 
-    def only(self, table: dict, key, node: OutlineNode) -> bool:
+    def only(self, table: Mapping[Any, list[OutlineNode]], key: object, node: OutlineNode) -> bool:
         """Whether ``node`` is the one node under ``key`` in ``table``."""
         found = table.get(key, ())
         return len(found) == 1 and found[0] is node

@@ -12,8 +12,12 @@ from __future__ import annotations
 import bisect
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.diagnostics import CHAR_CODES, TOKEN_CODES, construct_span
+
+if TYPE_CHECKING:
+    from ..core.document import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +86,12 @@ class SourceLines:
         return Span(rel, line, start, end)
 
 
-_lines_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_lines_cache: "weakref.WeakKeyDictionary[Document, SourceLines]" = weakref.WeakKeyDictionary()
 
 __all__ = ["CHAR_CODES", "TOKEN_CODES", "SourceLines", "Span", "construct_span", "source_lines"]
 
 
-def source_lines(doc, starts: list[int] | None = None) -> SourceLines:
+def source_lines(doc: Document, starts: list[int] | None = None) -> SourceLines:
     """The :class:`SourceLines` of a parsed document, computed once per document (or from
     ``starts``, the line starts of the same text split on ``\n``, when the caller has them)."""
     lines = _lines_cache.get(doc)

@@ -97,7 +97,7 @@ class Session:
         self.buffers[uri] = TextBuffer(text, version, self.encoding)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.set_text(path, text)
 
     def change(self, uri: str, changes, version: int | None) -> None:
@@ -108,7 +108,7 @@ class Session:
         buf.version = version
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.set_text(path, buf.text)
 
     def close(self, uri: str) -> None:
@@ -116,7 +116,7 @@ class Session:
         self._alone.pop(uri, None)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.drop_text(path)
 
     def open_uris_in(self, live: LiveLayer) -> list[str]:
@@ -132,7 +132,7 @@ class Session:
         buf = self.buffers.get(uri)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             if buf is not None:
                 live.set_text(path, buf.text)
             if live.contains(path) and (rel := live.rel(path)) is not None:
