@@ -92,7 +92,7 @@ class OutlineNode:
         return d
 
 
-def headings(doc: Document):
+def headings(doc: Document) -> Iterator[Heading]:
     """Every header block after the title, in document order.
 
     Headers only ever sit at the top level, inside a permission block or under
