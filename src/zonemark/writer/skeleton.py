@@ -41,7 +41,8 @@ import re
 from ..core import syntax as sx
 from ..core.parser import parse
 from ..core.text import decode
-from .locate import ZoneIndex
+from .locate import ZoneIndex, ZonePositions
+from .offsets import ByteOffset
 
 #: The newline before a line the skeleton keeps: an H1-H5 header, a permission tag, a fence or a
 #: comment opener, after at most three spaces or tabs.
@@ -206,17 +207,21 @@ def _on_file_lines(index: ZoneIndex, starts: list[int], ends: list[int], numbers
     Every position the index holds is the start or the end of a line: a header's and a tag's
     start, and the end of an opening and of a closing tag line.
     """
-    def line(k):
+    def line(k: int | None) -> int | None:
         return None if k is None else numbers[k - 1]
 
-    def start(k):
-        return None if k is None else starts[k - 1]
+    def start(k: int | None) -> ByteOffset | None:
+        return None if k is None else ByteOffset(starts[k - 1])
 
-    def end(k):
-        return None if k is None else ends[k - 1]
+    def end(k: int | None) -> ByteOffset | None:
+        return None if k is None else ByteOffset(ends[k - 1])
 
-    z_pos = ([line(k) for k in index.z_line], [start(k) for k in index.z_line], [end(k) for k in index.z_line],
-             [line(k) for k in index.z_close_line], [start(k) for k in index.z_close_line],
-             [end(k) for k in index.z_close_line])
-    return ZoneIndex(index.file_type, index.title, index.headers, [line(k) for k in index.h_line],
-                     [start(k) for k in index.h_line], index.zones_static, z_pos, global_first)
+    def starts_of(lines: list[int]) -> list[ByteOffset]:
+        return [ByteOffset(starts[k - 1]) for k in lines]
+
+    z_pos: ZonePositions = (
+        [numbers[k - 1] for k in index.z_line], starts_of(index.z_line),
+        [ByteOffset(ends[k - 1]) for k in index.z_line], [line(k) for k in index.z_close_line],
+        [start(k) for k in index.z_close_line], [end(k) for k in index.z_close_line])
+    return ZoneIndex(index.file_type, index.title, index.headers, [numbers[k - 1] for k in index.h_line],
+                     starts_of(index.h_line), index.zones_static, z_pos, global_first)
