@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from zonemark import parse
-from zonemark.core.headers import Finding, Header, classify_header, read_header
+from zonemark.core.headers import (Finding, Header, classify_header, container_keyword, read_header,
+                                   spelled_keyword)
 
 
 def codes(header: Header) -> list[str]:
@@ -112,3 +116,52 @@ def test_classification_is_pure_and_agrees_with_the_parsed_block():
     doc = parse(f"# R [reminder]\n\n[P1]\n{line}\n[/P1]\n")
     (block,) = [b for b in doc.walk() if b.type == "module"]
     assert (block.id, block.name, block.assigned_nuclei, block.level) == (first.id, first.name, first.nuclei, 2)
+
+
+# -- container_keyword: the one derivation of the SUBTOPIC level digit (§7.1.3) ---------------
+
+def test_the_container_keyword_follows_the_header_depth():
+    assert [container_keyword(level) for level in (2, 3, 4, 5)] == ["TOPIC", "SUBTOPIC1", "SUBTOPIC2", "SUBTOPIC3"]
+    assert spelled_keyword("SUBTOPIC", 4) == "SUBTOPIC2"
+    assert [spelled_keyword(k, 3) for k in ("TOPIC", "MODULE", None)] == ["TOPIC", "MODULE", None]
+
+
+def test_every_package_reads_the_subtopic_digit_from_the_core():
+    """A sub-topic parsed at H4 reads ``SUBTOPIC2`` in the symbols, the containers and the
+    writer's labels, all from :func:`container_keyword`."""
+    from zonemark.layer.containers import list_containers
+    from zonemark.layer.symbols import document_symbols
+    from zonemark.writer.locate import ZoneIndex
+
+    text = ("# Viaggi — 東京 [external_memory]\n\n[P1]\n## TOPIC: Viaggi — perché\n### SUBTOPIC1: Treni\n"
+            "#### SUBTOPIC2: Orari — 東京\n[/P1]\n\n[P4]\n[/P4]\n")
+    doc = parse(text)
+    assert not [d for d in doc.diagnostics if d.code.startswith("SUBTOPIC")]
+    details = [s.detail for s in _flatten(document_symbols(doc))]
+    assert details == ["TOPIC [P1]", "SUBTOPIC1 [P1]", "SUBTOPIC2 [P1]"]
+    keywords = [c.keyword for c in list_containers(doc)]
+    assert keywords[:3] == ["TOPIC", "SUBTOPIC1", "SUBTOPIC2"]
+    index = ZoneIndex.build(doc)
+    labels = [index.label(i) for i, h in enumerate(index.headers) if h.keyword == "SUBTOPIC"]
+    assert labels == ["'SUBTOPIC1: Treni' (line 5)", "'SUBTOPIC2: Orari — 東京' (line 6)"]
+
+
+def _flatten(symbols):
+    for s in symbols:
+        yield s
+        yield from _flatten(s.children)
+
+
+_DIGIT_DERIVATION = re.compile(r"SUBTOPIC\{[^}]*level|[\"']SUBTOPIC[\"']\s*[+%]|SUBTOPIC%d")
+
+
+def test_the_subtopic_digit_is_derived_in_one_place():
+    """§7.1.3 ``SUBTOPICn`` lives at H(n+2): only ``core.headers.container_keyword`` turns a level into the
+    digit; any other module composing ``SUBTOPIC`` with a level is a second derivation."""
+    src = Path(__file__).resolve().parent.parent / "src" / "zonemark"
+    found = [(str(p.relative_to(src)), n, line.strip())
+             for p in sorted(src.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if _DIGIT_DERIVATION.search(line)]
+    assert [(rel, line) for rel, _, line in found] == [
+        ("core/headers.py", 'return "TOPIC" if level == 2 else f"SUBTOPIC{level - 2}"')], found

@@ -229,3 +229,28 @@ def test_a_cold_cache_parses_only_the_skeleton(monkeypatch, tmp_path):
     assert r.method == "incremental" and r.target.startswith("'TOPIC: Città 29'")
     assert not parse(path.read_text(encoding="utf-8")).diagnostics
     snapshot_module.forget()
+
+
+def test_the_skeleton_asks_the_core_where_the_frontmatter_comments_and_title_are(monkeypatch):
+    """The head of the file (frontmatter, comments before the title, the title line) is decided by the
+    core's own predicates (``core.syntax``), the ones the scanner uses: no copy of the rules in the writer."""
+    from zonemark.core import syntax as sx
+
+    calls: dict[str, int] = {}
+    for name in ("is_frontmatter_fence", "comment_left_open", "takes_the_title"):
+        real = getattr(sx, name)
+        monkeypatch.setattr(sx, name, lambda line, real=real, name=name: (
+            calls.__setitem__(name, calls.get(name, 0) + 1), real(line))[1])
+    data = ("---\nluogo: 東京\n---\n\n<!-- perché\n — nota -->\n# Viaggi — 東京 [external_memory]\n"
+            "[P1]\n## TOPIC: A\n[/P1]\n[P4]\n[/P4]\n").encode("utf-8")
+    head_lines = skeleton_module._head(data)
+    assert head_lines == (3, data.index(b"[P1]"))
+    assert set(calls) == {"is_frontmatter_fence", "comment_left_open", "takes_the_title"}, calls
+    assert_same_index(data)
+
+
+def test_the_skeleton_source_holds_no_copy_of_the_comment_and_frontmatter_markers():
+    source = Path(skeleton_module.__file__).read_text(encoding="utf-8")
+    code = source.split('"""', 2)[2]  # after the module docstring
+    for marker in ('"-->"', "b\"-->\"", 'rb"-->"', '"<!--"', '"---"', 'rb"\\n---"', 'rb"\\n# "'):
+        assert marker not in code, marker

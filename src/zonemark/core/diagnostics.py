@@ -8,9 +8,12 @@ generated part of ``docs/conformance.md`` and the typed exceptions of
 
 from __future__ import annotations
 
+import bisect
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal, cast
 
 
 class Severity(str, Enum):
@@ -27,7 +30,10 @@ class Diagnostic:
 
     ``related_line`` is the other line a message names ("first on line 12"), ``count`` the
     file-wide number a once-per-file diagnostic reports ("(3 lines in the file)"): code that
-    compares diagnostics reads these fields, never the message text.
+    compares diagnostics reads these fields, never the message text.  ``end_line`` and
+    ``end_column`` (exclusive) close the extent that starts at ``line``/``column``: the end of
+    the construct the column points at (:func:`construct_span`), set by :func:`placed` where the
+    parser and the layer loader hand their diagnostics out; 0 before that.
     """
 
     code: str
@@ -38,8 +44,16 @@ class Diagnostic:
     path: str | None = None
     related_line: int | None = None
     count: int | None = None
+    end_line: int = 0
+    end_column: int = 0
 
-    def to_dict(self) -> dict:
+    def touches(self, line: int, column: int) -> bool:
+        """Whether a cursor at (``line``, ``column``) touches the extent (its end included)."""
+        if line < self.line or line > self.end_line:
+            return False
+        return (line > self.line or column >= self.column) and (line < self.end_line or column <= self.end_column)
+
+    def to_dict(self) -> dict[str, Any]:
         """The §13 ``ParserWarning`` / ``ParserError`` shape (plus severity)."""
         return {
             "line": self.line,
@@ -53,6 +67,12 @@ class Diagnostic:
         """``path:line:col: CODE message`` (ruff style)."""
         where = self.path if self.path is not None else "<text>"
         return f"{where}:{self.line}:{self.column}: {self.code} {self.message}"
+
+
+#: A diagnostic as a scan finds it, before its extent is known: ``(code, line, column, message, path,
+#: related_line, count)``, a plain tuple (a scan may make hundreds of thousands); :func:`placed` makes the
+#: :class:`Diagnostic` of it, once.
+Pending = tuple[str, int, int, str, "str | None", "int | None", "int | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +89,8 @@ class CodeInfo:
 E, W = Severity.ERROR, Severity.WARNING
 
 
-def _c(code, severity, section, summary, explanation, origin="zonemark", scope="file"):
+def _c(code: str, severity: Severity, section: str, summary: str, explanation: str,
+       origin: Literal["spec", "zonemark"] = "zonemark", scope: Literal["file", "layer"] = "file") -> CodeInfo:
     return CodeInfo(code, severity, section, summary, " ".join(explanation.split()), origin, scope)
 
 
@@ -359,4 +380,107 @@ CATALOGUE: dict[str, CodeInfo] = {info.code: info for info in _CODES}
 
 
 def severity_of(code: str) -> Severity:
+    """The catalogue's severity of ``code``."""
     return CATALOGUE[code].severity
+
+
+# -- the extent of a diagnostic -------------------------------------------------------------
+
+_TAG = re.compile(r"\[[^\[\]\n]*\]")
+_TOKEN = re.compile(r"\S+")
+#: Codes whose column names a single character (§1 text policy).
+CHAR_CODES = frozenset(("CONTROL_CHARACTER", "CARRIAGE_RETURN", "INVALID_UTF8", "BYTE_ORDER_MARK"))
+#: Codes whose column names one whitespace-free token (§7.5 log dates).
+TOKEN_CODES = frozenset(("INVALID_LOG_DATE",))
+
+
+class _LineShape:
+    """What the span rule reads of one line, computed once for every diagnostic on it (its tags and
+    indentation only when a column asks for them)."""
+
+    __slots__ = ("line", "text_end", "_indent", "_tag_starts", "_tag_ends")
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.text_end = len(line.rstrip())
+        self._indent = -1
+        self._tag_starts: list[int] | None = None
+        self._tag_ends: list[int] = []
+
+    def span(self, column: int, code: str | None) -> tuple[int, int]:
+        column = max(column, 1)
+        i = column - 1
+        if i >= self.text_end or code in CHAR_CODES:
+            return column, column + 1
+        if code in TOKEN_CODES:
+            m = _TOKEN.match(self.line, i)
+            return column, (m.end() if m else i + 1) + 1
+        starts = self._tag_starts
+        if starts is None:
+            tags = [m.span() for m in _TAG.finditer(self.line)] if "[" in self.line else []
+            starts = self._tag_starts = [a for a, _ in tags]
+            self._tag_ends = [b for _, b in tags]
+        k = bisect.bisect_right(starts, i) - 1
+        if k >= 0 and i < self._tag_ends[k]:
+            return starts[k] + 1, self._tag_ends[k] + 1
+        if self._indent < 0:
+            self._indent = len(self.line) - len(self.line.lstrip())
+        if i <= self._indent:
+            return self._indent + 1, self.text_end + 1
+        return column, self.text_end + 1
+
+
+def construct_span(line: str, column: int, code: str | None = None) -> tuple[int, int]:
+    """The 1-based ``(start, end)`` columns, end exclusive, of the construct at ``column`` of ``line``.
+
+    ``line`` is one line of text without its ``\\n``; ``code`` (a diagnostic code) picks the
+    one-character and one-token shapes.  The one span rule of every face:
+
+    * a column inside a bracketed tag (``[P4]``, ``[/P2]``, ``[NUCLEI: 1, 3]``, ``[!XYZ]``,
+      ``[ext_memory]``) spans the tag;
+    * a column at the start of the line's text (only indentation before it) spans the whole
+      construct the line holds: the header, the bullet, the rule, the registry line;
+    * a column inside the line spans from there to the end of the line's text, except for the
+      codes that name one character (:data:`CHAR_CODES`) or one token (:data:`TOKEN_CODES`);
+    * a column past the text of the line spans one character.
+
+    Trailing whitespace and a ``\\r`` before the ``\\n`` are never part of a span.
+    """
+    return _LineShape(line).span(column, code)
+
+
+def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
+    """The :class:`Diagnostic` of each finding of the text ``source``, with its severity from the
+    catalogue and its ``end_line`` and ``end_column``.
+
+    The extent runs from the finding's own column to the end of the construct that column points
+    at (:func:`construct_span`), on its line.  One walk over the lines of ``source`` up to the last
+    finding's line, and one look at each line that holds a finding: linear.  The order of
+    ``pending`` is kept.
+    """
+    items = list(pending)
+    lines = [p[1] for p in items]
+    order = sorted(range(len(items)), key=lines.__getitem__)
+    out: list[Diagnostic | None] = [None] * len(items)
+    find = source.find
+    n = len(source)
+    severity = {code: info.severity for code, info in CATALOGUE.items()}
+    line_no, pos = 1, 0  # pos: the start of line line_no, n + 1 past the end of source
+    shape_line, shape = 0, None
+    for k in order:
+        code, line, column, message, path, related, total = items[k]
+        target = max(line, 1)
+        while line_no < target and pos <= n:
+            nl = find("\n", pos)
+            pos = n + 1 if nl < 0 else nl + 1
+            line_no += 1
+        if shape is None or shape_line != target:
+            if pos > n or line_no < target:
+                text = ""
+            else:
+                nl = find("\n", pos)
+                text = source[pos:n if nl < 0 else nl]
+            shape_line, shape = target, _LineShape(text)
+        out[k] = Diagnostic(code, severity[code], line, column, message, path, related, total, line,
+                            shape.span(column, code)[1])
+    return cast("list[Diagnostic]", out)

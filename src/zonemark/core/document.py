@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -50,7 +51,7 @@ class Document:
     def ok(self) -> bool:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
-    def walk(self):
+    def walk(self) -> Iterator[Block]:
         """Every block, depth first, in document order."""
         for block in self.blocks:
             yield from block.walk()

@@ -25,6 +25,24 @@ SECTION, MODULE, SUB_MODULE, NUCLEUS, STATE_REGISTRY, LOG = (
     "section", "module", "sub_module", "nucleus", "state_registry", "log")
 
 
+def container_keyword(level: int) -> str:
+    """The keyword a memory container at header ``level`` is written with (§7.1.3).
+
+    ``TOPIC`` at H2; below it ``SUBTOPICn``, which "lives at header level n + 2": the header
+    depth decides the digit.  The one derivation of the level digit: every package asks here.
+    """
+    return "TOPIC" if level == 2 else f"SUBTOPIC{level - 2}"
+
+
+def spelled_keyword(keyword: str | None, level: int) -> str | None:
+    """A parsed ``keyword`` as the standard spells it at header ``level`` (§7.1.3, §12).
+
+    The parser records every sub-topic as ``'SUBTOPIC'`` (the depth is its level); this gives
+    it back its digit, ``SUBTOPIC1`` to ``SUBTOPIC3``.  Any other keyword is returned unchanged.
+    """
+    return container_keyword(level) if keyword == "SUBTOPIC" else keyword
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A problem one line implies by itself: a catalogue code, its column and message."""
@@ -220,7 +238,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
                               "TOPIC is a container of [external_memory] files only; parsed as a section")
         if level != 2:
             return _malformed(level, text, column, "MISPLACED_TOPIC",
-                              f"TOPIC at H{level}: a topic is an H2; use '{'#' * level} SUBTOPIC{level - 2}:'"
+                              f"TOPIC at H{level}: a topic is an H2; use '{'#' * level} {container_keyword(level)}:'"
                               " for a sub-topic. Parsed as a section")
         dm = sx.TOPIC_DECL.match(text)
         if not dm:
@@ -239,7 +257,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         dm = sx.SUBTOPIC_DECL.match(text)
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
-                              f"sub-topic declaration must read '{'#' * level} SUBTOPIC{max(level - 2, 1)}: <name>'")
+                              f"sub-topic declaration must read '{'#' * level} {container_keyword(max(level, 3))}: <name>'")
         digit = dm.group(1)
         name = dm.group(3).strip()
         if level == 2:
@@ -250,7 +268,7 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         findings = ()
         if not digit:
             findings = (Finding("SUBTOPIC_LEVEL_MISMATCH", column,
-                                f"SUBTOPIC without its level digit: at H{level} it is SUBTOPIC{level - 2}"
+                                f"SUBTOPIC without its level digit: at H{level} it is {container_keyword(level)}"
                                 " (the header depth is used)"),)
         elif int(digit) != level - 2:
             findings = (Finding("SUBTOPIC_LEVEL_MISMATCH", column,

@@ -9,6 +9,7 @@ nucleus or a plain H2 section); with none, by the file.  Headers refused by
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -64,7 +65,7 @@ class OutlineNode:
         return self.kind in ("module", "sub_module", "nucleus", "file") or (
             self.kind == "section" and self.level == 2)
 
-    def walk(self):
+    def walk(self) -> Iterator[OutlineNode]:
         yield self
         for c in self.children:
             yield from c.walk()
@@ -91,7 +92,7 @@ class OutlineNode:
         return d
 
 
-def headings(doc: Document):
+def headings(doc: Document) -> Iterator[Heading]:
     """Every header block after the title, in document order.
 
     Headers only ever sit at the top level, inside a permission block or under

@@ -19,7 +19,7 @@ import os
 from . import gcpause
 from . import text as text_policy
 from .checks import run_checks
-from .diagnostics import CATALOGUE, Diagnostic
+from .diagnostics import placed
 from .syntax import conflict_regions
 from .document import Document
 from .scanner import Scanner
@@ -65,13 +65,14 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     run_checks(facts, scanner.diag)
     ignored = scanner.ignored_lines
     ignored |= facts.superseded
-    diagnostics = sorted(scanner.diags, key=lambda d: (d.line, d.column))
     conflicts = conflict_regions(source)
     if conflicts:  # one diagnostic per region, instead of the cascade the markers cause
-        diagnostics = [Diagnostic("MERGE_CONFLICT", CATALOGUE["MERGE_CONFLICT"].severity, first, 1,
-                                  f"unresolved merge conflict at lines {first}-{last} (git's conflict markers); keep "
-                                  f"one side, or merge them by hand, and delete the marker lines", path, last)
-                       for first, last in conflicts]
+        diagnostics = placed([("MERGE_CONFLICT", first, 1,
+                               f"unresolved merge conflict at lines {first}-{last} (git's conflict markers); keep "
+                               f"one side, or merge them by hand, and delete the marker lines", path, last, None)
+                              for first, last in conflicts], source)
+    else:
+        diagnostics = placed(sorted(scanner.diags, key=lambda d: (d[1], d[2])), source)
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from . import syntax as sx
-from .diagnostics import CATALOGUE, Diagnostic
+from .diagnostics import Pending
 from .facts import Container, Declaration, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph, fast_constructor
@@ -58,7 +58,7 @@ class Scanner:
     def __init__(self, text: str, path: str | None) -> None:
         self.src = text
         self.path = path
-        self.diags: list[Diagnostic] = []
+        self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
         self.facts = Facts()
         self.file_type: str | None = None
         self.title: str | None = None
@@ -97,7 +97,7 @@ class Scanner:
     # -- diagnostics -------------------------------------------------------------------
     def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
              count: int | None = None) -> None:
-        self.diags.append(Diagnostic(code, CATALOGUE[code].severity, line, col, message, self.path, related, count))
+        self.diags.append((code, line, col, message, self.path, related, count))
 
     def _findings(self, findings: tuple[Finding, ...], lineno: int) -> None:
         for f in findings:
@@ -121,6 +121,7 @@ class Scanner:
         has_cr = "\r" in src
         bom = lineno == 0 and src.startswith("\ufeff")  # stripped from line 1 (reported above)
         plain = _PLAIN_START
+        comment_end = sx.COMMENT_END
         fence: tuple[str, int] | None = None  # the open code fence's (character, length)
         fence_frame: Frame | None = None
         comment: Frame | None = None  # the open HTML comment
@@ -157,7 +158,7 @@ class Scanner:
                         if sx.closes_fence(s, fence):
                             fence = None
                             opaque = False
-                    elif "-->" in s:
+                    elif comment_end in s:
                         comment = None
                         opaque = False
                     continue
@@ -229,7 +230,7 @@ class Scanner:
         c0 = stripped[0]
 
         if self.title_pending:
-            if not (c0 == "<" and sx.COMMENT_OPEN.match(s)):  # comments before the title are allowed
+            if sx.takes_the_title(s):  # comments before the title are allowed
                 self.title_pending = False
                 if c == "#" and not s.startswith("##"):
                     self._title(s, lineno, off)
@@ -267,7 +268,7 @@ class Scanner:
                         pin = sx.VERSION_PIN.fullmatch(s)
                         if pin:
                             self._version_pin(pin.group(1), lineno, indent)
-                    if "-->" not in s[s.index("<!--") + 4:]:
+                    if sx.comment_left_open(s):
                         return frame
                     return None
             elif c0 == ">":
@@ -289,22 +290,21 @@ class Scanner:
     def _frontmatter(self) -> tuple[int, int]:
         """YAML frontmatter on the very first line (§10.2); returns the lines it spans and their length."""
         src = self.src.lstrip("\ufeff")
-        first = src.split("\n", 1)[0].rstrip("\r")
-        if first.rstrip() != "---":
+        if not sx.is_frontmatter_fence(src.split("\n", 1)[0]):
             return 0, 0
         lines = src.split("\n")
         if lines[-1] == "":
             lines.pop()
         end = None
         for j in range(1, len(lines)):
-            if lines[j].rstrip("\r").rstrip() == "---":
+            if sx.is_frontmatter_fence(lines[j]):
                 end = j
                 break
         if end is None:
             self.diag("UNCLOSED_FRONTMATTER", 1, 1, "YAML frontmatter opened on line 1 is never closed by ---")
             end = len(lines) - 1
             for j in range(1, len(lines)):
-                if lines[j].startswith("# "):
+                if lines[j].startswith(sx.UNCLOSED_FRONTMATTER_STOP):
                     end = j - 1
                     break
         self.frontmatter = "\n".join(x.rstrip("\r") for x in lines[1:end])

@@ -90,7 +90,12 @@ TEMPORARY_ID = re.compile(r"~T(\d+)")
 # §10 separators; CommonMark fences and HTML comments (opaque).
 SEPARATORS = ("---", "***")
 FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
-COMMENT_OPEN = re.compile(r" {0,3}<!--")
+COMMENT_START, COMMENT_END = "<!--", "-->"
+COMMENT_OPEN = re.compile(r" {0,3}" + COMMENT_START)
+#: §10.2: the line that opens YAML frontmatter on line 1 and the next such line closes it.
+FRONTMATTER_FENCE = "---"
+#: §10.2: frontmatter never closed ends before the first line that starts like a title.
+UNCLOSED_FRONTMATTER_STOP = "# "
 VERSION_PIN = re.compile(r"[ \t]*<!--[ \t]*IllAIra-Standard:[ \t]*(\S*)[ \t]*-->[ \t]*")
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_LIST = tuple(map(chr, (*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f)))
@@ -154,6 +159,23 @@ def first_control_char(text: str) -> re.Match[str] | None:
     if any(map(text.__contains__, _CONTROL_LIST)):
         return CONTROL_CHARS.search(text)
     return None
+
+
+def is_frontmatter_fence(line: str) -> bool:
+    """Whether ``line`` (its ``\\r`` and trailing whitespace aside) opens or closes YAML frontmatter (§10.2)."""
+    return line.rstrip("\r").rstrip() == FRONTMATTER_FENCE
+
+
+def comment_left_open(line: str) -> bool:
+    """Whether a line that opens an HTML comment (:data:`COMMENT_OPEN`) leaves it open: no ``-->`` after
+    its ``<!--``.  A comment once open ends on the first line holding :data:`COMMENT_END`."""
+    return COMMENT_END not in line[line.index(COMMENT_START) + len(COMMENT_START):]
+
+
+def takes_the_title(line: str) -> bool:
+    """Whether ``line``, met after the frontmatter and outside a comment before any title, is where the
+    title is (or is missing): any line but a blank one and a comment's opening line (§3, §10.2)."""
+    return bool(line) and not line.isspace() and COMMENT_OPEN.match(line) is None
 
 
 def parse_state(value: str) -> tuple[str, bool] | None:

@@ -73,6 +73,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
+from ..core.headers import spelled_keyword
 from ..core.outline import OutlineNode
 from ..layer.loader import Layer, LayerModule
 from .notices import Notice, notice
@@ -872,9 +873,7 @@ def _ref_index(node) -> dict[tuple[bool, str], list[tuple[str, int, str]]]:
             named.append((("entry", e.line, f"{e.date or ''} {e.title or ''}".strip()), names))
         for c in n.children:
             if c.kind in ("module", "sub_module", "section", "nucleus"):
-                keyword = c.keyword or ("MODULE" if c.kind == "module" else None)
-                if keyword == "SUBTOPIC":
-                    keyword = f"SUBTOPIC{c.level - 2}"
+                keyword = spelled_keyword(c.keyword, c.level) or ("MODULE" if c.kind == "module" else None)
                 names = [c.name, "/".join(path + [c.name])] + ([f"{keyword}: {c.name}"] if keyword else [])
                 named.append((("topic", c.line, c.name), names + ([c.id] if c.id else [])))
             walk(c, path + [c.name])

@@ -10,6 +10,7 @@ several files of one folder are given one by one, the report says so once.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def reported_diagnostics(layer: Layer, *, single_file: bool) -> list[Diagnostic]
     return layer.all_diagnostics()
 
 
-def error_count(layer: Layer, path) -> int:
+def error_count(layer: Layer, path: str | os.PathLike[str]) -> int:
     """The error-level findings ``check`` lists for ``path`` read as ``layer`` (W6): a file's own, or the whole
     layer's.  The one count every command that reads a layer reports (W52)."""
     from ..core.diagnostics import Severity
@@ -44,7 +45,8 @@ def error_count(layer: Layer, path) -> int:
                for d in reported_diagnostics(layer, single_file=Path(path).is_file()))
 
 
-def check_paths(paths, *, only=None, exclude=None) -> CheckReport:
+def check_paths(paths: Iterable[str], *, only: Sequence[str] | None = None,
+                exclude: Sequence[str] | None = None) -> CheckReport:
     """Per-file diagnostics for ``zonemark check``, each folder read once as a layer.
 
     For a folder: every file's diagnostics as the layer reports them; a layer-wide diagnostic

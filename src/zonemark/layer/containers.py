@@ -22,9 +22,12 @@ time zones are not converted.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.document import Document
+from ..core.headers import spelled_keyword
 from ..core.outline import Entry, OutlineNode
 
 #: Outline kinds whose header is the parent of the containers below it (the writer's rule).
@@ -119,7 +122,7 @@ def _is_container(node: OutlineNode) -> bool:
     return node.kind in _PARENT_KINDS or (node.kind == "section" and node.level == 2)
 
 
-def _walk(doc: Document):
+def _walk(doc: Document) -> Iterator[tuple[ContainerSummary, OutlineNode]]:
     """(summary, outline node) for every container, in document order."""
     root = doc.outline()
     ordered: list[tuple[OutlineNode, OutlineNode | None]] = []  # (container, its parent container)
@@ -170,7 +173,7 @@ class _Group:
             if node.kind == "nucleus":
                 self.nuclei.setdefault(node.id, []).append(node)
 
-    def only(self, table: dict, key, node: OutlineNode) -> bool:
+    def only(self, table: Mapping[Any, list[OutlineNode]], key: object, node: OutlineNode) -> bool:
         """Whether ``node`` is the one node under ``key`` in ``table``."""
         found = table.get(key, ())
         return len(found) == 1 and found[0] is node
@@ -210,10 +213,8 @@ def _kind(node: OutlineNode) -> str:
 
 
 def _keyword(node: OutlineNode) -> str | None:
-    if node.keyword == "SUBTOPIC":
-        return f"SUBTOPIC{node.level - 2}"
     if node.keyword is not None:
-        return node.keyword
+        return spelled_keyword(node.keyword, node.level)
     return {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(node.kind, node.section)
 
 

@@ -35,6 +35,7 @@ from typing import Literal, get_args
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic
+from ..core.headers import spelled_keyword
 from ..core.nodes import Heading
 from ..core.outline import headings as headings_of
 from .loader import Layer, LayerFile
@@ -244,7 +245,7 @@ def _container_node(h: Heading, rel, module_by_pos, nucleus_by_pos, ignored):
         info = lm.info
         if h.keyword in ("TOPIC", "SUBTOPIC"):
             kind: NodeKind = "topic" if h.keyword == "TOPIC" else "subtopic"
-            word = "TOPIC" if kind == "topic" else f"SUBTOPIC{h.level - 2}"
+            word = spelled_keyword(h.keyword, h.level)
             ident = f" {info.id}" if info.id else ""
             return _node(container_id, kind, f"{word}{ident}: {info.name}", rel, line, h.permission_level,
                          module_id=lm.module_id)

@@ -23,11 +23,13 @@ from ..core.document import Document
 from ..core.parser import parse, parse_file
 from .loader import Layer, LayerError, discover, left_out
 
+StrPath = str | os.PathLike[str]
+
 
 class LiveLayer:
     """One folder read as a layer, open texts overriding the disk (see the module docstring)."""
 
-    def __init__(self, root):
+    def __init__(self, root: StrPath) -> None:
         self.root = Path(os.path.abspath(root))
         self._texts: dict[Path, str] = {}
         self._parsed: dict[Path, tuple[tuple[object, ...], Document]] = {}
@@ -36,7 +38,7 @@ class LiveLayer:
         self._layer_docs: tuple[Document, ...] = ()
 
     # -- what the face tells ---------------------------------------------------------------
-    def rel(self, path) -> str | None:
+    def rel(self, path: StrPath) -> str | None:
         """``path`` relative to the root (posix), or None when it lies outside."""
         p = Path(os.path.abspath(path))
         try:
@@ -44,14 +46,14 @@ class LiveLayer:
         except ValueError:
             return None
 
-    def set_text(self, path, text: str) -> None:
+    def set_text(self, path: StrPath, text: str) -> None:
         """The current text of an open file (it wins over the disk until :meth:`drop_text`)."""
         p = Path(os.path.abspath(path))
         self._texts[p] = text
         if self._found is not None and not any(q == p for _, q in self._found) and p.exists():
             self._found = None  # a file we have not listed yet: list the folder again
 
-    def drop_text(self, path) -> None:
+    def drop_text(self, path: StrPath) -> None:
         """The file is closed: read it from disk again."""
         self._texts.pop(Path(os.path.abspath(path)), None)
 
@@ -74,11 +76,11 @@ class LiveLayer:
                    and left_out(self.root, rel) is None]  # W40: the folder rules hold for unsaved texts too
         return sorted(self._found + unsaved)
 
-    def contains(self, path) -> bool:
+    def contains(self, path: StrPath) -> bool:
         p = Path(os.path.abspath(path))
         return any(q == p for _, q in self.files())
 
-    def document(self, path) -> Document:
+    def document(self, path: StrPath) -> Document:
         """The parsed document of one file (its open text, else the disk); raises OSError."""
         p = Path(os.path.abspath(path))
         text = self._texts.get(p)

@@ -64,13 +64,20 @@ import shlex
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Literal, cast
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal, TypeVar, cast
 
 from ..core import gcpause
-from ..core.diagnostics import Diagnostic, severity_of
+from ..core.diagnostics import Diagnostic, Pending, placed
 from ..core.document import Document
-from ..core.nodes import ModuleInfo, NucleusInfo, State, TargetKind
+from ..core.nodes import Connection, ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
+
+StrPath = str | os.PathLike[str]
+_T = TypeVar("_T", bound=tuple[str, Path])
+#: Declared module ids of the merged files: id -> (relative path, its declaration).
+_Declared = dict[str, tuple[str, ModuleInfo]]
+
 
 class LayerError(Exception):
     """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection)."""
@@ -169,11 +176,12 @@ class Layer:
     nuclei: tuple[LayerNucleus, ...]
     edges: tuple[LayerEdge, ...]
     reminder: str | None  # relative path of the layer's reminder
-    superseded: frozenset = field(default_factory=frozenset, repr=False)  # (rel, index in doc.diagnostics)
+    superseded: frozenset[tuple[str, int]] = field(default_factory=frozenset, repr=False)  # (rel, index in doc.diagnostics)
 
     # -- loading ------------------------------------------------------------------------
     @classmethod
-    def load(cls, path, *, only=None, exclude=None, confined: bool = False) -> "Layer":
+    def load(cls, path: StrPath, *, only: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
+             confined: bool = False) -> "Layer":
         """Read every ``.md`` file under ``path`` (or the single file ``path``) as one layer
         (``confined``: only files that resolve inside the folder, see :func:`discover`)."""
         root, found = discover(path, confined=confined)
@@ -184,7 +192,7 @@ class Layer:
             return _Loader(root, found).run()
 
     @classmethod
-    def from_documents(cls, root, documents) -> "Layer":
+    def from_documents(cls, root: StrPath, documents: Iterable[tuple[str, StrPath, Document]]) -> "Layer":
         """A layer of already-parsed files: ``documents`` is ``[(rel, path, doc), ...]``.
 
         The same resolution as :meth:`load` (ids, states, edges, findings), nothing read
@@ -247,7 +255,7 @@ STATE_FOLDER = ".zonemark"
 IGNORE_FILE = ".zonemarkignore"
 
 
-def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]]]:
+def discover(path: StrPath, *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]]]:
     """The layer root and its files as (relative posix path, path), sorted by relative path.
 
     Walking a folder (issue-7 rulings, docs/conformance.md "Which files a folder holds"): hidden
@@ -294,7 +302,7 @@ def discover(path, *, confined: bool = False) -> tuple[Path, list[tuple[str, Pat
     return p, sorted(found, key=lambda x: x[0])
 
 
-def left_out(root, rel: str, *, confined: bool = False) -> str | None:
+def left_out(root: StrPath, rel: str, *, confined: bool = False) -> str | None:
     """Why the file ``rel`` (relative to the layer folder ``root``, ``/``-separated) is not a file of the
     layer, or None when it is one: the rule :func:`discover` walks by (W5), decided for one path (W40).
 
@@ -374,7 +382,7 @@ def walked_name(name: str) -> bool:
     return _left_out_name(name) is None
 
 
-def inside(root, path) -> bool:
+def inside(root: StrPath, path: StrPath) -> bool:
     """Whether ``path``, every symbolic link resolved, lies inside the folder ``root`` (resolved)."""
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
@@ -413,7 +421,7 @@ def ignore_patterns(root: Path) -> list[str]:
     return out
 
 
-def _glob_regex(pattern: str) -> re.Pattern:
+def _glob_regex(pattern: str) -> re.Pattern[str]:
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**/", i):
@@ -458,7 +466,8 @@ def selects(rel: str, pattern: str) -> bool:
     return any(matches("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1))
 
 
-def select(found, *, only=None, exclude=None):
+def select(found: Iterable[_T], *, only: Sequence[str] | None = None,
+           exclude: Sequence[str] | None = None) -> list[_T]:
     """Keep files matching any ``only`` pattern (all when None), then drop any matching ``exclude``."""
     out = list(found)
     if only:
@@ -471,13 +480,14 @@ def select(found, *, only=None, exclude=None):
 # -- the loader -------------------------------------------------------------------------
 
 class _Loader:
-    def __init__(self, root: Path, found):
+    def __init__(self, root: Path, found: list[tuple[str, Path]]) -> None:
         self.root = root
         self.found = found
+        self.pending: list[Pending] = []
         self.diags: list[Diagnostic] = []
 
-    def diag(self, code, rel, line, column, message):
-        self.diags.append(Diagnostic(code, severity_of(code), line, column, message, rel))
+    def diag(self, code: str, rel: str, line: int, column: int, message: str) -> None:
+        self.pending.append((code, line, column, message, rel, None, None))
 
     def run(self) -> Layer:
         docs = []
@@ -492,7 +502,7 @@ class _Loader:
                     self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
         return self.build(docs)
 
-    def build(self, docs) -> Layer:
+    def build(self, docs: list[tuple[str, Path, Document]]) -> Layer:
         """Resolve the layer from parsed files ``[(rel, path, doc), ...]`` in path order."""
         docs = self._without_conflict_copies(docs)
         reminders = [x for x in docs if x[2].file_type == "reminder"]
@@ -536,15 +546,16 @@ class _Loader:
                 self.diag("LAYER_MODULE_WITHOUT_STATE", lm.file, lm.info.line, 1,
                           f"MODULE {lm.module_id} has no STATE and no registry entry: its load state is unknown")
         order = {f.rel: i for i, f in enumerate(files)}
+        self.diags = self._placed({f.rel: f.doc.source for f in files})
         self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
                      tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
 
-    def _without_conflict_copies(self, docs):
+    def _without_conflict_copies(self, docs: list[tuple[str, Path, Document]]) -> list[tuple[str, Path, Document]]:
         """A sync tool's conflict copy is reported once and left out of the layer (G30)."""
         from .copies import conflict_copy
         present = {rel for rel, _, _ in docs}
-        kept = []
+        kept: list[tuple[str, Path, Document]] = []
         for item in docs:
             copy = conflict_copy(item[0], present)
             if copy is None:
@@ -556,7 +567,15 @@ class _Loader:
                       f"{command} (in the layer's folder), then delete the copy")
         return kept
 
-    def _merge(self, ordered) -> list[LayerFile]:
+    def _placed(self, sources: dict[str, str]) -> list[Diagnostic]:
+        """The layer's findings with their extent on the lines of their files (a file the layer could not
+        read, or the folder itself, has no lines: one character at the column)."""
+        by_file: dict[str, list[Pending]] = {}
+        for d in self.pending:
+            by_file.setdefault(d[4] or "", []).append(d)
+        return [p for rel, found in by_file.items() for p in placed(found, sources.get(rel, ""))]
+
+    def _merge(self, ordered: list[tuple[str, Path, Document]]) -> list[LayerFile]:
         """§7.1.1 declared-vs-declared: the later file is not merged, nothing slides."""
         claimed_modules: dict[str, tuple[str, int]] = {}
         claimed_nuclei: dict[int, tuple[str, int]] = {}
@@ -564,8 +583,9 @@ class _Loader:
         for rel, path, doc in ordered:
             mods = [(m.id, m.line) for m in doc.modules if _is_module(m) and not m.ignored and m.id is not None]
             nucs = [(n.nucleus_id, n.line) for n in doc.nuclei if not n.ignored]
-            clashes = [("MODULE", i, ln, claimed_modules[i]) for i, ln in mods if i in claimed_modules]
-            clashes += [("NUCLEUS", i, ln, claimed_nuclei[i]) for i, ln in nucs if i in claimed_nuclei]
+            clashes: list[tuple[str, str | int, int, tuple[str, int]]] = [
+                ("MODULE", i, ln, claimed_modules[i]) for i, ln in mods if i in claimed_modules]
+            clashes += [("NUCLEUS", nid, ln, claimed_nuclei[nid]) for nid, ln in nucs if nid in claimed_nuclei]
             if clashes:
                 for what, ident, ln, (other, other_line) in sorted(clashes, key=lambda c: c[2]):
                     self.diag("LAYER_ID_CONFLICT", rel, ln, 1,
@@ -575,16 +595,17 @@ class _Loader:
                 continue
             for i, ln in mods:
                 claimed_modules[i] = (rel, ln)
-            for i, ln in nucs:
-                claimed_nuclei[i] = (rel, ln)
+            for nid, ln in nucs:
+                claimed_nuclei[nid] = (rel, ln)
             files.append(LayerFile(rel, path, doc, True))
         return files
 
     @staticmethod
-    def _temporary_ids(merged) -> dict[tuple[str, int], str]:
+    def _temporary_ids(merged: list[LayerFile]) -> dict[tuple[str, int], str]:
         """§7.1.1: ~Tn for id-less MODULE/TOPIC/SUBTOPIC; declared ids (even '~Tn') are skipped."""
         taken = {m.id for f in merged for m in f.doc.modules if m.id is not None}
-        out, n = {}, 0
+        out: dict[tuple[str, int], str] = {}
+        n = 0
         for f in merged:
             for m in f.doc.modules:
                 if m.type != "module" or m.id is not None:
@@ -596,9 +617,9 @@ class _Loader:
         return out
 
     @staticmethod
-    def _nucleus_references(merged, nucleus_ids) -> set[tuple[str, int]]:
+    def _nucleus_references(merged: list[LayerFile], nucleus_ids: set[int]) -> set[tuple[str, int]]:
         """Indexes of file-level UNRESOLVED_NUCLEUS_REFERENCE diagnostics the layer resolves (§7.4.4)."""
-        out = set()
+        out: set[tuple[str, int]] = set()
         for f in merged:
             doc = f.doc
             pending = [(i, d) for i, d in enumerate(doc.diagnostics) if d.code == "UNRESOLVED_NUCLEUS_REFERENCE"]
@@ -621,11 +642,13 @@ class _Loader:
                         out.add((f.rel, index))
         return out
 
-    def _edges(self, merged, declared, nucleus_ids, temp) -> list[LayerEdge]:
+    def _edges(self, merged: list[LayerFile], declared: _Declared, nucleus_ids: set[int],
+               temp: dict[tuple[str, int], str]) -> list[LayerEdge]:
         """§7.4.4 governs edges and §7.6 connects edges; missing targets warn and draw nothing."""
-        edges, seen = [], set()
+        edges: list[LayerEdge] = []
+        seen: set[tuple[str, str, int, str, str]] = set()
 
-        def add(edge):
+        def add(edge: LayerEdge) -> None:
             key = (edge.kind, edge.file, edge.line, edge.target_kind, edge.target)
             if key not in seen:
                 seen.add(key)
@@ -645,7 +668,8 @@ class _Loader:
                     self._connections(f.rel, n.line, n.connections, declared, nucleus_ids, add)
         return edges
 
-    def _connections(self, rel, line, connections, declared, nucleus_ids, add):
+    def _connections(self, rel: str, line: int, connections: Iterable[Connection], declared: _Declared,
+                     nucleus_ids: set[int], add: Callable[[LayerEdge], None]) -> None:
         for c in connections:
             if c.kind == "module":
                 if c.target in declared:
@@ -660,8 +684,8 @@ class _Loader:
             self.diag("LAYER_UNRESOLVED_CONNECTION", rel, c.line, 1,
                       f"{what} is declared nowhere in the layer: no edge")
 
-    def _states(self, merged, declared, reminder,
-                files) -> dict[tuple[str, int], tuple[str | None, StateSource | None]]:
+    def _states(self, merged: list[LayerFile], declared: _Declared, reminder: str | None,
+                files: list[LayerFile]) -> dict[tuple[str, int], tuple[str | None, StateSource | None]]:
         """§7.3.1 effective states (see the module docstring for the cross-file ruling)."""
         unmerged_ids = {m.id: f.rel for f in files if not f.merged for m in f.doc.modules
                         if _is_module(m) and m.id is not None}
@@ -671,7 +695,7 @@ class _Loader:
             reg = f.doc.registry
             if reg is None:
                 continue
-            seen_states: dict[str, set] = {}
+            seen_states: dict[str, set[str]] = {}
             for mid, state, _ in reg.entry_lines:
                 seen_states.setdefault(mid, set()).add(state)
             governs_all = f.rel == reminder

@@ -24,12 +24,14 @@ from __future__ import annotations
 import bisect
 import re
 import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..core.document import Document
+from ..core.nodes import Connection
 from ..core.outline import headings
 from .loader import Layer, LayerFile, LayerModule, LayerNucleus
-from .spans import Span, source_lines
+from .spans import SourceLines, Span, source_lines
 
 _CLOSING_TAG = re.compile(r"[ \t]*\[/P(\d+)\][ \t]*\r?")
 _CONNECTION_TARGET = re.compile(r"(MODULE|NUCLEUS)[ \t]+(\S+)")
@@ -67,8 +69,11 @@ class ZoneTag:
 
 # -- one document ------------------------------------------------------------------------
 
-_occurrences_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_zones_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_occurrences_cache: "weakref.WeakKeyDictionary[Document, tuple[str, tuple[Occurrence, ...]]]" = (
+    weakref.WeakKeyDictionary())
+_zones_cache: "weakref.WeakKeyDictionary[Document, tuple[Zone, ...]]" = weakref.WeakKeyDictionary()
+#: Records one id found on a line: (kind, ident, role, line, start, end), offsets 0-based.
+_Add = Callable[[str, str, str, int, int, int], None]
 
 
 def occurrences(doc: Document, rel: str = "") -> tuple[Occurrence, ...]:
@@ -79,7 +84,7 @@ def occurrences(doc: Document, rel: str = "") -> tuple[Occurrence, ...]:
     lines = source_lines(doc)
     out: list[Occurrence] = []
 
-    def add(kind, ident, role, line, start, end):
+    def add(kind: str, ident: str, role: str, line: int, start: int, end: int) -> None:
         out.append(Occurrence(kind, ident, role, Span(rel, line, start + 1, end + 1)))
 
     for m in doc.modules:
@@ -142,7 +147,7 @@ def _registry_ids(line: str) -> list[tuple[str, int, int]]:
     return [(m.group(), m.start(), m.end()) for m in re.compile(r"[^\s,]+").finditer(line, colon + 1)]
 
 
-def _connections(connections, lines, add):
+def _connections(connections: Iterable[Connection], lines: SourceLines, add: _Add) -> None:
     for c in connections:
         text = lines.line(c.line)
         m = _CONNECTION_TARGET.search(text)

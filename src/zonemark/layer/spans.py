@@ -1,34 +1,23 @@
 """Where things are on a line: the text of a parsed file's lines and the extent of a construct.
 
-A :class:`~zonemark.core.diagnostics.Diagnostic` carries a 1-based line and column (in code
-points, lines split on ``\\n`` as the parser splits them).  An editor, a SARIF region or a
-review page also wants where the construct *ends*; :func:`construct_span` gives it, one rule
-for every face:
-
-* a column inside a bracketed tag (``[P4]``, ``[/P2]``, ``[NUCLEI: 1, 3]``, ``[!XYZ]``,
-  ``[ext_memory]``) spans the tag;
-* a column at the start of the line's text (only indentation before it) spans the whole
-  construct the line holds: the header, the bullet, the rule, the registry line;
-* a column inside the line spans from there to the end of the line's text (closing ``###``,
-  the rest of a malformed CONNECTIONS bullet), except for the codes that name one character
-  (a control character, a bare carriage return, an undecodable byte) or one token (a log date);
-* a column past the text of the line spans one character.
-
-Trailing whitespace and a ``\\r`` before the ``\\n`` are never part of a span.
+A :class:`~zonemark.core.diagnostics.Diagnostic` carries its 1-based line and column (in code
+points, lines split on ``\\n`` as the parser splits them) and the end of its extent, set where
+the parser and the layer hand it out.  The one span rule is the core's
+(:func:`zonemark.core.diagnostics.construct_span`); :class:`SourceLines` applies it to the
+other places a face shows: a tag, an id, a related line.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-_TAG = re.compile(r"\[[^\[\]\n]*\]")
-#: Codes whose column names a single character (§1 text policy).
-CHAR_CODES = frozenset(("CONTROL_CHARACTER", "CARRIAGE_RETURN", "INVALID_UTF8", "BYTE_ORDER_MARK"))
-#: Codes whose column names one whitespace-free token (§7.5 log dates).
-TOKEN_CODES = frozenset(("INVALID_LOG_DATE",))
+from ..core.diagnostics import CHAR_CODES, TOKEN_CODES, construct_span
+
+if TYPE_CHECKING:
+    from ..core.document import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,33 +32,6 @@ class Span:
     def contains(self, line: int, column: int) -> bool:
         """Whether a cursor at (``line``, ``column``) touches the span (its end included)."""
         return line == self.line and self.start <= column <= self.end
-
-
-def construct_span(line: str, column: int, code: str | None = None) -> tuple[int, int]:
-    """The 1-based ``(start, end)`` columns, end exclusive, of the construct at ``column`` of ``line``.
-
-    ``line`` is one line of text without its ``\\n``; ``code`` (a diagnostic code) picks the
-    one-character and one-token shapes (see the module docstring).
-    """
-    column = max(column, 1)
-    i = column - 1
-    text_end = len(line.rstrip())
-    if code in CHAR_CODES:
-        return column, column + 1
-    if i >= text_end:
-        return column, column + 1
-    if code in TOKEN_CODES:
-        m = re.compile(r"\S+").match(line, i)
-        return column, (m.end() if m else i + 1) + 1
-    for m in _TAG.finditer(line):
-        if m.start() <= i < m.end():
-            return m.start() + 1, m.end() + 1
-        if m.start() > i:
-            break
-    indent = len(line) - len(line.lstrip())
-    if i <= indent:
-        return indent + 1, text_end + 1
-    return column, text_end + 1
 
 
 class SourceLines:
@@ -124,10 +86,12 @@ class SourceLines:
         return Span(rel, line, start, end)
 
 
-_lines_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_lines_cache: "weakref.WeakKeyDictionary[Document, SourceLines]" = weakref.WeakKeyDictionary()
+
+__all__ = ["CHAR_CODES", "TOKEN_CODES", "SourceLines", "Span", "construct_span", "source_lines"]
 
 
-def source_lines(doc, starts: list[int] | None = None) -> SourceLines:
+def source_lines(doc: Document, starts: list[int] | None = None) -> SourceLines:
     """The :class:`SourceLines` of a parsed document, computed once per document (or from
     ``starts``, the line starts of the same text split on ``\n``, when the caller has them)."""
     lines = _lines_cache.get(doc)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.diagnostics import Diagnostic, Severity
+from ..core.headers import spelled_keyword
 from ..core.nodes import State
+from ..core.outline import OutlineNode
 from .loader import Layer, StateSource
 
 
@@ -15,7 +19,7 @@ class StatusFile:
     type: str | None
     merged: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "type": self.type, "merged": self.merged}
 
 
@@ -35,7 +39,7 @@ class StatusModule:
     nuclei: tuple[int, ...]
     ignored: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "temporary": self.temporary, "name": self.name, "file": self.file,
                 "line": self.line, "declaredState": self.declared_state, "effectiveState": self.effective_state,
                 "stateSource": None if self.state_source is None else str(self.state_source),
@@ -50,7 +54,7 @@ class StatusNucleus:
     line: int
     modules: tuple[str | None, ...]  # the modules it governs
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "file": self.file, "line": self.line, "modules": list(self.modules)}
 
 
@@ -65,7 +69,7 @@ class StatusTopic:
     entries: int
     children: tuple[StatusTopic, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "keyword": self.keyword, "id": self.id, "line": self.line,
                 "entries": self.entries, "children": [c.to_dict() for c in self.children]}
 
@@ -77,7 +81,7 @@ class StatusMemory:
     entries: int
     topics: tuple[StatusTopic, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "title": self.title, "entries": self.entries,
                 "topics": [t.to_dict() for t in self.topics]}
 
@@ -96,7 +100,7 @@ class LayerStatus:
     errors: int
     warnings: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "layer": self.layer, "root": self.root, "reminder": self.reminder,
             "files": [f.to_dict() for f in self.files],
@@ -146,18 +150,16 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
                        sum(d.severity is Severity.WARNING for d in diags))
 
 
-def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
+def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict[str, Any]:
     """The ``status --json`` form of :func:`layer_status` (what the MCP server returns)."""
     return layer_status(layer, diagnostics).to_dict()
 
 
-def _count_entries(node) -> int:
+def _count_entries(node: OutlineNode) -> int:
     return len(node.entries) + sum(_count_entries(c) for c in node.children)
 
 
-def _topic(node, temp) -> StatusTopic:
-    keyword = node.keyword or "MODULE"
-    if keyword == "SUBTOPIC":
-        keyword = f"SUBTOPIC{node.level - 2}"
+def _topic(node: OutlineNode, temp: Mapping[int, str | None]) -> StatusTopic:
+    keyword = spelled_keyword(node.keyword, node.level) or "MODULE"
     return StatusTopic(node.name, keyword, temp.get(node.line, node.id), node.line, len(node.entries),
                        tuple(_topic(c, temp) for c in node.children if c.kind == "module"))

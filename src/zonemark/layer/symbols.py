@@ -11,11 +11,13 @@ from __future__ import annotations
 import bisect
 import re
 import weakref
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..core.document import Document
+from ..core.headers import spelled_keyword
 from ..core.nodes import Rule
-from ..core.outline import OutlineNode, headings
+from ..core.outline import Entry, OutlineNode, headings
 from .navigate import zones
 from .spans import SourceLines, source_lines
 
@@ -39,14 +41,14 @@ class Symbol:
     ident: str | None = None
     children: tuple["Symbol", ...] = ()
 
-    def walk(self):
+    def walk(self) -> Iterator[Symbol]:
         yield self
         for c in self.children:
             yield from c.walk()
 
 
 _OPENING_TAG = re.compile(r"[ \t]*\[P\d+\][ \t]*\r?")
-_symbols_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_symbols_cache: "weakref.WeakKeyDictionary[Document, tuple[Symbol, ...]]" = weakref.WeakKeyDictionary()
 
 
 def document_symbols(doc: Document) -> tuple[Symbol, ...]:
@@ -82,15 +84,14 @@ def _kind(node: OutlineNode) -> str:
 def _detail(node: OutlineNode) -> str:
     keyword = node.keyword or {"module": "MODULE", "nucleus": "NUCLEUS", "sub_module": "SUB-MODULE",
                                "state_registry": "MODULE_STATE_REGISTRY"}.get(node.kind, node.section or "")
-    if keyword == "SUBTOPIC":
-        keyword = f"SUBTOPIC{node.level - 2}"
-    parts = [p for p in (keyword, node.id) if p]
+    parts = [p for p in (spelled_keyword(keyword, node.level), node.id) if p]
     if node.permission_level is not None:
         parts.append(f"[P{node.permission_level}]")
     return " ".join(parts)
 
 
-def _container_end(node: OutlineNode, lines: SourceLines, heads, levels, last_line) -> int:
+def _container_end(node: OutlineNode, lines: SourceLines, heads: list[int], levels: Mapping[int, int],
+                   last_line: int) -> int:
     i = bisect.bisect_right(heads, node.line)
     end = last_line
     for line in heads[i:]:
@@ -115,7 +116,8 @@ def _name_span(lines: SourceLines, line: int) -> tuple[int, int]:
     return hashes + 1, max(len(stripped), hashes) + 1
 
 
-def _node(node, lines, heads, levels, last_line, rules) -> Symbol:
+def _node(node: OutlineNode, lines: SourceLines, heads: list[int], levels: Mapping[int, int], last_line: int,
+          rules: Mapping[int, list[Rule]]) -> Symbol:
     children = [_node(c, lines, heads, levels, last_line, rules) for c in node.children]
     children += [_entry(e, lines) for e in node.entries]
     children += [_rule(r, lines) for r in rules.get(id(node), ())]
@@ -128,7 +130,7 @@ def _node(node, lines, heads, levels, last_line, rules) -> Symbol:
                   node.id, tuple(children))
 
 
-def _entry(entry, lines: SourceLines) -> Symbol:
+def _entry(entry: Entry, lines: SourceLines) -> Symbol:
     end = _trim(lines, entry.line, entry.block.end_line)
     start, stop = _name_span(lines, entry.line)
     name = entry.title or entry.text or "(entry)"
@@ -160,7 +162,7 @@ def _rules_by_owner(doc: Document, root: OutlineNode) -> dict[int, list[Rule]]:
     return out
 
 
-def flatten(symbols, container: str | None = None):
+def flatten(symbols: Iterable[Symbol], container: str | None = None) -> Iterator[tuple[Symbol, str | None]]:
     """(symbol, name of its parent) for every symbol of a tree, depth first."""
     for s in symbols:
         yield s, container

@@ -21,6 +21,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -30,15 +33,17 @@ from pygls.protocol.language_server import lsp_method
 from .. import __version__
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, Severity
+from ..core.document import Document
 from ..layer import navigate
-from ..layer.live import findings_for, layer_wide
-from ..layer.spans import source_lines
+from ..layer.live import LiveLayer, findings_for, layer_wide
+from ..layer.spans import SourceLines, Span, source_lines
 from ..layer.containers import list_containers
-from ..layer.symbols import document_symbols, flatten, folding_ranges
+from ..layer.symbols import Symbol, document_symbols, flatten, folding_ranges
 from ..render import hover as hover_text
-from .session import Context, Session, lsp_line_range, lsp_range
+from .session import Context, Session, lsp_extent, lsp_line_range, lsp_range
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning}
 _SYMBOL_KIND = {
@@ -56,40 +61,40 @@ class ZonemarkProtocol(LanguageServerProtocol):
     _server: ZonemarkServer  # pygls hands the protocol the server that created it (``protocol_cls`` below)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
         self._server.session.open(doc.uri, doc.text, doc.version)
         self._server.schedule(doc.uri)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         doc = params.text_document
         self._server.session.change(doc.uri, params.content_changes, doc.version)
         self._server.schedule(doc.uri)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         self._server.closed(params.text_document.uri)
 
 
 class ZonemarkServer(LanguageServer):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("zonemark", __version__, protocol_cls=ZonemarkProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.session = Session()
         self._dirty: dict[str, None] = {}
         self._scheduled = False
-        self._published: dict[str, tuple] = {}
-        self._answers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._published: dict[str, tuple[object, ...]] = {}
+        self._answers: "weakref.WeakKeyDictionary[Document, dict[tuple[str, str], Any]]" = weakref.WeakKeyDictionary()
 
-    def answer(self, ctx: Context, what: str, compute):
+    def answer(self, ctx: Context, what: str, compute: Callable[[], _T]) -> _T:
         """A whole-document answer (symbols, folds, lenses), computed once per parsed document:
         editors ask for them again and again between two edits."""
         per_doc = self._answers.setdefault(ctx.doc, {})
         key = (what, self.session.encoding)
         if key not in per_doc:
             per_doc[key] = compute()
-        return per_doc[key]
+        return cast(_T, per_doc[key])
 
     # -- diagnostics -------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
@@ -131,7 +136,7 @@ class ZonemarkServer(LanguageServer):
         for live in touched:
             self.refresh_layer(live, skip=dirty)
 
-    def refresh_layer(self, live, skip=()) -> None:
+    def refresh_layer(self, live: LiveLayer, skip: Collection[str] = ()) -> None:
         """Publish again every other open file of a layer whose findings changed."""
         for uri in self.session.open_uris_in(live):
             if uri in skip:
@@ -152,29 +157,29 @@ class ZonemarkServer(LanguageServer):
         if live is not None:
             self.refresh_layer(live)
 
-    def findings(self, ctx: Context) -> list[tuple[Diagnostic, int]]:
-        """(diagnostic, the line it is shown on): the file's own and the layer's findings."""
+    def findings(self, ctx: Context) -> list[tuple[Diagnostic, int | None]]:
+        """(diagnostic, None) for the file's own findings, shown where they are; (diagnostic, the title
+        line) for the findings of the whole layer (E2)."""
         if ctx.live is None:
             found = list(ctx.doc.diagnostics)
         else:
             found = findings_for(ctx.layer, ctx.rel)
-        out = [(d, d.line) for d in found]
+        out: list[tuple[Diagnostic, int | None]] = [(d, None) for d in found]
         title = ctx.doc.title_line or 1
         out += [(d, title) for d in layer_wide(ctx.layer) if ctx.live is not None]
         return out
 
     def publish(self, ctx: Context, force: bool = False) -> None:
         found = self.findings(ctx)
-        key = tuple((d.code, line, d.column, d.message) for d, line in found)
+        key = tuple((d.code, d.line if shown is None else shown, d.column, d.end_line, d.end_column, d.message)
+                    for d, shown in found)
         if not force and self._published.get(ctx.uri) == key:
             return
         self._published[ctx.uri] = key
         out = []
         if found:  # the line table only when there is something to place
             lines = source_lines(ctx.doc)
-            for d, line in found:
-                column = d.column if line == d.line else 1
-                span = lines.span(ctx.rel, line, column, d.code)
+            for d, shown in found:
                 related = None
                 if d.related_line:
                     rspan = lines.span(ctx.rel, d.related_line, 1)
@@ -183,7 +188,7 @@ class ZonemarkServer(LanguageServer):
                                                                               rspan.start, rspan.end)),
                         message=f"line {d.related_line}")]
                 out.append(types.Diagnostic(
-                    range=lsp_range(lines, ctx.text, span.line, span.start, span.end), message=d.message,
+                    range=self.diagnostic_range(ctx, lines, d, shown), message=d.message,
                     severity=_SEVERITY.get(d.severity, types.DiagnosticSeverity.Warning), code=d.code,
                     source="zonemark", related_information=related))
         version = self.session.buffers[ctx.uri].version if ctx.uri in self.session.buffers else None
@@ -195,10 +200,18 @@ class ZonemarkServer(LanguageServer):
         """The parser's (line, column) of an LSP position."""
         return source_lines(ctx.doc).position(ctx.text.offset(position))
 
-    def span_range(self, ctx: Context, span) -> types.Range:
+    def diagnostic_range(self, ctx: Context, lines: SourceLines, d: Diagnostic, shown: int | None) -> types.Range:
+        """The LSP range of a finding: its own extent (read from the diagnostic, ``shown`` None); a finding
+        of the whole layer shown on the title line ``shown`` (E2) spans the construct of that line."""
+        if shown is None:
+            return lsp_extent(lines, ctx.text, d.line, d.column, d.end_line, d.end_column)
+        span = lines.span(ctx.rel, shown, 1, d.code)
+        return lsp_range(lines, ctx.text, span.line, span.start, span.end)
+
+    def span_range(self, ctx: Context, span: Span) -> types.Range:
         return lsp_range(source_lines(ctx.doc), ctx.text, span.line, span.start, span.end)
 
-    def location(self, ctx: Context, occurrence) -> types.Location:
+    def location(self, ctx: Context, occurrence: navigate.Occurrence) -> types.Location:
         """An LSP location of an occurrence in any file of ``ctx``'s layer."""
         span = occurrence.span
         if span.rel == ctx.rel:
@@ -215,10 +228,10 @@ def build_server() -> ZonemarkServer:
     server = ZonemarkServer()
 
     @server.feature(types.INITIALIZED)
-    def initialized(ls: ZonemarkServer, params):
+    def initialized(ls: ZonemarkServer, params: types.InitializedParams) -> None:
         ws = ls.workspace
         ls.session.encoding = ws.position_encoding or "utf-16"
-        folders = [ls.session.path_of(f.uri) for f in ws.folders.values()]
+        folders: list[str | Path | None] = [ls.session.path_of(f.uri) for f in ws.folders.values()]
         if ws.root_path:
             folders.append(ws.root_path)
         ls.session.set_folders(folders)
@@ -231,16 +244,16 @@ def build_server() -> ZonemarkServer:
                     watchers=[types.FileSystemWatcher(glob_pattern="**/*.md")]))]))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def folders_changed(ls: ZonemarkServer, params):
+    def folders_changed(ls: ZonemarkServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         ls.session.set_folders([ls.session.path_of(f.uri) for f in ls.workspace.folders.values()])
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def saved(ls: ZonemarkServer, params: types.DidSaveTextDocumentParams):
+    def saved(ls: ZonemarkServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched(ls: ZonemarkServer, params: types.DidChangeWatchedFilesParams):
-        touched = []
+    def watched(ls: ZonemarkServer, params: types.DidChangeWatchedFilesParams) -> None:
+        touched: list[LiveLayer] = []
         for change in params.changes:
             live = ls.session.live_for(ls.session.path_of(change.uri))
             if live is None:
@@ -253,12 +266,13 @@ def build_server() -> ZonemarkServer:
             ls.refresh_layer(live)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: ZonemarkServer, params: types.HoverParams):
+    def hover(ls: ZonemarkServer, params: types.HoverParams) -> types.Hover | None:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return None
         line, column = ls.at(ctx, params.position)
-        parts, rng = [], None
+        parts: list[str] = []
+        rng: types.Range | None = None
         tag = navigate.zone_tag_at(ctx.doc, ctx.rel, line, column)
         if tag is not None:
             parts.append(hover_text.zone_markdown(tag.zone, tag.closing))
@@ -270,17 +284,16 @@ def build_server() -> ZonemarkServer:
                 rng = ls.span_range(ctx, occ.span)
         lines = source_lines(ctx.doc)
         for d, shown in ls.findings(ctx):
-            span = lines.span(ctx.rel, shown, d.column if shown == d.line else 1, d.code)
-            if span.contains(line, column):
+            if d.touches(line, column) if shown is None else lines.span(ctx.rel, shown, 1, d.code).contains(line, column):
                 parts.append(hover_text.code_markdown(d.code))
-                rng = rng or ls.span_range(ctx, span)
+                rng = rng or ls.diagnostic_range(ctx, lines, d, shown)
         if not parts:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
                                                         value="\n\n---\n\n".join(_unique(parts))), range=rng)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: ZonemarkServer, params: types.DefinitionParams):
+    def definition(ls: ZonemarkServer, params: types.DefinitionParams) -> list[types.Location] | None:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return None
@@ -290,7 +303,7 @@ def build_server() -> ZonemarkServer:
         return [ls.location(ctx, o) for o in navigate.definitions(ctx.layer, occ.kind, occ.ident)] or None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: ZonemarkServer, params: types.ReferenceParams):
+    def references(ls: ZonemarkServer, params: types.ReferenceParams) -> list[types.Location] | None:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return None
@@ -301,13 +314,13 @@ def build_server() -> ZonemarkServer:
         return [ls.location(ctx, o) for o in navigate.references(ctx.layer, occ.kind, occ.ident, include)]
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def symbols(ls: ZonemarkServer, params: types.DocumentSymbolParams):
+    def symbols(ls: ZonemarkServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return []
         lines = source_lines(ctx.doc)
 
-        def convert(s):
+        def convert(s: Symbol) -> types.DocumentSymbol:
             last = lines.line(s.end_line)
             return types.DocumentSymbol(
                 name=s.name or "(unnamed)", detail=s.detail or None, kind=_SYMBOL_KIND.get(s.kind, types.SymbolKind.Key),
@@ -318,9 +331,9 @@ def build_server() -> ZonemarkServer:
         return ls.answer(ctx, "symbols", lambda: [convert(s) for s in document_symbols(ctx.doc)])
 
     @server.feature(types.WORKSPACE_SYMBOL)
-    def workspace_symbols(ls: ZonemarkServer, params: types.WorkspaceSymbolParams):
+    def workspace_symbols(ls: ZonemarkServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
         query = (params.query or "").casefold()
-        out = []
+        out: list[types.WorkspaceSymbol] = []
         for live in ls.session.workspace_layers():
             layer = live.layer()
             for f in layer.files:
@@ -340,13 +353,13 @@ def build_server() -> ZonemarkServer:
         return out
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    def folding(ls: ZonemarkServer, params: types.FoldingRangeParams):
+    def folding(ls: ZonemarkServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return []
         lines = source_lines(ctx.doc)
 
-        def compute():
+        def compute() -> list[types.FoldingRange]:
             out = []
             for first, last, _kind in folding_ranges(ctx.doc):
                 a, b = lsp_line_range(lines, ctx.text, first, last)
@@ -356,7 +369,7 @@ def build_server() -> ZonemarkServer:
         return ls.answer(ctx, "folds", compute)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def code_lens(ls: ZonemarkServer, params: types.CodeLensParams):
+    def code_lens(ls: ZonemarkServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return []
@@ -364,7 +377,7 @@ def build_server() -> ZonemarkServer:
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=[" ", ",", ":", "[", "/", "*"]))
-    def completion(ls: ZonemarkServer, params: types.CompletionParams):
+    def completion(ls: ZonemarkServer, params: types.CompletionParams) -> types.CompletionList | None:
         ctx = ls.session.context(params.text_document.uri)
         if ctx is None:
             return None
@@ -411,11 +424,11 @@ def _describe(ctx: Context, kind: str, ident: str) -> str:
     return hover_text.nucleus_markdown(ctx.layer, n) if n else hover_text.unresolved_markdown(kind, ident)
 
 
-def _completions(ctx: Context, cc, rng: types.Range) -> list[types.CompletionItem]:
+def _completions(ctx: Context, cc: navigate.CompletionContext, rng: types.Range) -> list[types.CompletionItem]:
     layer = ctx.layer
-    items = []
+    items: list[types.CompletionItem] = []
 
-    def item(label, detail, doc, kind, sort):
+    def item(label: str, detail: str | None, doc: str | None, kind: types.CompletionItemKind, sort: str) -> None:
         items.append(types.CompletionItem(
             label=label, detail=detail, kind=kind, sort_text=sort, filter_text=label,
             documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc) if doc else None,
@@ -424,7 +437,8 @@ def _completions(ctx: Context, cc, rng: types.Range) -> list[types.CompletionIte
     modules = [m for m in layer.modules if m.is_module and not m.temporary and m.module_id]
     if cc.kind in ("module", "connection"):
         for i, m in enumerate(modules):
-            label = m.module_id if cc.kind == "module" else f"MODULE {m.module_id}"
+            mid = m.module_id or ""  # never empty: the list above holds modules with an id
+            label = mid if cc.kind == "module" else f"MODULE {mid}"
             item(label, m.info.name, hover_text.module_markdown(layer, m), types.CompletionItemKind.Module,
                  f"1{i:05d}")
     if cc.kind in ("nucleus", "connection"):
@@ -443,7 +457,7 @@ def _completions(ctx: Context, cc, rng: types.Range) -> list[types.CompletionIte
     return items
 
 
-def _matches(query: str, symbol) -> bool:
+def _matches(query: str, symbol: Symbol) -> bool:
     """The query (case-folded) inside the symbol's name, id or keyword, or its letters in order
     in a short name (``curen`` finds ``CURIOSITY_ENGINE``); long names (rules) need a substring."""
     if query in f"{symbol.name} {symbol.ident or ''} {symbol.detail}".casefold():
@@ -454,8 +468,9 @@ def _matches(query: str, symbol) -> bool:
     return all(ch in it for ch in query if not ch.isspace())
 
 
-def _unique(parts):
-    seen, out = set(), []
+def _unique(parts: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
     for p in parts:
         if p not in seen:
             seen.add(p)

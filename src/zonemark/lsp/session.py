@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 import tempfile
 import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsprotocol import types
 from pygls import uris
 
 from ..core.document import Document
@@ -41,16 +43,16 @@ class Context:
 
 
 class Session:
-    def __init__(self):
+    def __init__(self) -> None:
         self.buffers: dict[str, TextBuffer] = {}
         self.folders: list[Path] = []
         self.layers: dict[Path, LiveLayer] = {}
         self.encoding = "utf-16"
         self._alone: dict[str, tuple[str, Document, Layer]] = {}
-        self._texts: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._texts: "weakref.WeakKeyDictionary[Document, LspText]" = weakref.WeakKeyDictionary()
 
     # -- folders and layers ----------------------------------------------------------------
-    def set_folders(self, paths) -> None:
+    def set_folders(self, paths: Iterable[str | os.PathLike[str] | None]) -> None:
         """The workspace folders; layers of folders that are gone are dropped (unless a file is open there)."""
         self.folders = sorted({Path(os.path.abspath(p)) for p in paths if p}, key=lambda p: len(p.parts))
         needed = {self.root_for(p) for p in map(self.path_of, self.buffers) if p is not None}
@@ -97,10 +99,10 @@ class Session:
         self.buffers[uri] = TextBuffer(text, version, self.encoding)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.set_text(path, text)
 
-    def change(self, uri: str, changes, version: int | None) -> None:
+    def change(self, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent], version: int | None) -> None:
         buf = self.buffers.get(uri)
         if buf is None:
             return
@@ -108,7 +110,7 @@ class Session:
         buf.version = version
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.set_text(path, buf.text)
 
     def close(self, uri: str) -> None:
@@ -116,7 +118,7 @@ class Session:
         self._alone.pop(uri, None)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             live.drop_text(path)
 
     def open_uris_in(self, live: LiveLayer) -> list[str]:
@@ -132,7 +134,7 @@ class Session:
         buf = self.buffers.get(uri)
         path = self.path_of(uri)
         live = self.live_for(path)
-        if live is not None:
+        if live is not None and path is not None:  # a live layer only for a file path
             if buf is not None:
                 live.set_text(path, buf.text)
             if live.contains(path) and (rel := live.rel(path)) is not None:
@@ -187,16 +189,24 @@ def _share_lines(doc: Document, buf: TextBuffer) -> None:
         source_lines(doc, buf.starts)
 
 
-def lsp_range(lines: SourceLines, text: LspText, line: int, start: int, end: int):
+def lsp_range(lines: SourceLines, text: LspText, line: int, start: int, end: int) -> types.Range:
     """The LSP range of parser columns [start, end) on parser line ``line``."""
     a = lines.offset(line, start)
     b = lines.offset(line, end)
     return text.range(a, max(a, b))
 
 
-def lsp_line_range(lines: SourceLines, text: LspText, first: int, last: int):
+def lsp_extent(lines: SourceLines, text: LspText, line: int, column: int, end_line: int,
+               end_column: int) -> types.Range:
+    """The LSP range from parser (``line``, ``column``) to (``end_line``, ``end_column``), end exclusive."""
+    a = lines.offset(line, column)
+    b = lines.offset(end_line, end_column)
+    return text.range(a, max(a, b))
+
+
+def lsp_line_range(lines: SourceLines, text: LspText, first: int, last: int) -> tuple[int, int]:
     """The LSP lines (0-based, inclusive) of parser lines ``first``..``last``."""
     return (text.position(lines.offset(first, 1)).line, text.position(lines.offset(last, 1)).line)
 
 
-__all__ = ["Context", "Session", "lsp_range", "lsp_line_range", "source_lines"]
+__all__ = ["Context", "Session", "lsp_extent", "lsp_range", "lsp_line_range", "source_lines"]

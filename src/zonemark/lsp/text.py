@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 
 from lsprotocol import types
 
@@ -134,7 +135,7 @@ class TextBuffer(LspText):
         super().__init__(text, encoding)
         self.version = version
 
-    def apply_all(self, changes) -> None:
+    def apply_all(self, changes: Sequence[types.TextDocumentContentChangeEvent]) -> None:
         """Apply a notification's changes in order, each to the text the one before left (LSP).
 
         A few are applied one by one (each copies the text once and shifts the line starts); more
@@ -180,7 +181,7 @@ class TextBuffer(LspText):
             return len(lines) - 1, len(lines[-1])
         return position.line, self._index(_content(lines[position.line]), position.character)
 
-    def apply(self, change) -> None:
+    def apply(self, change: types.TextDocumentContentChangeEvent) -> None:
         """Apply one ``TextDocumentContentChangeEvent`` (a range edit, or the whole text)."""
         rng = getattr(change, "range", None)
         if rng is None:

@@ -93,7 +93,8 @@ def render_sarif(results) -> str:
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": artifact_uri(path)},
-                    "region": {"startLine": d.line, "startColumn": d.column},
+                    "region": {"startLine": d.line, "startColumn": d.column,
+                               "endLine": d.end_line, "endColumn": d.end_column},
                 }}],
             })
     doc = {
@@ -101,6 +102,7 @@ def render_sarif(results) -> str:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "zonemark", "version": __version__, "rules": rules}},
+            "columnKind": "unicodeCodePoints",  # the parser's columns count code points (SARIF 2.1.0 §3.14.17)
             "results": sarif_results,
         }],
     }

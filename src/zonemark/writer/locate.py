@@ -24,11 +24,14 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..core import syntax as sx
 from ..core.document import Document
-from ..core.nodes import Heading
+from ..core.headers import spelled_keyword
+from ..core.nodes import Block, Heading
 from ..core.outline import headings
 from ..core.text import encode, name_key
 from .offsets import ByteOffset, char_to_byte_map
@@ -73,6 +76,14 @@ class ZoneView:
     context: tuple[int, ...]  # header indexes of the open logical stack at the closing tag
 
 
+#: What a zone is, fixed by the parse: (level, inline opening tag, owning container, open logical stack).
+ZoneStatic = tuple[int, bool, "int | None", tuple[int, ...]]
+#: Where the zones are, shifted by writes: opening lines, their starts, inner starts, closing lines, their
+#: starts and ends (byte offsets; None for a zone never closed).
+ZonePositions = tuple[list[int], list[ByteOffset], list[ByteOffset], list["int | None"], list["ByteOffset | None"],
+                      list["ByteOffset | None"]]
+
+
 class ZoneIndex:
     """Zones and logical headers of one file, with offsets that can be shifted.
 
@@ -87,15 +98,16 @@ class ZoneIndex:
     z_close_start: list[ByteOffset | None]
     z_close_end: list[ByteOffset | None]
 
-    def __init__(self, file_type, title, headers, h_line, h_start, zones_static, z_pos, global_first=None):
+    def __init__(self, file_type: str | None, title: str | None, headers: list[HeaderInfo], h_line: list[int],
+                 h_start: list[ByteOffset], zones_static: list[ZoneStatic], z_pos: ZonePositions,
+                 global_first: Mapping[str, int] | None = None) -> None:
         self.global_first: dict[str, int] = dict(global_first or {})  # code -> line of a once-per-file diagnostic
         self.file_type: str | None = file_type
         self.title: str | None = title
         self.headers: list[HeaderInfo] = headers
         self.h_line: list[int] = h_line
-        self.h_start: list[int] = h_start
-        # zones_static: (level, inline, owner, context); z_pos: 6 lists
-        self.zones_static: list[tuple] = zones_static
+        self.h_start = h_start
+        self.zones_static = zones_static
         self.z_line, self.z_start, self.z_inner, self.z_close_line, self.z_close_start, self.z_close_end = z_pos
 
     # -- construction --------------------------------------------------------------------
@@ -109,8 +121,9 @@ class ZoneIndex:
         heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
         zone_blocks = [b for b in doc.blocks if b.type == "permission_block"]
         # Walk headers in order; at each zone's closing tag, record the open logical stack.
-        z_static: list[tuple] = []
-        z_pos: tuple[list, ...] = ([], [], [], [], [], [])
+        z_static: list[ZoneStatic] = []
+        # per zone: opening line, its start, inner start, closing line, its start, its end (characters here)
+        z_chars: tuple[list[int | None], ...] = ([], [], [], [], [], [])
         stack: list[HeaderInfo] = []
         hi = 0
         for b in zone_blocks:
@@ -127,19 +140,24 @@ class ZoneIndex:
             inner = len(src) if first < 0 else first + 1
             tag = sx.PERMISSION_TAG.match(src, start, inner)
             inline = bool(tag and tag.group(3).strip())
-            z_static.append((b.permission_level, inline, owner, tuple(h.index for h in stack)))
-            for lst, v in zip(z_pos, (b.line, start, inner, close_line, close_start, close_end)):
+            level = b.permission_level
+            assert level is not None  # every permission block has its level
+            z_static.append((level, inline, owner, tuple(h.index for h in stack)))
+            for lst, v in zip(z_chars, (b.line, start, inner, close_line, close_start, close_end)):
                 lst.append(v)
         while hi < len(heads):
             stack = _push(heads[hi], stack, headers, h_line, h_start)
             hi += 1
-        to_bytes = char_to_byte_map(src, h_start + [v for lst in z_pos[1:3] + z_pos[4:] for v in lst if v is not None])
-        h_start = [to_bytes[v] for v in h_start]
-        z_pos = (z_pos[0], [to_bytes[v] for v in z_pos[1]], [to_bytes[v] for v in z_pos[2]], z_pos[3],
-                 [None if v is None else to_bytes[v] for v in z_pos[4]],
-                 [None if v is None else to_bytes[v] for v in z_pos[5]])
+        to_bytes = char_to_byte_map(src, h_start + [v for lst in z_chars[1:3] + z_chars[4:] for v in lst
+                                                     if v is not None])
+        z_pos: ZonePositions = (
+            [v for v in z_chars[0] if v is not None], [to_bytes[v] for v in z_chars[1] if v is not None],
+            [to_bytes[v] for v in z_chars[2] if v is not None], z_chars[3],
+            [None if v is None else to_bytes[v] for v in z_chars[4]],
+            [None if v is None else to_bytes[v] for v in z_chars[5]])
         global_first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
-        return cls(doc.file_type, doc.title, headers, h_line, h_start, z_static, z_pos, global_first)
+        return cls(doc.file_type, doc.title, headers, h_line, [to_bytes[v] for v in h_start], z_static, z_pos,
+                   global_first)
 
     # -- views ---------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -170,9 +188,8 @@ class ZoneIndex:
         if index is None:
             return "the file"
         h = self.headers[index]
-        kw = h.keyword or {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(h.type)
-        if kw == "SUBTOPIC":
-            kw = f"SUBTOPIC{h.level - 2}"
+        kw = spelled_keyword(h.keyword, h.level) or {"module": "MODULE", "sub_module": "SUB-MODULE",
+                                                      "nucleus": "NUCLEUS"}.get(h.type)
         ident = f" {h.id}" if h.id and h.keyword is None else ""
         what = f"{kw}{ident}: {h.name}" if kw else h.name
         return f"{quoted(what)} (line {self.h_line[index]})"
@@ -180,7 +197,7 @@ class ZoneIndex:
     # -- shifting after a write -----------------------------------------------------------
     def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":
         """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves by ``d_bytes``."""
-        def move(values, pivot, delta):
+        def move(values: list[Any], pivot: int, delta: int) -> list[Any]:
             out = list(values)
             for k in range(len(out)):
                 v = out[k]
@@ -188,7 +205,7 @@ class ZoneIndex:
                     out[k] = v + delta
             return out
 
-        def move_inner(values, pivot, delta):  # text inserted right after an opening line stays inside
+        def move_inner(values: list[Any], pivot: int, delta: int) -> list[Any]:  # text inserted right after an opening line stays inside
             return [v + delta if v > pivot else v for v in values]
         pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_bytes),
                move_inner(self.z_inner, at, d_bytes), move(self.z_close_line, at_line, d_lines),
@@ -236,7 +253,8 @@ def _line_offset(src: str, line: int) -> int:
     return pos
 
 
-def _push(block: Heading, stack, headers, h_line, h_start):
+def _push(block: Heading, stack: list[HeaderInfo], headers: list[HeaderInfo], h_line: list[int],
+          h_start: list[int]) -> list[HeaderInfo]:
     """The parser's logical stack (§2.3): pop deeper-or-equal headers, push this one."""
     stack = [h for h in stack]
     while stack and stack[-1].level >= block.level:
@@ -256,7 +274,7 @@ def _push(block: Heading, stack, headers, h_line, h_start):
     return stack
 
 
-def _close_of(src: str, zone) -> tuple[int | None, int | None, int | None]:
+def _close_of(src: str, zone: Block) -> tuple[int | None, int | None, int | None]:
     """Line, start and end offsets of a zone's closing tag line (None when it never closes)."""
     if zone.children:
         pos = zone.children[-1].end
@@ -318,11 +336,12 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
     return parent
 
 
-def _children(containers, parent):
+def _children(containers: list[HeaderInfo], parent: int | None) -> list[HeaderInfo]:
     return [h for h in containers if h.parent == parent]
 
 
-def _match(index, containers, parent, seg, *, top_only):
+def _match(index: ZoneIndex, containers: list[HeaderInfo], parent: int | None, seg: str, *,
+           top_only: bool) -> list[int]:
     pool = _children(containers, parent) if top_only else containers
     m = re.fullmatch(r"#(\d+)", seg)
     if m:
@@ -337,8 +356,8 @@ def _match(index, containers, parent, seg, *, top_only):
     return []
 
 
-def _by_id_or_name(pool, seg, keyword):
-    def kw_ok(h):
+def _by_id_or_name(pool: list[HeaderInfo], seg: str, keyword: str | None) -> list[int]:
+    def kw_ok(h: HeaderInfo) -> bool:
         if keyword is None:
             return True
         if keyword == "MODULE":
@@ -358,7 +377,7 @@ def _by_id_or_name(pool, seg, keyword):
     return [h.index for h in pool if kw_ok(h) and name_key(h.name) == seg]
 
 
-def _known(index, containers, parent) -> str:
+def _known(index: ZoneIndex, containers: list[HeaderInfo], parent: int | None) -> str:
     names = [(h.id if h.id and h.keyword is None else h.name) for h in _children(containers, parent)]
     if not names:
         return "(none)"

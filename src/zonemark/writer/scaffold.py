@@ -33,11 +33,13 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import syntax as sx
 from ..core.document import Document
+from ..core.headers import container_keyword
 from ..core.parser import parse
 from ..core.text import decode, encode, name_key
 from .atomic import sync_dir, unlink_quietly, write_temp
@@ -93,7 +95,7 @@ def _refuse(message: str, rule: str, code: str) -> RefusedWrite:
     return RefusedWrite(f"refused: {message} ({rule})", code=code, rule=rule)
 
 
-def check_name(name, what: str = "name") -> str:
+def check_name(name: object, what: str = "name") -> str:
     """A user's name for a file, topic or module, stripped; refused when it would make structure (§5.5)."""
     if not isinstance(name, str):
         raise TypeError(f"{what} must be str, not {type(name).__name__}")
@@ -156,11 +158,11 @@ def _module_block(module_id: str | None, name: str) -> str:
 
 
 def _topic_header(name: str, level: int) -> str:
-    keyword = "TOPIC" if level == 2 else f"SUBTOPIC{level - 2}"
-    return f"{'#' * level} {keyword}: {name}"
+    return f"{'#' * level} {container_keyword(level)}: {name}"
 
 
-def render_new(kind: str, name: str, *, topics=(), module_id: str | None = None) -> tuple[str, tuple[str, ...]]:
+def render_new(kind: str, name: str, *, topics: Iterable[str] = (),
+               module_id: str | None = None) -> tuple[str, tuple[str, ...]]:
     """The text of a new file and the addresses of its containers (see :func:`new_file`)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -201,7 +203,8 @@ def _strip_keyword(segment: str) -> str:
 
 # -- new files ----------------------------------------------------------------------------------
 
-def new_file(kind: str, name: str, folder=".", *, topics=(), module_id: str | None = None) -> NewFile:
+def new_file(kind: str, name: str, folder: str | os.PathLike[str] = ".", *, topics: Iterable[str] = (),
+             module_id: str | None = None) -> NewFile:
     """Create a new file of ``kind`` ('reminder', 'module', 'memory') named ``name`` in ``folder``.
 
     ``topics`` (memory only) are paths such as 'Maintenance/Tyres': every level becomes a container
@@ -261,7 +264,7 @@ def _create_exclusive(target: Path, data: bytes) -> None:
     record_written(target, action="new")
 
 
-def _layer_docs(folder: Path):
+def _layer_docs(folder: Path) -> Iterator[tuple[str, bytes]]:
     """(relative path, parsed head) of every ``.md`` file under ``folder`` — enough to see H1 and ids."""
     for path in sorted(folder.rglob("*.md")):
         if not path.is_file() or any(part.startswith(".zonemark") for part in path.relative_to(folder).parts):
@@ -367,7 +370,7 @@ def _check_result(before: Document, after: Document, at_line: int, added_lines: 
     return journals[-1].line
 
 
-def add_container(path, container_path: str, *, actor: str = "user", module_id: str | None = None,
+def add_container(path: str | os.PathLike[str], container_path: str, *, actor: str = "user", module_id: str | None = None,
                   store: Store | None = None) -> AddedContainer:
     """Add a topic or sub-topic (memory) or a module skeleton (reminder, external module) to ``path``.
 
@@ -443,7 +446,8 @@ def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str
     return _topic_header(name, level), address, at
 
 
-def _plan_module(index: ZoneIndex, doc: Document, spec: str, module_id: str | None, path, data: bytes):
+def _plan_module(index: ZoneIndex, doc: Document, spec: str, module_id: str | None, path: str | os.PathLike[str],
+                 data: bytes) -> tuple[str, str, int, str]:
     text = spec.strip()
     if "/" in text:
         raise _refuse("sub-modules are added by hand; give 'ID: NAME' for a module", "§7.3", "BAD_NAME")
@@ -496,6 +500,6 @@ def _layer_ids(path: Path, doc: Document) -> dict[str, str]:
     return taken
 
 
-def _next_number(taken) -> str:
+def _next_number(taken: Iterable[str]) -> str:
     numbers = [int(i) for i in taken if i.isdigit()]
     return f"{(max(numbers, default=0) + 1):03d}"

@@ -41,14 +41,17 @@ import re
 from ..core import syntax as sx
 from ..core.parser import parse
 from ..core.text import decode
-from .locate import ZoneIndex
+from .locate import ZoneIndex, ZonePositions
+from .offsets import ByteOffset
 
 #: The newline before a line the skeleton keeps: an H1-H5 header, a permission tag, a fence or a
 #: comment opener, after at most three spaces or tabs.
 _KEPT_LINE = re.compile(rb"\n[ \t]{0,3}(?:#{1,5}(?!#)|\[/?P\d|[`~<])")
-_COMMENT_END = re.compile(rb"-->")
-_DASHES_LINE = re.compile(rb"\n---")
-_HASH_SPACE_LINE = re.compile(rb"\n# ")
+#: The core's comment end and frontmatter lines (``syntax``), as the bytes that may start them: every
+#: candidate is then decided by the core's own predicate on its decoded line.
+_COMMENT_END = re.compile(re.escape(sx.COMMENT_END.encode()))
+_DASHES_LINE = re.compile(b"\n" + re.escape(sx.FRONTMATTER_FENCE.encode()))
+_HASH_SPACE_LINE = re.compile(b"\n" + re.escape(sx.UNCLOSED_FRONTMATTER_STOP.encode()))
 #: The parser's control characters (``syntax.CONTROL_CHARS``, all ASCII: in UTF-8 no other
 #: character uses these bytes, and an undecodable byte never decodes to one) become byte 1, every
 #: other byte 0: one ``translate`` and one ``find`` instead of a much slower regex scan.
@@ -76,9 +79,9 @@ def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
 def _head(data: bytes) -> tuple[int, int]:
     """The lines the parser skips as frontmatter, and the byte offset after its title line.
 
-    The title line is the first non-blank line after the frontmatter that is neither inside a
-    comment nor a comment's opening line (the parser's rule, §3, §10.2); the whole file when
-    there is none.
+    The title line is the first line after the frontmatter, outside a comment, that
+    :func:`~zonemark.core.syntax.takes_the_title` (the scanner's own test, §3, §10.2); the whole
+    file when there is none.
     """
     skip = _frontmatter_lines(data)
     pos = _line_start(data, skip + 1)
@@ -96,14 +99,12 @@ def _head(data: bytes) -> tuple[int, int]:
         if lineno == 1 and s.startswith("\ufeff"):
             s = s[1:]
         if in_comment:
-            in_comment = "-->" not in s
+            in_comment = sx.COMMENT_END not in s
             continue
-        if not s or s.isspace():
-            continue
+        if sx.takes_the_title(s):
+            return skip, end
         if sx.COMMENT_OPEN.match(s):
-            in_comment = "-->" not in s[s.index("<!--") + 4:]
-            continue
-        return skip, end
+            in_comment = sx.comment_left_open(s)
     return skip, n
 
 
@@ -111,12 +112,12 @@ def _frontmatter_lines(data: bytes) -> int:
     """How many lines YAML frontmatter spans from line 1 (§10.2; the parser's rule), 0 without one."""
     eol = data.find(b"\n")
     first = decode(data if eol < 0 else data[:eol])
-    if first.lstrip("\ufeff").rstrip("\r").rstrip() != "---":
+    if not sx.is_frontmatter_fence(first.lstrip("\ufeff")):
         return 0
     for dashes in _DASHES_LINE.finditer(data):
         start = dashes.start() + 1
         end = data.find(b"\n", start)
-        if decode(data[start:end if end >= 0 else len(data)]).rstrip("\r").rstrip() == "---":
+        if sx.is_frontmatter_fence(decode(data[start:end if end >= 0 else len(data)])):
             return data.count(b"\n", 0, start) + 1  # the closing line is skipped too
     title = _HASH_SPACE_LINE.search(data)
     if title:  # never closed: it ends before the first '# ' line
@@ -206,17 +207,21 @@ def _on_file_lines(index: ZoneIndex, starts: list[int], ends: list[int], numbers
     Every position the index holds is the start or the end of a line: a header's and a tag's
     start, and the end of an opening and of a closing tag line.
     """
-    def line(k):
+    def line(k: int | None) -> int | None:
         return None if k is None else numbers[k - 1]
 
-    def start(k):
-        return None if k is None else starts[k - 1]
+    def start(k: int | None) -> ByteOffset | None:
+        return None if k is None else ByteOffset(starts[k - 1])
 
-    def end(k):
-        return None if k is None else ends[k - 1]
+    def end(k: int | None) -> ByteOffset | None:
+        return None if k is None else ByteOffset(ends[k - 1])
 
-    z_pos = ([line(k) for k in index.z_line], [start(k) for k in index.z_line], [end(k) for k in index.z_line],
-             [line(k) for k in index.z_close_line], [start(k) for k in index.z_close_line],
-             [end(k) for k in index.z_close_line])
-    return ZoneIndex(index.file_type, index.title, index.headers, [line(k) for k in index.h_line],
-                     [start(k) for k in index.h_line], index.zones_static, z_pos, global_first)
+    def starts_of(lines: list[int]) -> list[ByteOffset]:
+        return [ByteOffset(starts[k - 1]) for k in lines]
+
+    z_pos: ZonePositions = (
+        [numbers[k - 1] for k in index.z_line], starts_of(index.z_line),
+        [ByteOffset(ends[k - 1]) for k in index.z_line], [line(k) for k in index.z_close_line],
+        [start(k) for k in index.z_close_line], [end(k) for k in index.z_close_line])
+    return ZoneIndex(index.file_type, index.title, index.headers, [numbers[k - 1] for k in index.h_line],
+                     starts_of(index.h_line), index.zones_static, z_pos, global_first)

@@ -279,7 +279,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
                 return Verdict(False, verdict.new_diagnostics, verdict.problems, "undecided")
             if first < line:
                 continue
-        diags.append(replace(d, line=line))
+        diags.append(replace(d, line=line, end_line=line + d.end_line - d.line))  # the extent moves with it
     if len(diags) == len(verdict.new_diagnostics):
         return replace(verdict, new_diagnostics=tuple(diags))
     ok = not diags and not verdict.problems
