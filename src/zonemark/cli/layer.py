@@ -93,20 +93,14 @@ def cmd_graph(args) -> int:
 
 def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
     """The graph with the trace marks (``--trace``) and the heat of recorded traces, when there are any."""
-    from ..interchange.records import load_records, traces_folder
-    if trace_file is None and not traces_folder(layer).is_dir():
-        return graph
-    from ..interchange.illuminate import illuminate
-    records, skipped = load_records(layer)
+    from ..interchange.illuminate import with_recorded_traces
     trace, source = None, None
     if trace_file is not None:
         from ..interchange.trace import read_trace
         from .interchange import read_chat_text
         text, source = read_chat_text(trace_file, "graph")
         trace = read_trace(text, layer)
-    if trace is None and not records and not skipped:
-        return graph
-    return illuminate(graph, layer, trace, source=source, records=records, record_warnings=skipped)
+    return with_recorded_traces(graph, layer, trace, source=source)
 
 
 def _emit(text: str, output: str | None, layer) -> None:
