@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from ..core.text import printable
-from ..render.formats import FORMATS
+from ..render import formats
+from ..render.registry import names
 from .common import EXIT_FINDINGS, EXIT_OK, CliError, json_text, read_stdin_bytes
 
 
@@ -174,8 +175,8 @@ def register(sub) -> None:
     c = sub.add_parser("check", help="check files or folders (recursively *.md)")
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="a file, a folder (every *.md under it, read as one layer), or - for a file on stdin")
-    c.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
+    c.add_argument("--format", choices=names(formats.DIAGNOSTICS_FORMATS), default="text",
+                   help=formats.diagnostics_formats_help())
     c.add_argument("--fail-on", metavar="LEVEL", dest="fail_on",
                    help="exit 1 on: error (the default), warning (any finding), or errors and the codes listed "
                         "(CODE[,CODE...])")

@@ -14,15 +14,16 @@ from ..core.text import escape_controls
 from ..core.text import printable as _printable
 from .common import CliError, json_text, layer_errors
 
-GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
+from ..render import graph_formats
+from ..render.registry import names, row, spoken
 
 
 def register(subparsers) -> None:
     """Add the ``graph`` and ``status`` subcommands to the main parser."""
     g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
-    g.add_argument("--format", choices=GRAPH_FORMATS, default="json",
-                   help="json (node-link; the default), dot, mermaid, or html (a page that works offline)")
+    g.add_argument("--format", choices=names(graph_formats.GRAPH_FORMATS), default="json",
+                   help=graph_formats.graph_formats_help())
     g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     g.add_argument("--trace", metavar="FILE", help="light up the nodes a neural trace in FILE names (§N.18;"
                                                    " json and html); '-' reads stdin")
@@ -63,30 +64,23 @@ def _findings(args, layer) -> list:
 
 def cmd_graph(args) -> int:
     from ..layer.graph import build_graph
-    from ..render.graph_text import to_dot, to_json, to_mermaid
 
-    if args.trace is not None and args.format not in ("json", "html"):
-        raise CliError(f"zonemark graph: --trace works with --format json or html, not {args.format}")
+    fmt = row(graph_formats.GRAPH_FORMATS, args.format)
+    if args.trace is not None and not fmt.carries_trace:
+        traced = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.carries_trace])
+        raise CliError(f"zonemark graph: --trace works with --format {traced}, not {args.format}")
     layer = _load(args)
     graph = build_graph(layer, _findings(args, layer))
-    if args.format in ("json", "html"):
+    if fmt.carries_trace:
         graph = _with_trace(graph, layer, args.trace)
-    if args.format == "json":
-        text = to_json(graph)
-    elif args.format == "dot":
-        text = to_dot(graph)
-    elif args.format == "mermaid":
-        text = to_mermaid(graph)
-    else:
-        try:
-            from ..render.graph_html import render_html
-        except ImportError:
-            raise CliError("zonemark graph: the html format is unavailable in this installation"
-                           " (use --format json, dot or mermaid)") from None
-        try:
-            text = render_html(graph)
-        except Exception as exc:  # another module's failure must not become a traceback
-            raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
+    try:
+        text = fmt.render(graph)
+    except ImportError:
+        others = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.name != fmt.name])
+        raise CliError(f"zonemark graph: the {fmt.name} format is unavailable in this installation"
+                       f" (use --format {others})") from None
+    except Exception as exc:  # another module's failure must not become a traceback
+        raise CliError(f"zonemark graph: {fmt.name} rendering failed: {type(exc).__name__}: {exc}") from None
     _emit(text, args.output, layer)
     return layer_errors(args.command, args.path, layer)
 
