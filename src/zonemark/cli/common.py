@@ -4,6 +4,11 @@
 (bad flag, missing path, unreadable input).  The message is printed as one line on stderr.
 """
 
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_REFUSED = EXIT_FINDINGS
 
@@ -112,3 +117,22 @@ def layer_folder(name: str, command: str, *, confined: bool = False):
         raise CliError(f"zonemark {command}: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
     layer_errors(command, name, layer, serving=True)
     return folder
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One row of a command table: the name, the one-line help of ``zonemark --help``, the function that
+    declares the command's arguments on its parser, and the function that runs it (its exit code)."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def add_commands(subparsers: Any, rows: Sequence[Command]) -> None:
+    """One subparser per row, in the table's order, with its arguments and its run function."""
+    for row in rows:
+        parser = subparsers.add_parser(row.name, help=row.help)
+        row.arguments(parser)
+        parser.set_defaults(func=row.run)

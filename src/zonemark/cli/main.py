@@ -14,7 +14,7 @@ import sys
 
 from .. import STANDARD_VERSION, __version__
 from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
-from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, add_commands
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     core.register(sub)
     layer.register(sub)
-    write.register(sub)
+    add_commands(sub, write.COMMANDS)
     search.register(sub)
     scaffold.register(sub)
     mcp.register(sub)
