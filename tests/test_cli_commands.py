@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from zonemark.cli import write
 from zonemark.cli.common import Command, CliError
@@ -44,6 +45,12 @@ def test_w62_the_parser_is_built_from_the_command_table():
     assert [c.name for c in write.COMMANDS] == ["append", "state", "edit", "propose", "apply", "reject",
                                                 "proposals", "history", "undo"]
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for c in write.COMMANDS:
-        assert sub.choices[c.name].get_default("func") is c.run
+    groups = [importlib.import_module(f"zonemark.cli.{m}") for m in
+              ("core", "layer", "write", "search", "scaffold", "mcp", "lsp", "context", "interchange", "review")]
+    rows = [c for g in groups for c in g.COMMANDS]
+    assert [c.name for c in rows] == list(sub.choices)  # every command is a row, in the order of --help
+    for g in groups:
+        assert not hasattr(g, "register")
+    for c in rows:
+        assert sub.choices[c.name].get_default("func") is c.run and c.run.__name__ == "run_" + c.name.replace("-", "_")
         assert next(a.help for a in sub._choices_actions if a.dest == c.name) == c.help

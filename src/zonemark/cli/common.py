@@ -128,11 +128,13 @@ class Command:
     help: str
     arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    description: str | None = None
+    usage: str | None = None
 
 
 def add_commands(subparsers: Any, rows: Sequence[Command]) -> None:
     """One subparser per row, in the table's order, with its arguments and its run function."""
     for row in rows:
-        parser = subparsers.add_parser(row.name, help=row.help)
+        parser = subparsers.add_parser(row.name, help=row.help, description=row.description, usage=row.usage)
         row.arguments(parser)
         parser.set_defaults(func=row.run)

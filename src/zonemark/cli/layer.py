@@ -7,20 +7,19 @@ command cannot run.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..core.text import escape_controls
 from ..core.text import printable as _printable
-from .common import CliError, json_text, layer_errors
+from .common import CliError, Command, json_text, layer_errors
 
 from ..render import graph_formats
 from ..render.registry import names, row, spoken
 
 
-def register(subparsers) -> None:
-    """Add the ``graph`` and ``status`` subcommands to the main parser."""
-    g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
+def _arguments_graph(g: argparse.ArgumentParser) -> None:
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     g.add_argument("--format", choices=names(graph_formats.GRAPH_FORMATS), default="json",
                    help=graph_formats.graph_formats_help())
@@ -28,13 +27,12 @@ def register(subparsers) -> None:
     g.add_argument("--trace", metavar="FILE", help="light up the nodes a neural trace in FILE names (§N.18;"
                                                    " json and html); '-' reads stdin")
     _selection(g)
-    g.set_defaults(func=lambda args: cmd_graph(args))
 
-    s = subparsers.add_parser("status", help="modules, states, nuclei and memories of a layer")
+
+def _arguments_status(s: argparse.ArgumentParser) -> None:
     s.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     _selection(s)
-    s.set_defaults(func=lambda args: cmd_status(args))
 
 
 def _selection(p) -> None:
@@ -62,7 +60,7 @@ def _findings(args, layer) -> list:
 
 # -- graph ------------------------------------------------------------------------------
 
-def cmd_graph(args) -> int:
+def run_graph(args) -> int:
     from ..layer.graph import build_graph
 
     fmt = row(graph_formats.GRAPH_FORMATS, args.format)
@@ -117,7 +115,7 @@ def _emit(text: str, output: str | None, layer) -> None:
         raise CliError(f"zonemark graph: cannot write {output}: {exc.strerror or exc}") from None
 
 
-def cmd_status(args) -> int:
+def run_status(args) -> int:
     from ..layer.status import layer_status
     from ..render.status_text import render_status
     layer = _load(args)
@@ -127,3 +125,14 @@ def cmd_status(args) -> int:
     else:
         sys.stdout.write(escape_controls(_printable(render_status(status, args.path))))
     return layer_errors(args.command, args.path, layer)
+
+
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("graph", "the graph of a layer (JSON node-link, DOT, Mermaid or HTML)",
+            _arguments_graph, run_graph),
+    Command("status", "modules, states, nuclei and memories of a layer",
+            _arguments_status, run_status),
+)
+
+__all__ = ["COMMANDS", "run_graph", "run_status"]

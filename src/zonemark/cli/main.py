@@ -27,16 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
                 description="Check, outline and safely edit files of the IllAIra Markdown Standard v1.13.")
     p.add_argument("--version", action="version", version=f"zonemark {__version__} (implements the IllAIra Markdown Standard {STANDARD_VERSION})")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    core.register(sub)
-    layer.register(sub)
-    add_commands(sub, write.COMMANDS)
-    search.register(sub)
-    scaffold.register(sub)
-    mcp.register(sub)
-    lsp.register(sub)
-    context.register(sub)
-    interchange.register(sub)
-    review.register(sub)
+    for group in (core, layer, write, search, scaffold, mcp, lsp, context, interchange, review):
+        add_commands(sub, group.COMMANDS)  # each module's table of commands, in the order --help lists them
     return p
 
 
