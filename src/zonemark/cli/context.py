@@ -36,7 +36,7 @@ def _arguments_context(c: argparse.ArgumentParser) -> None:
     c.add_argument("--exclude", action="append", metavar="GLOB", help="leave out matching files of the layer")
 
 
-def run_context(args) -> int:
+def run_context(args: argparse.Namespace) -> int:
     from ..context import ContextRefused, context
     from ..layer import Layer, LayerError
     budget = _budget(args.budget) if args.budget is not None else None

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from ..core.text import escape_controls
 from ..core.text import printable as _printable
-from .common import CliError, Command, json_text, layer_errors
-
 from ..render import graph_formats
 from ..render.registry import names, row, spoken
+from .common import CliError, Command, json_text, layer_errors
 
 
 def _arguments_graph(g: argparse.ArgumentParser) -> None:

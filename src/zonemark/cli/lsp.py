@@ -18,7 +18,7 @@ def _arguments_lsp(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
 
 
-def run_lsp(args) -> int:
+def run_lsp(args: argparse.Namespace) -> int:
     from ..lsp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an editor
         # stdin is read in a worker thread that a terminal read keeps blocked: stop at once on Ctrl-C
@@ -33,7 +33,7 @@ def run_lsp(args) -> int:
     return EXIT_OK
 
 
-def _stop_now(_signum, _frame) -> None:
+def _stop_now(_signum: int, _frame: object) -> None:
     print("zonemark lsp: stopped", file=sys.stderr)
     sys.stderr.flush()
     os._exit(130)

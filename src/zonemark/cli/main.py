@@ -11,6 +11,7 @@ import argparse
 import gc
 import os
 import sys
+from typing import NoReturn
 
 from .. import STANDARD_VERSION, __version__
 from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
@@ -18,7 +19,7 @@ from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, add_commands
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
         raise CliError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
@@ -66,7 +67,8 @@ def _main(argv: list[str] | None) -> int:
         if not getattr(args, "func", None):
             raise CliError("zonemark: give a command (check, parse, outline, status, graph, append, context,"
                            " ingest, trace, …); see 'zonemark --help'")
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except CliError as exc:
         print(_message_line(str(exc)), file=sys.stderr)
         return exc.code

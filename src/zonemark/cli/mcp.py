@@ -18,7 +18,7 @@ def _arguments_mcp(m: argparse.ArgumentParser) -> None:
     m.add_argument("layer", metavar="LAYER", help="the layer folder")
 
 
-def run_mcp(args) -> int:
+def run_mcp(args: argparse.Namespace) -> int:
     folder = layer_folder(args.layer, "mcp", confined=True)  # the server walks the folder confined (W5)
     from ..mcp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
@@ -34,7 +34,7 @@ def run_mcp(args) -> int:
     return EXIT_OK
 
 
-def _stop_now(_signum, _frame) -> None:
+def _stop_now(_signum: int, _frame: object) -> None:
     print("zonemark mcp: stopped", file=sys.stderr)
     sys.stderr.flush()
     os._exit(130)

@@ -32,7 +32,7 @@ def _arguments_review(r: argparse.ArgumentParser) -> None:
     r.add_argument("--open", action="store_true", help="open the page in the default browser")
 
 
-def run_review(args) -> int:
+def run_review(args: argparse.Namespace) -> int:
     port = _port(args.port)
     folder = layer_folder(args.layer, "review")
     from ..review.serve import MissingExtra, PortUnavailable, serve

@@ -10,8 +10,12 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
+
+if TYPE_CHECKING:
+    from ..search.results import Hit
 
 
 def _arguments_search(s: argparse.ArgumentParser) -> None:
@@ -35,7 +39,7 @@ def _visible(text: str) -> str:
     return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
 
 
-def _label(hit) -> str:
+def _label(hit: Hit) -> str:
     zone = f"[P{hit.zone}]" if hit.zone else "(no zone)"
     what = hit.date if hit.kind == "entry" and hit.date else hit.kind
     where = hit.container or "(file)"
@@ -43,7 +47,7 @@ def _label(hit) -> str:
     return f"{_visible(hit.location)}: {zone} {what}  {_visible(where)}{_visible(title)}"
 
 
-def run_search(args) -> int:
+def run_search(args: argparse.Namespace) -> int:
     from ..core.text import printable
     from ..render.formats import counted
     from ..search import SearchError, search
