@@ -234,11 +234,14 @@ def test_a_message_quoting_a_huge_argument_stays_a_short_line(memory, capsys, mo
 
 def test_an_unexpected_error_is_one_line_and_exit_2(memory, capsys, monkeypatch):
     """The last resort of the command line: a defect in a command is one line on stderr, never a traceback."""
+    import dataclasses
+
     from zonemark.cli import core
 
     def broken(args):
         raise KeyError("città — 東京\n[/P4]")
-    monkeypatch.setattr(core, "cmd_outline", broken)
+    monkeypatch.setattr(core, "COMMANDS", tuple(dataclasses.replace(c, run=broken) if c.name == "outline" else c
+                                                for c in core.COMMANDS))
     code, out, err = run(capsys, monkeypatch, ["outline", memory])
     assert code == 2 and out == ""
     assert one_line(err).startswith("zonemark: internal error (KeyError: ")

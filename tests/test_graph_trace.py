@@ -210,3 +210,29 @@ def test_browser_page_without_trace_is_unchanged_and_disabled_trace_says_so(brow
     assert browser.evaluate("window.zonemarkGraph.cy.nodes('.lit, .unlit').length") == 0
     assert browser.evaluate("document.querySelector('#trace-warnings li').textContent").startswith("TRACE_DISABLED")
     assert browser.problems() == []
+
+
+def test_w60_one_composition_of_graph_and_recorded_traces_is_called_by_cli_and_review(layer_dir, monkeypatch,
+                                                                                       capsys):
+    from zonemark.interchange import illuminate as module
+    layer = Layer.load(layer_dir)
+    graph = build_graph(layer)
+    assert module.with_recorded_traces(graph, layer) is graph  # no trace, no records: the graph itself
+    a = (SPEC / "n7a.txt").read_text(encoding="utf-8")
+    record_trace(layer, a, read_trace(a, layer))
+    heated = module.with_recorded_traces(graph, layer)
+    assert heated["trace"]["heat"]["records"] == 1 and heated["trace"]["lit"] == []
+    calls: list[str] = []
+    real = module.with_recorded_traces
+
+    def counted(*args, **kwargs):
+        calls.append("call")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "with_recorded_traces", counted)
+    assert main(["graph", str(layer_dir), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["trace"]["heat"] == heated["trace"]["heat"]
+    pytest.importorskip("starlette")
+    from zonemark.review.app import Review
+    frame = Review(layer_dir, "token").graph_frame(None).body.decode("utf-8")
+    assert calls == ["call", "call"] and '"records":1' in frame.replace(" ", "")

@@ -4,6 +4,18 @@
 (bad flag, missing path, unreadable input).  The message is printed as one line on stderr.
 """
 
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..layer.loader import Layer
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_REFUSED = EXIT_FINDINGS
 
@@ -16,14 +28,14 @@ class CliError(Exception):
         self.code = code
 
 
-def json_text(data, indent: int | None = 2) -> str:
+def json_text(data: Any, indent: int | None = 2) -> str:
     """``data`` as JSON for a person or a program: an invalid byte kept from a file shows as ``\\xNN``
     inside its string (never a lone-surrogate ``\\udcNN``), and the JSON stays valid."""
     import json
 
     from ..core.text import printable
 
-    def clean(value):
+    def clean(value: Any) -> Any:
         if isinstance(value, str):
             return printable(value)
         if isinstance(value, dict):
@@ -75,7 +87,7 @@ def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tup
     return text.removeprefix("\ufeff"), shown
 
 
-def layer_errors(command: str, path, layer, *, serving: bool = False) -> int:
+def layer_errors(command: str, path: Any, layer: Layer, *, serving: bool = False) -> int:
     """W52, the one rule of every command that reads a layer: when ``check`` on the same ``path`` lists errors,
     one line on stderr says how many and where to see them; the command still does its work.  EXIT_FINDINGS
     then (a server, ``serving``, goes on serving), else EXIT_OK."""
@@ -92,7 +104,7 @@ def layer_errors(command: str, path, layer, *, serving: bool = False) -> int:
     return EXIT_FINDINGS
 
 
-def layer_folder(name: str, command: str, *, confined: bool = False):
+def layer_folder(name: str, command: str, *, confined: bool = False) -> Path:
     """The layer folder ``name`` for a long-running face (``mcp``, ``review``): it must exist, be a folder and
     hold a layer; otherwise one line naming ``zonemark COMMAND``, exit 2.  A layer with errors is served,
     after the line of :func:`layer_errors` (``confined``: read as the MCP server reads it)."""
@@ -112,3 +124,24 @@ def layer_folder(name: str, command: str, *, confined: bool = False):
         raise CliError(f"zonemark {command}: cannot read {name}: {exc.strerror or exc}", EXIT_USAGE) from None
     layer_errors(command, name, layer, serving=True)
     return folder
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One row of a command table: the name, the one-line help of ``zonemark --help``, the function that
+    declares the command's arguments on its parser, and the function that runs it (its exit code)."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    description: str | None = None
+    usage: str | None = None
+
+
+def add_commands(subparsers: Any, rows: Sequence[Command]) -> None:
+    """One subparser per row, in the table's order, with its arguments and its run function."""
+    for row in rows:
+        parser = subparsers.add_parser(row.name, help=row.help, description=row.description, usage=row.usage)
+        row.arguments(parser)
+        parser.set_defaults(func=row.run)

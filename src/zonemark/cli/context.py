@@ -7,12 +7,13 @@ line on stderr says so, W52); 2 the command could not run.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
 from ..core.text import printable
-from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, layer_errors
+from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, Command, layer_errors
 
 
 def _budget(value: str) -> int:
@@ -25,9 +26,7 @@ def _budget(value: str) -> int:
     return n
 
 
-def register(subparsers) -> None:
-    """Add ``context`` to the ``zonemark`` parser."""
-    c = subparsers.add_parser("context", help="the layer as text to paste into a chat (active modules only)")
+def _arguments_context(c: argparse.ArgumentParser) -> None:
     c.add_argument("path", metavar="LAYER", help="the layer folder (or a single file)")
     c.add_argument("--budget", metavar="TOKENS", help="leave out the oldest journal entries to fit TOKENS")
     c.add_argument("--format", choices=("markdown", "json"), default="markdown",
@@ -35,10 +34,9 @@ def register(subparsers) -> None:
     c.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     c.add_argument("--only", action="append", metavar="GLOB", help="keep only matching files of the layer")
     c.add_argument("--exclude", action="append", metavar="GLOB", help="leave out matching files of the layer")
-    c.set_defaults(func=lambda args: cmd_context(args))
 
 
-def cmd_context(args) -> int:
+def run_context(args: argparse.Namespace) -> int:
     from ..context import ContextRefused, context
     from ..layer import Layer, LayerError
     budget = _budget(args.budget) if args.budget is not None else None
@@ -77,3 +75,12 @@ def _emit(text: str, output: str | None, layer) -> None:
         replace_file(target, text.encode("utf-8"))
     except OSError as exc:
         raise CliError(f"zonemark context: cannot write {output}: {exc.strerror or exc}") from None
+
+
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("context", "the layer as text to paste into a chat (active modules only)",
+            _arguments_context, run_context),
+)
+
+__all__ = ["COMMANDS", "run_context"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..core.text import printable
-from ..render.formats import FORMATS
-from .common import EXIT_FINDINGS, EXIT_OK, CliError, json_text, read_stdin_bytes
+from ..render import formats
+from ..render.registry import names
+from .common import EXIT_FINDINGS, EXIT_OK, CliError, Command, json_text, read_stdin_bytes
 
 
 def read_document(path: Path):
@@ -38,7 +40,7 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 
 # -- commands -------------------------------------------------------------------------
 
-def cmd_check(args) -> int:
+def run_check(args) -> int:
     from ..layer import LayerError
     from ..layer.check import check_paths
     from ..render.formats import render_diagnostics
@@ -120,7 +122,7 @@ def cmd_explain(code: str) -> int:
     return EXIT_OK
 
 
-def cmd_codes(args) -> int:
+def run_codes(args) -> int:
     from ..core.diagnostics import CATALOGUE
     infos = sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code))
     code_w, section_w = max(len(i.code) for i in infos), max(len(i.section) for i in infos)
@@ -129,14 +131,14 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
-def cmd_parse(args) -> int:
+def run_parse(args) -> int:
     doc = read_document(Path(args.file))
     data = doc.to_dict()
     sys.stdout.write(json_text(data, args.indent))
     return EXIT_FINDINGS if doc.errors else EXIT_OK
 
 
-def cmd_outline(args) -> int:
+def run_outline(args) -> int:
     doc = read_document(Path(args.file))
     root = doc.outline()
     if args.json:
@@ -154,7 +156,7 @@ def cmd_outline(args) -> int:
     return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
 
 
-def cmd_roundtrip(args) -> int:
+def run_roundtrip(args) -> int:
     from ..core.serialize import serialize_bytes
     path = Path(args.file)
     doc = read_document(path)
@@ -169,13 +171,11 @@ def cmd_roundtrip(args) -> int:
     return EXIT_FINDINGS
 
 
-def register(sub) -> None:
-    """Add the file commands to the ``zonemark`` parser."""
-    c = sub.add_parser("check", help="check files or folders (recursively *.md)")
+def _arguments_check(c: argparse.ArgumentParser) -> None:
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="a file, a folder (every *.md under it, read as one layer), or - for a file on stdin")
-    c.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (path:line:col: CODE message; the default), json, sarif or github annotations")
+    c.add_argument("--format", choices=names(formats.DIAGNOSTICS_FORMATS), default="text",
+                   help=formats.diagnostics_formats_help())
     c.add_argument("--fail-on", metavar="LEVEL", dest="fail_on",
                    help="exit 1 on: error (the default), warning (any finding), or errors and the codes listed "
                         "(CODE[,CODE...])")
@@ -185,25 +185,49 @@ def register(sub) -> None:
     c.add_argument("--exclude", action="append", metavar="GLOB",
                    help="in folders, leave out files whose relative path matches, or everything under a folder "
                         "it names (repeatable; also .zonemarkignore at the folder's root)")
-    c.set_defaults(func=cmd_check)
 
-    e = sub.add_parser("explain", help="explain a diagnostic code")
+
+def _arguments_explain(e: argparse.ArgumentParser) -> None:
     e.add_argument("code", metavar="CODE", help="a diagnostic code ('zonemark codes' lists them)")
-    e.set_defaults(func=lambda a: cmd_explain(a.code))
 
-    k = sub.add_parser("codes", help="list every diagnostic code")
-    k.set_defaults(func=cmd_codes)
 
-    pa = sub.add_parser("parse", help="print the §13 JSON of a file")
+def _arguments_codes(k: argparse.ArgumentParser) -> None:
+    del k  # no arguments
+
+
+def _arguments_parse(pa: argparse.ArgumentParser) -> None:
     pa.add_argument("file", metavar="FILE")
     pa.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
-    pa.set_defaults(func=cmd_parse)
 
-    o = sub.add_parser("outline", help="print the logical tree of a file")
+
+def _arguments_outline(o: argparse.ArgumentParser) -> None:
     o.add_argument("file", metavar="FILE")
     o.add_argument("--json", action="store_true", help="machine-readable output")
-    o.set_defaults(func=cmd_outline)
 
-    r = sub.add_parser("roundtrip", help="exit 0 when parse+serialize gives the file back byte for byte")
+
+def _arguments_roundtrip(r: argparse.ArgumentParser) -> None:
     r.add_argument("file", metavar="FILE")
-    r.set_defaults(func=cmd_roundtrip)
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    """``zonemark explain``."""
+    return cmd_explain(args.code)
+
+
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("check", "check files or folders (recursively *.md)",
+            _arguments_check, run_check),
+    Command("explain", "explain a diagnostic code",
+            _arguments_explain, run_explain),
+    Command("codes", "list every diagnostic code",
+            _arguments_codes, run_codes),
+    Command("parse", "print the §13 JSON of a file",
+            _arguments_parse, run_parse),
+    Command("outline", "print the logical tree of a file",
+            _arguments_outline, run_outline),
+    Command("roundtrip", "exit 0 when parse+serialize gives the file back byte for byte",
+            _arguments_roundtrip, run_roundtrip),
+)
+
+__all__ = ["COMMANDS", "run_check", "run_codes", "run_explain", "run_outline", "run_parse", "run_roundtrip"]

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
 
 #: the commands whose writes become one git commit each (when the layer has commit_writes)
 WRITE_COMMANDS = frozenset({"append", "edit", "state", "propose", "apply", "reject", "undo", "add-container",
@@ -143,11 +143,7 @@ def _line(text: str) -> str:
     return _one_line(text)
 
 
-def register(subparsers: Any) -> None:
-    """Add ``git setup`` and ``sync`` to the ``zonemark`` parser."""
-    s = subparsers.add_parser("git", help="git setup LAYER: register the zone-aware merge driver in this clone, "
-                                          "*.md merge=zonemark, the ignores of .zonemark/ (once per clone; a "
-                                          "second run changes nothing)")
+def _arguments_git(s: argparse.ArgumentParser) -> None:
     s.add_argument("action", choices=("setup",), metavar="setup", help="the one action: setup")
     s.add_argument("layer", metavar="LAYER")
     s.add_argument("--init", action="store_true", help="create a git repository in LAYER when it is in none")
@@ -155,11 +151,19 @@ def register(subparsers: Any) -> None:
                    help="make every zonemark write one git commit of exactly the files it wrote (kept in "
                         "LAYER/.zonemark/settings.json)")
     s.add_argument("--no-commit-writes", action="store_true", help="turn --commit-writes off again")
-    s.set_defaults(func=run_git_setup)
-    y = subparsers.add_parser("sync", help="fetch, merge with the zonemark driver, push; exit 1 when a conflict "
-                                           "needs you (refuses a dirty tree, never force-pushes)")
+
+
+def _arguments_sync(y: argparse.ArgumentParser) -> None:
     y.add_argument("layer", metavar="LAYER")
-    y.set_defaults(func=run_sync)
 
 
-__all__ = ["WRITE_COMMANDS", "commit_subject", "register", "run_git_setup", "run_sync", "run_with_commits"]
+COMMANDS: tuple[Command, ...] = (
+    Command("git", "git setup LAYER: register the zone-aware merge driver in this clone, "
+                   "*.md merge=zonemark, the ignores of .zonemark/ (once per clone; a "
+                   "second run changes nothing)", _arguments_git, run_git_setup),
+    Command("sync", "fetch, merge with the zonemark driver, push; exit 1 when a conflict "
+                    "needs you (refuses a dirty tree, never force-pushes)", _arguments_sync, run_sync),
+)
+
+
+__all__ = ["WRITE_COMMANDS", "commit_subject", "COMMANDS", "run_git_setup", "run_sync", "run_with_commits"]

@@ -8,13 +8,14 @@ trace, it is rejected, tracing is not enabled or everything was dropped; 2 for u
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 from pathlib import Path
 
 from ..core.text import printable
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, layer_errors, read_input
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, layer_errors, read_input
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
@@ -49,14 +50,7 @@ def _warn(notices) -> None:
         print(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02X}", line), file=sys.stderr)
 
 
-def register(subparsers) -> None:
-    """Add ``ingest`` and ``trace`` to the ``zonemark`` parser."""
-    i = subparsers.add_parser(
-        "ingest", help="file the ###### LOG: entries of copied chat text (§N.19)",
-        usage="zonemark ingest [-h] MEMORY_FILE --container PATH [--date D] [--as {ai,user}] [--dry-run] [--json]"
-              " [FILE|-]\n       zonemark ingest [-h] --extract [--json] [FILE|-]",
-        description="File each entry of the chat text (FILE, or stdin) into MEMORY_FILE through the safe writer;"
-                    " with --extract, only show the entries found.")
+def _arguments_ingest(i: argparse.ArgumentParser) -> None:
     i.add_argument("operands", nargs="*", metavar="MEMORY_FILE FILE|-",
                    help="the memory file to file into (not with --extract), then the chat text (default: stdin)")
     i.add_argument("--extract", action="store_true", help="only show the entries found; write nothing")
@@ -65,23 +59,20 @@ def register(subparsers) -> None:
     i.add_argument("--date", metavar="D", help="date for entries whose header has none (default: today)")
     i.add_argument("--as", dest="actor", choices=("ai", "user"), default="ai", help="who writes (default: ai)")
     i.add_argument("--dry-run", action="store_true", help="report what would be filed; change nothing")
-    i.set_defaults(func=lambda args: cmd_ingest(args))
 
-    t = subparsers.add_parser("trace", help="read a Deferred Neural Trace against a layer (§N.18)",
-                              usage="zonemark trace [-h] [--json] [--no-record] [--only GLOB] [--exclude GLOB]"
-                                    " LAYER [FILE|-]")
+
+def _arguments_trace(t: argparse.ArgumentParser) -> None:
     t.add_argument("operands", nargs="+", metavar="LAYER [FILE|-]",
                    help="the layer folder (or its reminder), then the chat text (default: stdin)")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.add_argument("--no-record", action="store_true", help="do not record the trace in LAYER/.zonemark/traces")
     t.add_argument("--only", action="append", metavar="GLOB", help="keep only matching files of the layer")
     t.add_argument("--exclude", action="append", metavar="GLOB", help="leave out matching files of the layer")
-    t.set_defaults(func=lambda args: cmd_trace(args))
 
 
 # -- ingest ------------------------------------------------------------------------------
 
-def cmd_ingest(args) -> int:
+def run_ingest(args) -> int:
     if args.extract:
         extra = [flag for flag, given in (("--container", args.container), ("--date", args.date),
                                           ("--dry-run", args.dry_run), ("--as", args.actor != "ai")) if given]
@@ -167,7 +158,7 @@ def load_layer(path: str, command: str, only=None, exclude=None):
         raise CliError(f"zonemark {command}: cannot read {path}: {exc.strerror or exc}") from None
 
 
-def cmd_trace(args) -> int:
+def run_trace(args) -> int:
     if len(args.operands) > 2:
         raise CliError("zonemark trace: give LAYER and at most one chat text (FILE or -)", EXIT_USAGE)
     layer = load_layer(args.operands[0], "trace", args.only, args.exclude)
@@ -227,3 +218,20 @@ def _print_trace(result, recorded) -> None:
     _warn(result.warnings[:MAX_LISTED_WARNINGS]
           + ((left_out(len(result.blocks), blocks_out, len(result.warnings), warnings_out),)
              if blocks_out or warnings_out else ()))
+
+
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("ingest", "file the ###### LOG: entries of copied chat text (§N.19)",
+            _arguments_ingest, run_ingest,
+            description="File each entry of the chat text (FILE, or stdin) into MEMORY_FILE through the safe writer;"
+                        " with --extract, only show the entries found.",
+            usage="zonemark ingest [-h] MEMORY_FILE --container PATH [--date D] [--as {ai,user}] [--dry-run] [--json]"
+                  " [FILE|-]\n       zonemark ingest [-h] --extract [--json] [FILE|-]"),
+    Command("trace", "read a Deferred Neural Trace against a layer (§N.18)",
+            _arguments_trace, run_trace,
+            usage="zonemark trace [-h] [--json] [--no-record] [--only GLOB] [--exclude GLOB]"
+                  " LAYER [FILE|-]"),
+)
+
+__all__ = ["COMMANDS", "run_ingest", "run_trace"]

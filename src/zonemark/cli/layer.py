@@ -7,33 +7,31 @@ command cannot run.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..core.text import escape_controls
 from ..core.text import printable as _printable
-from .common import CliError, json_text, layer_errors
+from ..render import graph_formats
+from ..render.registry import names, row, spoken
+from .common import CliError, Command, json_text, layer_errors
 
-GRAPH_FORMATS = ("json", "dot", "mermaid", "html")
 
-
-def register(subparsers) -> None:
-    """Add the ``graph`` and ``status`` subcommands to the main parser."""
-    g = subparsers.add_parser("graph", help="the graph of a layer (JSON node-link, DOT, Mermaid or HTML)")
+def _arguments_graph(g: argparse.ArgumentParser) -> None:
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
-    g.add_argument("--format", choices=GRAPH_FORMATS, default="json",
-                   help="json (node-link; the default), dot, mermaid, or html (a page that works offline)")
+    g.add_argument("--format", choices=names(graph_formats.GRAPH_FORMATS), default="json",
+                   help=graph_formats.graph_formats_help())
     g.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     g.add_argument("--trace", metavar="FILE", help="light up the nodes a neural trace in FILE names (§N.18;"
                                                    " json and html); '-' reads stdin")
     _selection(g)
-    g.set_defaults(func=lambda args: cmd_graph(args))
 
-    s = subparsers.add_parser("status", help="modules, states, nuclei and memories of a layer")
+
+def _arguments_status(s: argparse.ArgumentParser) -> None:
     s.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     _selection(s)
-    s.set_defaults(func=lambda args: cmd_status(args))
 
 
 def _selection(p) -> None:
@@ -61,52 +59,39 @@ def _findings(args, layer) -> list:
 
 # -- graph ------------------------------------------------------------------------------
 
-def cmd_graph(args) -> int:
+def run_graph(args) -> int:
     from ..layer.graph import build_graph
-    from ..render.graph_text import to_dot, to_json, to_mermaid
 
-    if args.trace is not None and args.format not in ("json", "html"):
-        raise CliError(f"zonemark graph: --trace works with --format json or html, not {args.format}")
+    fmt = row(graph_formats.GRAPH_FORMATS, args.format)
+    if args.trace is not None and not fmt.carries_trace:
+        traced = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.carries_trace])
+        raise CliError(f"zonemark graph: --trace works with --format {traced}, not {args.format}")
     layer = _load(args)
     graph = build_graph(layer, _findings(args, layer))
-    if args.format in ("json", "html"):
+    if fmt.carries_trace:
         graph = _with_trace(graph, layer, args.trace)
-    if args.format == "json":
-        text = to_json(graph)
-    elif args.format == "dot":
-        text = to_dot(graph)
-    elif args.format == "mermaid":
-        text = to_mermaid(graph)
-    else:
-        try:
-            from ..render.graph_html import render_html
-        except ImportError:
-            raise CliError("zonemark graph: the html format is unavailable in this installation"
-                           " (use --format json, dot or mermaid)") from None
-        try:
-            text = render_html(graph)
-        except Exception as exc:  # another module's failure must not become a traceback
-            raise CliError(f"zonemark graph: html rendering failed: {type(exc).__name__}: {exc}") from None
+    try:
+        text = fmt.render(graph)
+    except ImportError:
+        others = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.name != fmt.name])
+        raise CliError(f"zonemark graph: the {fmt.name} format is unavailable in this installation"
+                       f" (use --format {others})") from None
+    except Exception as exc:  # another module's failure must not become a traceback
+        raise CliError(f"zonemark graph: {fmt.name} rendering failed: {type(exc).__name__}: {exc}") from None
     _emit(text, args.output, layer)
     return layer_errors(args.command, args.path, layer)
 
 
 def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
     """The graph with the trace marks (``--trace``) and the heat of recorded traces, when there are any."""
-    from ..interchange.records import load_records, traces_folder
-    if trace_file is None and not traces_folder(layer).is_dir():
-        return graph
-    from ..interchange.illuminate import illuminate
-    records, skipped = load_records(layer)
+    from ..interchange.illuminate import with_recorded_traces
     trace, source = None, None
     if trace_file is not None:
         from ..interchange.trace import read_trace
         from .interchange import read_chat_text
         text, source = read_chat_text(trace_file, "graph")
         trace = read_trace(text, layer)
-    if trace is None and not records and not skipped:
-        return graph
-    return illuminate(graph, layer, trace, source=source, records=records, record_warnings=skipped)
+    return with_recorded_traces(graph, layer, trace, source=source)
 
 
 def _emit(text: str, output: str | None, layer) -> None:
@@ -129,7 +114,7 @@ def _emit(text: str, output: str | None, layer) -> None:
         raise CliError(f"zonemark graph: cannot write {output}: {exc.strerror or exc}") from None
 
 
-def cmd_status(args) -> int:
+def run_status(args) -> int:
     from ..layer.status import layer_status
     from ..render.status_text import render_status
     layer = _load(args)
@@ -139,3 +124,14 @@ def cmd_status(args) -> int:
     else:
         sys.stdout.write(escape_controls(_printable(render_status(status, args.path))))
     return layer_errors(args.command, args.path, layer)
+
+
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("graph", "the graph of a layer (JSON node-link, DOT, Mermaid or HTML)",
+            _arguments_graph, run_graph),
+    Command("status", "modules, states, nuclei and memories of a layer",
+            _arguments_status, run_status),
+)
+
+__all__ = ["COMMANDS", "run_graph", "run_status"]

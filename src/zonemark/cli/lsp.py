@@ -6,23 +6,19 @@ it, or of pygls, is imported until the command runs.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 
-from .common import EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_USAGE, CliError, Command
 
 
-def register(subparsers) -> None:
-    """Add the ``lsp`` subcommand to the ``zonemark`` parser."""
-    p = subparsers.add_parser("lsp", help="run the language server on stdin/stdout (for editors; needs zonemark[lsp])",
-                              description="Speak the Language Server Protocol on stdin/stdout. Editors start it; "
-                                          "see the README section 'In your editor'.")
+def _arguments_lsp(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
-    p.set_defaults(func=cmd_lsp)
 
 
-def cmd_lsp(args) -> int:
+def run_lsp(args: argparse.Namespace) -> int:
     from ..lsp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an editor
         # stdin is read in a worker thread that a terminal read keeps blocked: stop at once on Ctrl-C
@@ -37,10 +33,18 @@ def cmd_lsp(args) -> int:
     return EXIT_OK
 
 
-def _stop_now(_signum, _frame) -> None:
+def _stop_now(_signum: int, _frame: object) -> None:
     print("zonemark lsp: stopped", file=sys.stderr)
     sys.stderr.flush()
     os._exit(130)
 
 
-__all__ = ["register"]
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("lsp", "run the language server on stdin/stdout (for editors; needs zonemark[lsp])",
+            _arguments_lsp, run_lsp,
+            description="Speak the Language Server Protocol on stdin/stdout. Editors start it; "
+                        "see the README section 'In your editor'."),
+)
+
+__all__ = ["COMMANDS", "run_lsp"]

@@ -11,14 +11,15 @@ import argparse
 import gc
 import os
 import sys
+from typing import NoReturn
 
 from .. import STANDARD_VERSION, __version__
 from . import context, core, gitsync, interchange, layer, lsp, mcp, merge, review, scaffold, search, write
-from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, add_commands
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
         raise CliError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
@@ -27,18 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
                 description="Check, outline and safely edit files of the IllAIra Markdown Standard v1.13.")
     p.add_argument("--version", action="version", version=f"zonemark {__version__} (implements the IllAIra Markdown Standard {STANDARD_VERSION})")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    core.register(sub)
-    layer.register(sub)
-    write.register(sub)
-    search.register(sub)
-    scaffold.register(sub)
-    mcp.register(sub)
-    lsp.register(sub)
-    context.register(sub)
-    interchange.register(sub)
-    review.register(sub)
-    merge.register(sub)
-    gitsync.register(sub)
+    for group in (core, layer, write, search, scaffold, mcp, lsp, context, interchange, review, merge, gitsync):
+        add_commands(sub, group.COMMANDS)  # each module's table of commands, in the order --help lists them
     return p
 
 

@@ -6,24 +6,19 @@ and starts it.  Nothing of it, or of the SDK, is imported until the command runs
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 
-from .common import EXIT_OK, EXIT_USAGE, CliError, layer_folder
+from .common import EXIT_OK, EXIT_USAGE, CliError, Command, layer_folder
 
 
-def register(subparsers) -> None:
-    """Add the ``mcp`` subcommand to the ``zonemark`` parser."""
-    m = subparsers.add_parser("mcp", help="serve a layer folder to AI agents over MCP (stdio; needs zonemark[mcp])",
-                              description="Serve LAYER to an MCP client over stdin/stdout. Every write acts as "
-                                          "'ai' and goes through the zones: [P4] append, [P5] edit, [P3] "
-                                          "proposals, never [P1]/[P2].")
+def _arguments_mcp(m: argparse.ArgumentParser) -> None:
     m.add_argument("layer", metavar="LAYER", help="the layer folder")
-    m.set_defaults(func=cmd_mcp)
 
 
-def cmd_mcp(args) -> int:
+def run_mcp(args: argparse.Namespace) -> int:
     folder = layer_folder(args.layer, "mcp", confined=True)  # the server walks the folder confined (W5)
     from ..mcp.serve import MissingExtra, serve
     if sys.stdin is not None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
@@ -39,10 +34,19 @@ def cmd_mcp(args) -> int:
     return EXIT_OK
 
 
-def _stop_now(_signum, _frame) -> None:
+def _stop_now(_signum: int, _frame: object) -> None:
     print("zonemark mcp: stopped", file=sys.stderr)
     sys.stderr.flush()
     os._exit(130)
 
 
-__all__ = ["register"]
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("mcp", "serve a layer folder to AI agents over MCP (stdio; needs zonemark[mcp])",
+            _arguments_mcp, run_mcp,
+            description="Serve LAYER to an MCP client over stdin/stdout. Every write acts as "
+                        "'ai' and goes through the zones: [P4] append, [P5] edit, [P3] "
+                        "proposals, never [P1]/[P2]."),
+)
+
+__all__ = ["COMMANDS", "run_mcp"]

@@ -11,22 +11,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
 
 _PREFIX = "zonemark merge-file"
 
 
-def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
-    """Add ``merge-file`` to the ``zonemark`` parser (arguments only)."""
-    m = subparsers.add_parser("merge-file", help="merge three versions of a layer file by zones (a git merge driver)",
-                              description="Merge THEIRS into OURS over BASE by permission zones and write the "
-                                          "result into OURS: exit 0 merged, 1 conflicts remain, 2 could not run.")
+def _arguments_merge_file(m: argparse.ArgumentParser) -> None:
     m.add_argument("files", nargs="+", metavar="FILE",
                    help="BASE OURS THEIRS [PATH] (git's %%O %%A %%B %%P); with --two-way: OURS THEIRS")
     m.add_argument("--two-way", action="store_true", help="merge two copies without a base (OURS THEIRS)")
     m.add_argument("-L", dest="labels", action="append", default=None, metavar="LABEL",
                    help="a conflict marker label (ours, base, theirs, in that order; up to three)")
-    m.set_defaults(func=run_merge_file)
 
 
 def run_merge_file(args: argparse.Namespace) -> int:
@@ -114,3 +109,11 @@ def _git_merge_file(ours: str, base: str | None, theirs: str, labels: list[str])
         message = (done.stderr.strip().splitlines() or ["git merge-file failed"])[0]
         raise CliError(f"{_PREFIX}: {message}", EXIT_USAGE)
     return EXIT_FINDINGS if done.returncode else EXIT_OK
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("merge-file", "merge three versions of a layer file by zones (a git merge driver)",
+            _arguments_merge_file, run_merge_file,
+            description="Merge THEIRS into OURS over BASE by permission zones and write the "
+                        "result into OURS: exit 0 merged, 1 conflicts remain, 2 could not run."),
+)

@@ -8,9 +8,10 @@ token; Ctrl-C stops the server.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from .common import EXIT_OK, EXIT_USAGE, CliError, layer_folder
+from .common import EXIT_OK, EXIT_USAGE, CliError, Command, layer_folder
 
 
 def _port(text: str) -> int:
@@ -25,20 +26,13 @@ def _port(text: str) -> int:
     return value
 
 
-def register(subparsers) -> None:
-    """Add the ``review`` subcommand to the ``zonemark`` parser."""
-    r = subparsers.add_parser(
-        "review", help="the review page of a layer in your browser (127.0.0.1 only; needs zonemark[review])",
-        description="Serve the review page of LAYER on 127.0.0.1: what the AI wrote (undo), its proposals "
-                    "(apply, reject), the modules (toggle), the graph with a pasted trace lit up, the "
-                    "diagnostics. The first line printed is the address, with a token for this run only.")
+def _arguments_review(r: argparse.ArgumentParser) -> None:
     r.add_argument("layer", metavar="LAYER", help="the layer folder")
     r.add_argument("--port", default="0", metavar="PORT", help="the port on 127.0.0.1 (default 0: a free one)")
     r.add_argument("--open", action="store_true", help="open the page in the default browser")
-    r.set_defaults(func=cmd_review)
 
 
-def cmd_review(args) -> int:
+def run_review(args: argparse.Namespace) -> int:
     port = _port(args.port)
     folder = layer_folder(args.layer, "review")
     from ..review.serve import MissingExtra, PortUnavailable, serve
@@ -54,4 +48,13 @@ def cmd_review(args) -> int:
     return EXIT_OK
 
 
-__all__ = ["register"]
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("review", "the review page of a layer in your browser (127.0.0.1 only; needs zonemark[review])",
+            _arguments_review, run_review,
+            description="Serve the review page of LAYER on 127.0.0.1: what the AI wrote (undo), its proposals "
+                        "(apply, reject), the modules (toggle), the graph with a pasted trace lit up, the "
+                        "diagnostics. The first line printed is the address, with a token for this run only."),
+)
+
+__all__ = ["COMMANDS", "run_review"]

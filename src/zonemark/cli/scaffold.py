@@ -7,9 +7,10 @@ the file is untouched.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command
 
 KINDS = ("reminder", "module", "memory")
 _LABEL = {"reminder": "reminder", "external_module": "external module", "external_memory": "external memory"}
@@ -40,7 +41,7 @@ def _guard(action):
         raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
 
 
-def cmd_new(args) -> int:
+def run_new(args) -> int:
     from ..core.text import printable
     if args.topic and args.kind != "memory":
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
@@ -74,7 +75,7 @@ def _new_in_folder(args):
         raise CliError(f"zonemark new: cannot create the folder {args.dir} (--dir): {why}", EXIT_USAGE) from None
 
 
-def cmd_add_container(args) -> int:
+def run_add_container(args) -> int:
     from ..core.text import printable
     from ..writer import add_container
     path = Path(args.file)
@@ -88,19 +89,16 @@ def cmd_add_container(args) -> int:
     return EXIT_OK
 
 
-def register(subparsers) -> None:
-    """Add ``new`` and ``add-container`` to the ``zonemark`` parser."""
-    n = subparsers.add_parser("new", help="create a reminder, external module or memory in the canonical shape (§14)")
+def _arguments_new(n: argparse.ArgumentParser) -> None:
     n.add_argument("kind", choices=KINDS)
     n.add_argument("name", metavar="NAME", help="the name in the H1 (the file is NAME[tag].md, §3.4)")
     n.add_argument("--dir", default=".", metavar="DIR", help="the layer folder (default: the current one)")
     n.add_argument("--topic", action="append", metavar="PATH",
                    help="memory: a topic or 'Topic/Sub-topic' to create (repeatable; default 'General')")
     n.add_argument("--id", metavar="ID", help="module: the module id (default: the name in capitals)")
-    n.set_defaults(func=cmd_new)
 
-    a = subparsers.add_parser("add-container", help="add a topic, sub-topic or module with its [P4] journal "
-                                                    "(--as user)")
+
+def _arguments_add_container(a: argparse.ArgumentParser) -> None:
     a.add_argument("file", metavar="FILE")
     a.add_argument("path", metavar="PATH", help="memory: 'Topic' or 'Topic/Sub-topic'; reminder or module: "
                                                 "'ID: NAME' or 'NAME'")
@@ -108,7 +106,15 @@ def register(subparsers) -> None:
                                               "name in capitals in an external module)")
     a.add_argument("--as", dest="actor", choices=("ai", "user"), default="ai",
                    help="who writes: only 'user' may add structure (§5.5)")
-    a.set_defaults(func=cmd_add_container)
 
 
-__all__ = ["register"]
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("new", "create a reminder, external module or memory in the canonical shape (§14)",
+            _arguments_new, run_new),
+    Command("add-container", "add a topic, sub-topic or module with its [P4] journal "
+                             "(--as user)",
+            _arguments_add_container, run_add_container),
+)
+
+__all__ = ["COMMANDS", "run_add_container", "run_new"]

@@ -6,18 +6,19 @@ not run (bad query or filter, missing path); the message is one line on stderr.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
+
+if TYPE_CHECKING:
+    from ..search.results import Hit
 
 
-def register(subparsers) -> None:
-    """Add ``search`` to the ``zonemark`` parser."""
-    s = subparsers.add_parser("search", help="full-text search over a layer's entries, modules and topics",
-                              description="Words are ANDed; \"a phrase\" in double quotes; word* for a prefix. "
-                                          "The index is a cache in LAYER/.zonemark/, refreshed before each search.")
+def _arguments_search(s: argparse.ArgumentParser) -> None:
     s.add_argument("layer", metavar="LAYER", help="a layer folder (or a single file)")
     s.add_argument("query", nargs="+", metavar="QUERY", help="the words to find (joined by spaces)")
     s.add_argument("--raw", action="store_true", help="read QUERY as FTS5 syntax (AND, OR, NOT, NEAR, column:)")
@@ -31,7 +32,6 @@ def register(subparsers) -> None:
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.add_argument("--rank-all", action="store_true", help="rank every match, however many (slower on broad queries)")
     s.add_argument("--rebuild", action="store_true", help="discard the cached index and build it again")
-    s.set_defaults(func=cmd_search)
 
 
 def _visible(text: str) -> str:
@@ -39,7 +39,7 @@ def _visible(text: str) -> str:
     return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
 
 
-def _label(hit) -> str:
+def _label(hit: Hit) -> str:
     zone = f"[P{hit.zone}]" if hit.zone else "(no zone)"
     what = hit.date if hit.kind == "entry" and hit.date else hit.kind
     where = hit.container or "(file)"
@@ -47,7 +47,7 @@ def _label(hit) -> str:
     return f"{_visible(hit.location)}: {zone} {what}  {_visible(where)}{_visible(title)}"
 
 
-def cmd_search(args) -> int:
+def run_search(args: argparse.Namespace) -> int:
     from ..core.text import printable
     from ..render.formats import counted
     from ..search import SearchError, search
@@ -92,4 +92,12 @@ def cmd_search(args) -> int:
     return EXIT_OK if result.hits else EXIT_FINDINGS
 
 
-__all__ = ["register"]
+#: The commands of this module, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("search", "full-text search over a layer's entries, modules and topics",
+            _arguments_search, run_search,
+            description="Words are ANDed; \"a phrase\" in double quotes; word* for a prefix. "
+                        "The index is a cache in LAYER/.zonemark/, refreshed before each search."),
+)
+
+__all__ = ["COMMANDS", "run_search"]

@@ -8,14 +8,15 @@ untouched.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from ..writer import ACTOR_HELP, ACTORS, DATE_HELP  # the writer's own words (writer.rules imports nothing more)
-from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, read_input
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command, read_input
 
 
-def _actor(sub) -> None:
+def _actor(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--as", dest="actor", choices=ACTORS, default="ai", help=ACTOR_HELP)
 
 
@@ -152,138 +153,136 @@ def _proposal_path(args, verb: str) -> Path:
     return _run(lambda: find_proposal(where, args.proposal)).path
 
 
-def register(subparsers) -> None:
-    """Add the write commands to the ``zonemark`` parser."""
+def run_append(args: argparse.Namespace) -> int:
+    from ..writer import append_entry
+    path = _existing_file(args.file)
+    given = [x is not None for x in (args.body, args.body_file)]
+    if sum(given) > 1:
+        raise CliError("zonemark append: give --body or --body-file, not both", EXIT_USAGE)
+    if args.timestamp and args.date is not None:
+        raise CliError("zonemark append: give --date or --timestamp, not both", EXIT_USAGE)
+    if args.body is not None:
+        body = args.body
+    elif args.body_file is not None:
+        body = _read_text_file(args.body_file, "body")
+    else:
+        body = _read_stdin("body")
+    r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
+                                            date=args.date, timestamp=args.timestamp))
+    _notes(r.changes)
+    print(_one_line(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
+                    f"history {r.history_id}; {r.method} check)"))
+    return EXIT_OK
 
-    def cmd_append(args) -> int:
-        from ..writer import append_entry
-        path = _existing_file(args.file)
-        given = [x is not None for x in (args.body, args.body_file)]
-        if sum(given) > 1:
-            raise CliError("zonemark append: give --body or --body-file, not both", EXIT_USAGE)
-        if args.timestamp and args.date is not None:
-            raise CliError("zonemark append: give --date or --timestamp, not both", EXIT_USAGE)
-        if args.body is not None:
-            body = args.body
-        elif args.body_file is not None:
-            body = _read_text_file(args.body_file, "body")
-        else:
-            body = _read_stdin("body")
-        r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
-                                                date=args.date, timestamp=args.timestamp))
-        _notes(r.changes)
-        print(_one_line(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
-                        f"history {r.history_id}; {r.method} check)"))
+def run_state(args: argparse.Namespace) -> int:
+    from ..writer import set_states
+    target = Path(args.target)
+    if not target.exists():
+        raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
+    if not args.activate and not args.deactivate:
+        for line in _run(lambda: _states_now(target)):
+            print(_one_line(line))
         return EXIT_OK
+    ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
+    if not any(ids):
+        raise CliError("zonemark state: --activate/--deactivate name no module id (give ids such as 042,043)",
+                       EXIT_USAGE)
+    r = _run(lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
+    if not r.changed:
+        print(f"{r.path}: registry already says so; nothing written")
+    else:
+        print(f"{r.path}: MODULE_STATE_REGISTRY rewritten (history {r.history_id})")
+    return EXIT_OK
 
-    def cmd_state(args) -> int:
-        from ..writer import set_states
-        target = Path(args.target)
-        if not target.exists():
-            raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
-        if not args.activate and not args.deactivate:
-            for line in _run(lambda: _states_now(target)):
-                print(_one_line(line))
-            return EXIT_OK
-        ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
-        if not any(ids):
-            raise CliError("zonemark state: --activate/--deactivate name no module id (give ids such as 042,043)",
-                           EXIT_USAGE)
-        r = _run(lambda: set_states(target, args.activate or (), args.deactivate or (), actor=args.actor))
-        if not r.changed:
-            print(f"{r.path}: registry already says so; nothing written")
-        else:
-            print(f"{r.path}: MODULE_STATE_REGISTRY rewritten (history {r.history_id})")
+def run_edit(args: argparse.Namespace) -> int:
+    from ..writer import edit_zone
+    path = _existing_file(args.file)
+    content = (_read_text_file(args.content_file, "content") if args.content_file
+               else _read_stdin("content", required=True))
+    r = _run(lambda: edit_zone(path, args.zone, content, actor=args.actor))
+    _notes(r.changes)
+    print(f"{path}: zone at line {r.zone} {'rewritten' if r.changed else 'unchanged'}"
+          + (f" (history {r.history_id})" if r.history_id else ""))
+    return EXIT_OK
+
+def run_propose(args: argparse.Namespace) -> int:
+    from ..writer import propose
+    path = _existing_file(args.file)
+    if args.zone is not None and args.container is not None:
+        raise CliError("zonemark propose: --zone and --container exclude each other; give one", EXIT_USAGE)
+    if args.zone is None and args.container is None:
+        raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
+    content = (_read_text_file(args.content_file, "content") if args.content_file
+               else _read_stdin("content", required=True))
+    target = args.zone if args.zone is not None else args.container
+    p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
+    _notes(p.changes)
+    if p.would_add:
+        n = len(p.would_add)
+        print(_one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "
+                        f"'zonemark proposals --show {p.id}' shows the change"), file=sys.stderr)
+    print(f"{p.path}")
+    return EXIT_OK
+
+def run_apply(args: argparse.Namespace) -> int:
+    from ..writer import apply_proposal
+    proposal = _proposal_path(args, "apply")
+    r = _run(lambda: apply_proposal(proposal, actor=args.actor))
+    print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
+    return EXIT_OK
+
+def run_reject(args: argparse.Namespace) -> int:
+    from ..writer import reject_proposal
+    proposal = _proposal_path(args, "reject")
+    p = _run(lambda: reject_proposal(proposal, actor=args.actor, reason=args.reason))
+    print(f"{p.target}: proposal {p.id} rejected (the file is unchanged)")
+    return EXIT_OK
+
+def run_proposals(args: argparse.Namespace) -> int:
+    from ..writer import find_proposal, list_proposals, show_proposal
+    where = Path(args.target)
+    if not where.exists():
+        raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
+    if args.show:
+        proposal = _run(lambda: find_proposal(where, args.show))
+        sys.stdout.write(_run(lambda: show_proposal(proposal)))
         return EXIT_OK
-
-    def cmd_edit(args) -> int:
-        from ..writer import edit_zone
-        path = _existing_file(args.file)
-        content = (_read_text_file(args.content_file, "content") if args.content_file
-                   else _read_stdin("content", required=True))
-        r = _run(lambda: edit_zone(path, args.zone, content, actor=args.actor))
-        _notes(r.changes)
-        print(f"{path}: zone at line {r.zone} {'rewritten' if r.changed else 'unchanged'}"
-              + (f" (history {r.history_id})" if r.history_id else ""))
+    pending = _run(lambda: list_proposals(where))
+    if not pending:
+        print(_one_line(f"{args.target}: no pending proposals"))
         return EXIT_OK
+    rows = [tuple(_one_line(cell) for cell in (  # the cells as printed, so the widths hold
+                p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
+                f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
+                _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason)) for p in pending]
+    head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
+    widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
+    for row in [head] + rows:
+        print(_one_line("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row[:5])) + "  " + row[5]))
+    print(_one_line(f"{len(pending)} pending; 'zonemark proposals {args.target} --show ID' shows one, "
+                    f"'zonemark apply ID --as user' applies it"), file=sys.stderr)
+    return EXIT_OK
 
-    def cmd_propose(args) -> int:
-        from ..writer import propose
-        path = _existing_file(args.file)
-        if args.zone is not None and args.container is not None:
-            raise CliError("zonemark propose: --zone and --container exclude each other; give one", EXIT_USAGE)
-        if args.zone is None and args.container is None:
-            raise CliError("zonemark propose: give --zone LINE or --container PATH", EXIT_USAGE)
-        content = (_read_text_file(args.content_file, "content") if args.content_file
-                   else _read_stdin("content", required=True))
-        target = args.zone if args.zone is not None else args.container
-        p = _run(lambda: propose(path, target, content, actor=args.actor, reason=args.reason))
-        _notes(p.changes)
-        if p.would_add:
-            n = len(p.would_add)
-            print(_one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "
-                            f"'zonemark proposals --show {p.id}' shows the change"), file=sys.stderr)
-        print(f"{p.path}")
+def run_history(args: argparse.Namespace) -> int:
+    from ..writer import history
+    path = _existing_file(args.file)
+    entries = _run(lambda: history(path))
+    if not entries:
+        print(f"{path}: no saved versions")
         return EXIT_OK
+    for e in entries:
+        print(_one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
+    return EXIT_OK
 
-    def cmd_apply(args) -> int:
-        from ..writer import apply_proposal
-        proposal = _proposal_path(args, "apply")
-        r = _run(lambda: apply_proposal(proposal, actor=args.actor))
-        print(f"{r.path}: proposal applied" + (f" (history {r.history_id})" if r.history_id else " (no change)"))
-        return EXIT_OK
+def run_undo(args: argparse.Namespace) -> int:
+    from ..writer import undo
+    path = _existing_file(args.file)
+    r = _run(lambda: undo(path, actor=args.actor))
+    print(f"{path}: restored the previous version (history {r.history_id})")
+    return EXIT_OK
 
-    def cmd_reject(args) -> int:
-        from ..writer import reject_proposal
-        proposal = _proposal_path(args, "reject")
-        p = _run(lambda: reject_proposal(proposal, actor=args.actor, reason=args.reason))
-        print(f"{p.target}: proposal {p.id} rejected (the file is unchanged)")
-        return EXIT_OK
 
-    def cmd_proposals(args) -> int:
-        from ..writer import find_proposal, list_proposals, show_proposal
-        where = Path(args.target)
-        if not where.exists():
-            raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
-        if args.show:
-            proposal = _run(lambda: find_proposal(where, args.show))
-            sys.stdout.write(_run(lambda: show_proposal(proposal)))
-            return EXIT_OK
-        pending = _run(lambda: list_proposals(where))
-        if not pending:
-            print(_one_line(f"{args.target}: no pending proposals"))
-            return EXIT_OK
-        rows = [tuple(_one_line(cell) for cell in (  # the cells as printed, so the widths hold
-                    p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
-                    f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
-                    _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason)) for p in pending]
-        head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
-        widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
-        for row in [head] + rows:
-            print(_one_line("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row[:5])) + "  " + row[5]))
-        print(_one_line(f"{len(pending)} pending; 'zonemark proposals {args.target} --show ID' shows one, "
-                        f"'zonemark apply ID --as user' applies it"), file=sys.stderr)
-        return EXIT_OK
-
-    def cmd_history(args) -> int:
-        from ..writer import history
-        path = _existing_file(args.file)
-        entries = _run(lambda: history(path))
-        if not entries:
-            print(f"{path}: no saved versions")
-            return EXIT_OK
-        for e in entries:
-            print(_one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
-        return EXIT_OK
-
-    def cmd_undo(args) -> int:
-        from ..writer import undo
-        path = _existing_file(args.file)
-        r = _run(lambda: undo(path, actor=args.actor))
-        print(f"{path}: restored the previous version (history {r.history_id})")
-        return EXIT_OK
-
-    a = subparsers.add_parser("append", help="append a LOG entry to a container's writable zone (§7.5)")
+def _arguments_append(a: argparse.ArgumentParser) -> None:
     a.add_argument("file", metavar="FILE")
     a.add_argument("--container", required=True, metavar="PATH",
                    help="topic path ('Maintenance/Tyres', '#2') or module id ('042', 'MODULE 042')")
@@ -293,24 +292,23 @@ def register(subparsers) -> None:
     a.add_argument("--date", help=DATE_HELP.replace("%", "%%") + " (default: today)")
     a.add_argument("--timestamp", action="store_true", help="date and time of now (not with --date)")
     _actor(a)
-    a.set_defaults(func=cmd_append)
 
-    s = subparsers.add_parser("state", help="activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1); with no "
-                                            "flag, print the registry and every module's effective state")
+
+def _arguments_state(s: argparse.ArgumentParser) -> None:
     s.add_argument("target", metavar="LAYER_OR_FILE")
     s.add_argument("--activate", action="append", metavar="IDS", help="comma-separated module ids")
     s.add_argument("--deactivate", action="append", metavar="IDS", help="comma-separated module ids")
     _actor(s)
-    s.set_defaults(func=cmd_state)
 
-    e = subparsers.add_parser("edit", help="replace a zone's content ([P5] for ai, any zone for the user)")
+
+def _arguments_edit(e: argparse.ArgumentParser) -> None:
     e.add_argument("file", metavar="FILE")
     e.add_argument("--zone", type=int, required=True, metavar="LINE", help="the zone opened at (or holding) LINE")
     e.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     _actor(e)
-    e.set_defaults(func=cmd_edit)
 
-    p = subparsers.add_parser("propose", help="propose a change to a zone for the user to apply (§5.2 [P3])")
+
+def _arguments_propose(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--zone", type=int, metavar="LINE", help="the zone opened at (or holding) LINE, any level")
     p.add_argument("--container", metavar="PATH",
@@ -318,39 +316,63 @@ def register(subparsers) -> None:
     p.add_argument("--content-file", metavar="F", help="read the content from F ('-': stdin)")
     p.add_argument("--reason", required=True, help="one line saying why, for the user who applies or rejects it")
     _actor(p)
-    p.set_defaults(func=cmd_propose)
 
-    ap = subparsers.add_parser("apply", help="apply a proposal (--as user)")
+
+def _arguments_apply(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("proposal", metavar="PROPOSAL_OR_ID",
                     help="a proposal file, or its id or a unique start of it (looked up in --layer)")
     ap.add_argument("--layer", metavar="LAYER_OR_FILE",
                     help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     _actor(ap)
-    ap.set_defaults(func=cmd_apply)
 
-    rj = subparsers.add_parser("reject", help="reject a proposal (--as user); the file is not touched")
+
+def _arguments_reject(rj: argparse.ArgumentParser) -> None:
     rj.add_argument("proposal", metavar="PROPOSAL_OR_ID",
                     help="a proposal file, or its id or a unique start of it (looked up in --layer)")
     rj.add_argument("--layer", metavar="LAYER_OR_FILE",
                     help="the layer folder (or file) whose proposals to look in (default: the current folder)")
     rj.add_argument("--reason", help="one line saying why (kept in the proposal's record)")
     _actor(rj)
-    rj.set_defaults(func=cmd_reject)
 
-    pr = subparsers.add_parser("proposals", help="list the pending proposals of a file or layer, or show one")
+
+def _arguments_proposals(pr: argparse.ArgumentParser) -> None:
     pr.add_argument("target", metavar="LAYER_OR_FILE", nargs="?", default=".",
                     help="a layer folder or a file (default: the current folder)")
     pr.add_argument("--show", metavar="ID", help="print one proposal as a readable diff of the file as it is now")
-    pr.set_defaults(func=cmd_proposals)
 
-    h = subparsers.add_parser("history", help="list the saved versions of a file")
+
+def _arguments_history(h: argparse.ArgumentParser) -> None:
     h.add_argument("file", metavar="FILE")
-    h.set_defaults(func=cmd_history)
 
-    u = subparsers.add_parser("undo", help="restore the version before zonemark's last write (--as user)")
+
+def _arguments_undo(u: argparse.ArgumentParser) -> None:
     u.add_argument("file", metavar="FILE")
     _actor(u)
-    u.set_defaults(func=cmd_undo)
 
 
-__all__ = ["register"]
+#: The write commands, in the order ``zonemark --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("append", "append a LOG entry to a container's writable zone (§7.5)",
+            _arguments_append, run_append),
+    Command("state", "activate/deactivate modules in MODULE_STATE_REGISTRY (§7.3.1); with no "
+                     "flag, print the registry and every module's effective state",
+            _arguments_state, run_state),
+    Command("edit", "replace a zone's content ([P5] for ai, any zone for the user)",
+            _arguments_edit, run_edit),
+    Command("propose", "propose a change to a zone for the user to apply (§5.2 [P3])",
+            _arguments_propose, run_propose),
+    Command("apply", "apply a proposal (--as user)",
+            _arguments_apply, run_apply),
+    Command("reject", "reject a proposal (--as user); the file is not touched",
+            _arguments_reject, run_reject),
+    Command("proposals", "list the pending proposals of a file or layer, or show one",
+            _arguments_proposals, run_proposals),
+    Command("history", "list the saved versions of a file",
+            _arguments_history, run_history),
+    Command("undo", "restore the version before zonemark's last write (--as user)",
+            _arguments_undo, run_undo),
+)
+
+
+__all__ = ["COMMANDS", "run_append", "run_apply", "run_edit", "run_history", "run_proposals", "run_propose",
+           "run_reject", "run_state", "run_undo"]

@@ -67,3 +67,19 @@ def illuminate(graph: dict, layer: Layer, trace: TraceResult | None = None, *, s
     out["trace"] = {"file": source, "enabled": None if trace is None else trace.enabled, "lit": lit,
                     "warnings": warnings, "heat": {"records": len(records), "counts": counts}}
     return out
+
+
+def with_recorded_traces(graph: dict, layer: Layer, trace: TraceResult | None = None, *,
+                         source: str | None = None) -> dict:
+    """``graph`` lit by ``trace`` and heated by the traces recorded in ``.zonemark/traces`` (§N.18).
+
+    ``graph`` itself when there is neither a trace nor a record nor an unreadable record file: the
+    one composition of the graph with the recorded traces that every face calls.
+    """
+    from .records import load_records, traces_folder
+    if trace is None and not traces_folder(layer).is_dir():
+        return graph
+    records, skipped = load_records(layer)
+    if trace is None and not records and not skipped:
+        return graph
+    return illuminate(graph, layer, trace, source=source, records=records, record_warnings=skipped)

@@ -8,8 +8,8 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
+from .registry import Format, names, row, spoken
 
-FORMATS = ("text", "json", "sarif", "github")
 
 
 def counted(n: int, one: str, many: str | None = None) -> str:
@@ -127,5 +127,22 @@ def render_github(results) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_diagnostics(results: list[tuple[str, list[Diagnostic]]], fmt: str) -> str:
-    return {"text": render_text, "json": render_json, "sarif": render_sarif, "github": render_github}[fmt](results)
+DiagnosticResults = list[tuple[str, list[Diagnostic]]]
+#: The output formats of diagnostics, one row each; ``check --format`` takes its choices and help from it.
+DIAGNOSTICS_FORMATS: tuple[Format[DiagnosticResults], ...] = (
+    Format("text", render_text, "text/plain", "text (path:line:col: CODE message; the default)"),
+    Format("json", render_json, "application/json", "json"),
+    Format("sarif", render_sarif, "application/sarif+json", "sarif"),
+    Format("github", render_github, "text/plain", "github annotations"),
+)
+FORMATS = names(DIAGNOSTICS_FORMATS)
+
+
+def diagnostics_formats_help() -> str:
+    """The help of ``--format``: every row's label, in the table's order."""
+    return spoken([f.label for f in DIAGNOSTICS_FORMATS])
+
+
+def render_diagnostics(results: DiagnosticResults, fmt: str) -> str:
+    """``results`` in the format named ``fmt`` (a row of :data:`DIAGNOSTICS_FORMATS`)."""
+    return row(DIAGNOSTICS_FORMATS, fmt).render(results)

@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from ..core.text import reveal
 
@@ -170,7 +171,7 @@ def content_security_policy() -> str:
     )
 
 
-def render_html(graph: Mapping, *, title: str | None = None) -> str:
+def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
     """One offline HTML page showing ``graph`` (node-link JSON of a layer, §13).
 
     ``title`` defaults to the graph's ``graph.name``. Raises TypeError/ValueError

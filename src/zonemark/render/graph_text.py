@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 
-def to_json(graph: dict, indent: int | None = 2) -> str:
+def to_json(graph: dict[str, Any], indent: int | None = 2) -> str:
     """``json.dumps(graph, indent=indent)``, byte for byte, without its peak: the indenting encoder
     (pure Python) holds every token of the whole graph as a string before it joins them — 80x the
     file for 100,000 entries.  Here each node and link is encoded on its own (B4)."""
@@ -43,7 +44,7 @@ def _dot_quote(text: str) -> str:
     return f'"{text}"'
 
 
-def to_dot(graph: dict) -> str:
+def to_dot(graph: dict[str, Any]) -> str:
     """Graphviz DOT (``dot -Tsvg``)."""
     out = [f"digraph {_dot_quote(graph['graph']['name'])} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
     for n in graph["nodes"]:
@@ -80,7 +81,7 @@ _MERMAID_SHAPE = {"file": ('[/"', '"/]'), "nucleus": ('(("', '"))'), "module": (
 _MERMAID_ARROW = {"contains": "-->", "governs": "==>|governs|", "connects": "-.->|connects|"}
 
 
-def to_mermaid(graph: dict) -> str:
+def to_mermaid(graph: dict[str, Any]) -> str:
     """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
     ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
     out = ["flowchart LR"]

@@ -175,15 +175,11 @@ class Review:
         return self._graph_response(self.layer(), None)
 
     def _graph_response(self, layer: Layer, trace) -> Response:
-        from ..interchange.illuminate import illuminate
-        from ..interchange.records import load_records
+        from ..interchange.illuminate import with_recorded_traces
         from ..layer.graph import build_graph
         from ..render.graph_html import content_security_policy, render_html
-        graph = build_graph(layer)
-        records, skipped = load_records(layer)
-        if trace is not None or records or skipped:
-            graph = illuminate(graph, layer, trace, source=TRACE_SOURCE if trace is not None else None,
-                               records=records, record_warnings=skipped)
+        graph = with_recorded_traces(build_graph(layer), layer, trace,
+                                     source=TRACE_SOURCE if trace is not None else None)
         headers = {"content-security-policy": content_security_policy() + "; frame-ancestors 'self'",
                    "x-frame-options": "SAMEORIGIN"}
         return HTMLResponse(render_html(graph), headers=headers)
