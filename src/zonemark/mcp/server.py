@@ -24,11 +24,10 @@ import functools
 import inspect
 import json
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -55,10 +54,12 @@ from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
 from ..search.query import MAX_QUERY_CHARS
 from ..writer import (DATE_HELP, MAX_BODY_CHARS, MAX_REASON_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite,
-                      StoreError, ZoneIndex, journal_for, resolve_container)
+                      StoreError, ZoneIndex, ZoneView, journal_for, resolve_container)
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
-from .refusals import CODES, instead, render
+from .refusals import CODES, instead, render, render_refusal
 from .zones import AI_MAY, zone_content, zone_facts
+
+_T = TypeVar("_T")
 
 INSTRUCTIONS = (
     "This server holds one zonemark layer — the identity, rules and memory of a personal AI in files of the "
@@ -109,22 +110,19 @@ class ToolRefusal(ToolError):
     """A refusal or a bad argument, already in the agent's words (:func:`.refusals.render`)."""
 
 
-def _plain(value, root: Path | None = None):
-    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``) and, given the
-    layer folder ``root``, every path in it relative to that folder (for facts about the layer, never for
-    the text of a file: that is the user's, byte for byte)."""
+def _plain(value: _T) -> _T:
+    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``); paths in it are
+    relative to the layer folder as they were made (W66), never edited afterwards."""
+    return cast(_T, _printable(value))
+
+
+def _printable(value: object) -> object:
     if isinstance(value, str):
-        text = printable(value)
-        if root is not None and str(root) in text:  # the folder itself, not a sibling such as 'layer2'
-            if text == str(root):
-                return "."
-            text = re.sub(re.escape(str(root)) + r"(/|(?=$|[\s'\")\]:;,]|\.(?:\s|$)))",
-                          lambda m: "" if m.group(1) == "/" else "the layer folder", text)
-        return text
+        return printable(value)
     if isinstance(value, dict):
-        return {k: _plain(v, root) for k, v in value.items()}
+        return {k: _printable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v, root) for v in value]
+        return [_printable(v) for v in value]
     return value
 
 
@@ -153,9 +151,21 @@ def tool_context(root: str | os.PathLike[str]) -> ToolContext:
     return ToolContext(folder, LayerCache(folder.root))
 
 
-def _located(ctx: ToolContext, value: Any) -> Any:
-    """Facts about the layer (not the text of its files), every path relative to the layer folder."""
-    return _plain(value, ctx.root)
+def _status(ctx: ToolContext) -> dict[str, Any]:
+    """The layer's status (``zonemark status --json``), its folder named as the agent names it: ``.``."""
+    return _plain({**status_data(ctx.cache.layer()), "root": "."})
+
+
+def _named(ctx: ToolContext, path: Path | None) -> str | None:
+    """The agent's name for ``path``: relative to the layer folder ("the layer folder" for the folder itself)."""
+    if path is None:
+        return None
+    real = Path(os.path.realpath(path))
+    if real == ctx.root:
+        return "the layer folder"
+    if ctx.root in real.parents:
+        return real.relative_to(ctx.root).as_posix()
+    return str(path)
 
 
 def _validation_text(tool: str, error: ValidationError) -> str:
@@ -172,7 +182,7 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
-def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
+def _nothing_filed(data: dict[str, Any], target: LayerFile, container: str) -> str:
     """The tool error of an ``ingest_log`` whose every entry is refused: nothing was (or would be) filed."""
     items = data["items"]
     codes = [item["code"] for item in items if item["code"] in CODES]
@@ -191,7 +201,7 @@ def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
 
 
 @contextlib.contextmanager
-def _agent_errors(tool: str):
+def _agent_errors(ctx: ToolContext, tool: str) -> Iterator[None]:
     """Turn every anticipated failure of ``tool`` into a :class:`ToolRefusal` in the agent's words."""
     try:
         yield
@@ -200,12 +210,12 @@ def _agent_errors(tool: str):
     except PathRefused as exc:
         raise ToolRefusal(render(exc.code, exc.message, tool=tool)) from None
     except RefusedWrite as exc:
-        raise ToolRefusal(render(exc.code, printable(exc.message), level=exc.level, zone=exc.zone, rule=exc.rule,
-                                 tool=tool)) from None
-    except StoreError as exc:
-        raise ToolRefusal(render(exc.code, printable(str(exc)), tool=tool)) from None
+        raise ToolRefusal(render_refusal(exc, tool)) from None
+    except StoreError as exc:  # the file named from the refusal's path, as the agent names it
+        raise ToolRefusal(render(exc.code, printable(exc.describe(_named(ctx, exc.path))), tool=tool)) from None
     except LayerError as exc:  # the folder itself: no .md file left, or it cannot be listed
-        raise ToolRefusal(render("LAYER_UNREADABLE", printable(str(exc)), tool=tool)) from None
+        where = _named(ctx, exc.path) or "the layer folder"
+        raise ToolRefusal(render("LAYER_UNREADABLE", printable(exc.describe(where)), tool=tool)) from None
     except InvalidDate as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), rule="§7.5", tool=tool)) from None
     except (ValueError, TypeError) as exc:
@@ -225,11 +235,11 @@ def _check_date(value: str | None, name: str) -> str | None:
     return value.strip()
 
 
-def _summary_dict(summary: ContainerSummary) -> dict:
+def _summary_dict(summary: ContainerSummary) -> dict[str, Any]:
     return {**asdict(summary), "zone": _zone(summary.zone)}
 
 
-def _container_dict(summary: ContainerSummary, journal) -> dict:
+def _container_dict(summary: ContainerSummary, journal: ZoneView | None) -> dict[str, Any]:
     d = _summary_dict(summary)
     if journal is None:
         d["journal"] = None
@@ -240,9 +250,9 @@ def _container_dict(summary: ContainerSummary, journal) -> dict:
     return d
 
 
-def _journals(index: ZoneIndex) -> dict[int, Any]:
+def _journals(index: ZoneIndex) -> dict[int, ZoneView]:
     """Declaration line -> the zone an 'ai' append goes to (the writer's rule), else its last [P3] zone."""
-    out = {}
+    out: dict[int, ZoneView] = {}
     for h in index.containers():
         zone = journal_for(index, h.index, "user")  # [P4], else [P5], else [P3]: what the AI may do there
         if zone is not None:
@@ -250,7 +260,7 @@ def _journals(index: ZoneIndex) -> dict[int, Any]:
     return out
 
 
-def _address_of(doc, container: str) -> str | None:
+def _address_of(doc: Document, container: str) -> str | None:
     """The address list_containers gives the container ``container`` names in ``doc`` (W43), so calls chain."""
     index = ZoneIndex.build(doc)
     line = index.header_line(resolve_container(index, container))
@@ -267,8 +277,8 @@ def _relative(text: str, target: LayerFile) -> str:
 def layer_status(ctx: ToolContext) -> dict[str, Any]:
     """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
     the number of errors and warnings — the same data as `zonemark status --json`."""
-    with _agent_errors("layer_status"):
-        return _located(ctx, status_data(ctx.cache.layer()))
+    with _agent_errors(ctx, "layer_status"):
+        return _status(ctx)
 
 def list_containers(ctx: ToolContext, file: Annotated[str | None, Field(description="one file of the layer; all files when "
                                                                   "omitted", max_length=MAX_PATH_CHARS)] = None
@@ -276,7 +286,7 @@ def list_containers(ctx: ToolContext, file: Annotated[str | None, Field(descript
     """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
     H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
     address to pass to read_container/append_entry, and the zone an entry appended to them goes to."""
-    with _agent_errors("list_containers"):
+    with _agent_errors(ctx, "list_containers"):
         targets = [ctx.folder.file(file)] if file is not None else [ctx.folder.file(rel) for rel in ctx.folder.files()]
         files = []
         for target in targets:
@@ -291,7 +301,7 @@ def read_container(ctx: ToolContext, file: FileArg, container: ContainerArg, sin
                    limit: Annotated[int, Field(description="at most this many entries, the most recent",
                                                ge=1, le=500, strict=True)] = 20) -> dict[str, Any]:
     """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
-    with _agent_errors("read_container"):
+    with _agent_errors(ctx, "read_container"):
         target = ctx.folder.file(file)
         since = _check_date(since, "since")
         doc = ctx.cache.document(target.path)
@@ -307,7 +317,7 @@ def read_container(ctx: ToolContext, file: FileArg, container: ContainerArg, sin
 def list_zones(ctx: ToolContext, file: FileArg) -> dict[str, Any]:
     """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
     container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
-    with _agent_errors("list_zones"):
+    with _agent_errors(ctx, "list_zones"):
         target = ctx.folder.file(file)
         data, doc = ctx.cache.snapshot(target.path)
         owners = {c.line: c.address for c in layer_containers.list_containers(doc)}
@@ -320,7 +330,7 @@ def list_zones(ctx: ToolContext, file: FileArg) -> dict[str, Any]:
 def read_zone(ctx: ToolContext, file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
     """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
     edit_volatile."""
-    with _agent_errors("read_zone"):
+    with _agent_errors(ctx, "read_zone"):
         target = ctx.folder.file(file)
         data, doc = ctx.cache.snapshot(target.path)
         index = ZoneIndex.build(doc)
@@ -335,9 +345,9 @@ def read_zone(ctx: ToolContext, file: FileArg, zone_line: ZoneLineArg) -> dict[s
 def check(ctx: ToolContext) -> dict[str, Any]:
     """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
     first 200 diagnostics, each with file, line, column, code and message."""
-    with _agent_errors("check"):
+    with _agent_errors(ctx, "check"):
         diags = ctx.cache.layer().all_diagnostics()
-        return _located(ctx, {
+        return _plain({
             "errors": sum(d.severity is Severity.ERROR for d in diags),
             "warnings": sum(d.severity is Severity.WARNING for d in diags),
             "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
@@ -359,7 +369,7 @@ def search_memory(ctx: ToolContext, query: Annotated[str, Field(description="wor
     """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
     best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
     between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
-    with _agent_errors("search_memory"):
+    with _agent_errors(ctx, "search_memory"):
         rel = ctx.folder.file(file).rel if file is not None else None
         since, until = _check_date(since, "since"), _check_date(until, "until")
         try:
@@ -382,7 +392,7 @@ def build_context(ctx: ToolContext, budget_tokens: Annotated[int | None, Field(d
     """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
     the active external modules and the memories, zone tags included, with a header that says what was left
     out. Over budget_tokens, whole journal entries go, oldest memory entries first; [P1]/[P2] never go."""
-    with _agent_errors("build_context"):
+    with _agent_errors(ctx, "build_context"):
         try:
             result = context(ctx.cache.layer(), budget_tokens)
         except ContextRefused as exc:
@@ -395,7 +405,7 @@ def parse_trace(ctx: ToolContext, text: Annotated[str, Field(description="the ch
     """Read a Deferred Neural Trace (§N.18) from chat text and validate it against the layer: which nuclei,
     modules and memories it names, what was dropped (unknown identifiers, lines quoting [P1]/[P2] text), and
     whether tracing is enabled. Writes nothing."""
-    with _agent_errors("parse_trace"):
+    with _agent_errors(ctx, "parse_trace"):
         result = read_trace(text, ctx.cache.layer())
         if not result.blocks:
             raise ToolRefusal(render("NO_TRACE", "no [NTRACE: v1] ... [/NTRACE] block in the text",
@@ -418,7 +428,7 @@ def append_entry(ctx: ToolContext, file: FileArg, container: ContainerArg,
     """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
     zone. The date defaults to today. Returns the container's address as list_containers gives it (for
     read_container and the next append_entry) and the line of the new entry."""
-    with _agent_errors("append_entry"):
+    with _agent_errors(ctx, "append_entry"):
         target = ctx.folder.file(file)
         r = writer.append_entry(target.path, container, title, body, actor=ctx.actor, date=date)
         address = _address_of(ctx.cache.document(target.path), container)
@@ -435,7 +445,7 @@ def set_module_state(ctx: ToolContext, activate: Annotated[list[Annotated[str, F
     rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
     if not activate and not deactivate:
         raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
-    with _agent_errors("set_module_state"):
+    with _agent_errors(ctx, "set_module_state"):
         ctx.folder.refuse_outside_reminder()
         r = writer.set_states(ctx.folder.root, activate, deactivate, actor=ctx.actor)
         reminder = ctx.folder.file(Path(os.path.relpath(r.path, ctx.folder.root)).as_posix())
@@ -452,7 +462,7 @@ def edit_volatile(ctx: ToolContext, file: FileArg, zone_line: ZoneLineArg,
     """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed or moved since you
     read base_hash (the refusal names the line where a moved zone is now); refused for every other zone.
     Returns the zone's new hash, the base of your next edit."""
-    with _agent_errors("edit_volatile"):
+    with _agent_errors(ctx, "edit_volatile"):
         target = ctx.folder.file(file)
         r = writer.edit_zone(target.path, zone_line, content, actor=ctx.actor, base_hash=base_hash)
         return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
@@ -472,7 +482,7 @@ def propose_change(ctx: ToolContext, file: FileArg,
     review and apply (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
     if (zone_line is None) == (container is None):
         raise ToolRefusal(render("BAD_ARGUMENT", "give exactly one of zone_line and container"))
-    with _agent_errors("propose_change"):
+    with _agent_errors(ctx, "propose_change"):
         target = ctx.folder.file(file)
         p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor=ctx.actor,
                            reason=reason)
@@ -490,7 +500,7 @@ def ingest_log(ctx: ToolContext, text: Annotated[str, Field(description="chat te
     as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
     or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the
     call is a tool error. By default a dry run: nothing is written until you pass dry_run=false."""
-    with _agent_errors("ingest_log"):
+    with _agent_errors(ctx, "ingest_log"):
         target = ctx.folder.file(file)
         result = ingest(target.path, container, text, actor=ctx.actor, dry_run=dry_run)
         data = result.to_dict()
@@ -619,18 +629,27 @@ class _LayerServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
-            if isinstance(cause, ToolRefusal):  # paths in the agent's terms: relative to the layer folder
-                raise ToolError(_plain(str(cause), self.folder.root)) from cause
+            if isinstance(cause, ToolRefusal):  # already in the agent's words, paths relative to the layer folder
+                raise ToolError(str(cause)) from cause
             if isinstance(cause, ValidationError):
                 raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
             if isinstance(exc, UnexpectedToolError):
-                what = f"{cause.__class__.__name__}: {cause}" if cause is not None else str(exc)
-                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed "
-                                                                   f"({_plain(what, self.folder.root)[:300]})")) \
-                    from cause
+                failed = f"{name} failed ({_defect(cause, exc, self.folder)})"
+                raise UnexpectedToolError(render("INTERNAL_ERROR", failed)) from cause
             if cause is None and str(exc).startswith("Unknown tool"):
                 raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
             raise
+
+
+def _defect(cause: BaseException | None, exc: Exception, folder: LayerFolder) -> str:
+    """What a defect says to the agent (W67): its class and its message, the message left out when it names where
+    the layer lies on the server's disk (a defect's text is not the agent's to see rewritten)."""
+    if cause is None:
+        return printable(str(exc))[:300]
+    text = printable(f"{cause.__class__.__name__}: {cause}")
+    if str(folder.root) in text:
+        return f"{cause.__class__.__name__}; its message names the server's files"
+    return text[:300]
 
 
 # -- resources ---------------------------------------------------------------------------------------------
@@ -638,7 +657,7 @@ class _LayerServer(MCPServer):
 def status_resource(ctx: ToolContext) -> str:
     """The layer's status (as the layer_status tool), JSON."""
     try:
-        return json.dumps(_located(ctx, status_data(ctx.cache.layer())), ensure_ascii=False, indent=2)
+        return json.dumps(_status(ctx), ensure_ascii=False, indent=2)
     except LayerError as exc:
         raise ResourceError(printable(str(exc))) from None
 
