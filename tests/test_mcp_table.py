@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import anyio
 import pytest
 
@@ -12,7 +16,7 @@ from zonemark.mcp.server import (TOOLS, ToolRefusal, append_entry, build_server,
 
 
 @pytest.fixture
-def fresh_tool_list():
+def fresh_tool_list() -> Iterator[None]:
     """The process's tool list forgotten before and after the test (it is built again on first use)."""
     for cached in (server_module.sdk_tools, server_module.listed_tools, server_module._arguments):
         cached.cache_clear()
@@ -21,11 +25,12 @@ def fresh_tool_list():
         cached.cache_clear()
 
 
-def test_the_tool_list_and_its_schemas_are_built_once_per_process(tmp_path, monkeypatch, fresh_tool_list):
-    built = []
+def test_the_tool_list_and_its_schemas_are_built_once_per_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  fresh_tool_list: None) -> None:
+    built: list[str] = []
     from_function = server_module.Tool.from_function
 
-    def counting(fn, *args, **kwargs):
+    def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
         built.append(kwargs.get("name") or fn.__name__)
         return from_function(fn, *args, **kwargs)
 
@@ -42,14 +47,14 @@ def test_the_tool_list_and_its_schemas_are_built_once_per_process(tmp_path, monk
     assert all(a is b for a, b in zip(first, second, strict=True))
 
 
-def test_the_table_gives_the_names_order_and_descriptions_of_tools_list(tmp_path):
+def test_the_table_gives_the_names_order_and_descriptions_of_tools_list(tmp_path: Path) -> None:
     tools = Agent(build_server(make_layer(tmp_path / "layer"))).tools()
     assert [(t.name, t.description) for t in tools] == [(row.name, row.description) for row in TOOLS]
     assert all(t.input_schema["title"] == f"{t.name}Arguments" for t in tools)
     assert "ctx" not in {p for t in tools for p in t.input_schema.get("properties", {})}
 
 
-def test_a_tool_is_a_function_of_a_context_and_its_arguments_called_without_a_server(tmp_path):
+def test_a_tool_is_a_function_of_a_context_and_its_arguments_called_without_a_server(tmp_path: Path) -> None:
     layer = make_layer(tmp_path / "layer")
     ctx = tool_context(layer)
     data = append_entry(ctx, file=MEMORY_NAME, container="Viaggi", title="Perché — 東京", body="Templi — 寺.",

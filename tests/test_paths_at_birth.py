@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "zonemark"
 MEMORY = "# Diario — 東京 [external_memory]\n\n[P1]\n## TOPIC: Perché\n[/P1]\n"
 
 
-def test_a_store_refusal_carries_its_path_and_says_it_as_before(tmp_path):
+def test_a_store_refusal_carries_its_path_and_says_it_as_before(tmp_path: Path) -> None:
     path = tmp_path / "diario — 東京[ext_memory].md"
     err = StoreError("the file is read-only (mode 0444); zonemark does not write it", path=path)
     assert str(err) == f"{path}: the file is read-only (mode 0444); zonemark does not write it"
@@ -27,7 +27,7 @@ def test_a_store_refusal_carries_its_path_and_says_it_as_before(tmp_path):
     assert StoreError("x — エックス", code="NO_SUCH_VERSION").describe(None) == "x — エックス"
 
 
-def test_a_layer_refusal_carries_its_path_and_says_it_as_before(tmp_path):
+def test_a_layer_refusal_carries_its_path_and_says_it_as_before(tmp_path: Path) -> None:
     folder = tmp_path / "strato — 東京"
     folder.mkdir()
     with pytest.raises(LayerError) as raised:
@@ -39,7 +39,7 @@ def test_a_layer_refusal_carries_its_path_and_says_it_as_before(tmp_path):
         "no .md files left in x after --only/--exclude")
 
 
-def test_a_dangling_link_into_the_layer_is_named_by_its_path_in_the_layer(tmp_path):
+def test_a_dangling_link_into_the_layer_is_named_by_its_path_in_the_layer(tmp_path: Path) -> None:
     layer = tmp_path / "layer"
     layer.mkdir()
     (layer / "diario[ext_memory].md").write_text(MEMORY, encoding="utf-8")
@@ -52,7 +52,7 @@ def test_a_dangling_link_into_the_layer_is_named_by_its_path_in_the_layer(tmp_pa
                                                 f"there is no file to read")  # outside: as the link says
 
 
-def test_the_mcp_face_edits_no_message_text_with_regular_expressions():
+def test_the_mcp_face_edits_no_message_text_with_regular_expressions() -> None:
     for module in ("server.py", "refusals.py"):
         source = (SRC / "mcp" / module).read_text(encoding="utf-8")
         assert not re.search(r"^\s*(import re\b|from re import)", source, re.M), module
