@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 from mcp import Client
@@ -129,7 +130,7 @@ def line_of(text: str, needle: str) -> int:
 class Agent:
     """Calls a server's tools through the SDK's real in-memory client (one connection per call)."""
 
-    def __init__(self, server):
+    def __init__(self, server: Any) -> None:
         self.server = server
 
     def _run(self, action):
@@ -158,7 +159,7 @@ class Agent:
         assert "Traceback" not in text and "Error executing tool" not in text
         return text
 
-    def tools(self):
+    def tools(self) -> list[Any]:
         return self._run(lambda c: c.list_tools()).tools
 
     def instructions(self) -> str | None:

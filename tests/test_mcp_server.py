@@ -128,15 +128,27 @@ def test_no_refusal_shows_where_the_layer_lies_on_the_servers_disk(agent, layer)
         assert code_of(text) == "LAYER_UNREADABLE" and "no .md files" in text and str(layer) not in text, tool
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("/srv/strato", "."),
-    ("/srv/strato/diario[ext_memory].md: the file is read-only", "diario[ext_memory].md: the file is read-only"),
-    ("no .md files in folder: /srv/strato", "no .md files in folder: the layer folder"),
-    ("(to /srv/strato2/altro.md)", "(to /srv/strato2/altro.md)"),  # a sibling folder is not the layer
-    ("/srv/strato.bak/x.md", "/srv/strato.bak/x.md"),
-])
-def test_paths_in_answers_are_made_relative_to_the_layer_folder_only(text, shown):
-    assert server_module._plain(text, __import__("pathlib").Path("/srv/strato")) == shown
+def test_refusals_name_the_file_and_the_folder_from_their_fields_as_the_agent_names_them(agent, layer):
+    """W66: the store's and the layer's refusals carry their path; the agent's text names it relative to the
+    layer folder, built from the fields (no text is edited afterwards)."""
+    (layer / MEMORY_NAME).chmod(0o444)
+    try:
+        text = agent.refused("append_entry", file=MEMORY_NAME, container="Viaggi", title="perché — 東京", body="x")
+    finally:
+        (layer / MEMORY_NAME).chmod(0o644)
+    assert text.split("\n")[0] == (f"FILE_NOT_WRITABLE: {MEMORY_NAME}: the file is read-only (mode 0444); "
+                                   f"zonemark does not write it")
+    for path in layer.rglob("*.md"):
+        path.unlink()
+    assert agent.refused("check").split("\n")[0] == "LAYER_UNREADABLE: no .md files in folder: the layer folder"
+
+
+def test_a_defect_whose_message_names_the_servers_files_is_shown_by_its_class_only(agent, layer, monkeypatch):
+    def broken(layer_):
+        raise RuntimeError(f"boom in {layer}/perché.md")
+    monkeypatch.setattr(server_module, "status_data", broken)
+    text = agent.refused("layer_status")
+    assert code_of(text) == "INTERNAL_ERROR" and "RuntimeError" in text and str(layer) not in text
 
 
 def test_list_containers_gives_zone_entries_last_date_and_the_journal_an_append_goes_to(agent):

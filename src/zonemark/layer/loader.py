@@ -80,7 +80,20 @@ _Declared = dict[str, tuple[str, ModuleInfo]]
 
 
 class LayerError(Exception):
-    """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection)."""
+    """The layer cannot be loaded at all (missing path, no ``.md`` file, empty selection).
+
+    The path concerned is a field (``path``), between the words before it (``before``) and after it
+    (``after``), so a face names it its own way (:meth:`describe`) without editing the text.
+    """
+
+    def __init__(self, before: str, path: str | os.PathLike[str] | None = None, after: str = ""):
+        super().__init__(f"{before}{'' if path is None else path}{after}")
+        self.before, self.after = before, after
+        self.path = None if path is None else Path(path)
+
+    def describe(self, where: str) -> str:
+        """The message with the path named as ``where`` (e.g. "the layer folder")."""
+        return str(self) if self.path is None else f"{self.before}{where}{self.after}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +200,7 @@ class Layer:
         root, found = discover(path, confined=confined)
         found = select(found, only=only, exclude=exclude)
         if not found:
-            raise LayerError(f"no .md files left in {path} after --only/--exclude")
+            raise LayerError("no .md files left in ", path, " after --only/--exclude")
         with gcpause.paused():
             return _Loader(root, found).run()
 
@@ -273,12 +286,12 @@ def discover(path: StrPath, *, confined: bool = False) -> tuple[Path, list[tuple
     p = Path(path)
     if not p.exists():
         if p.is_symlink():
-            raise LayerError(f"{path} is a dangling symbolic link (to {os.readlink(p)})")
-        raise LayerError(f"no such file or folder: {path}")
+            raise LayerError("", path, f" is a dangling symbolic link (to {os.readlink(p)})")
+        raise LayerError("no such file or folder: ", path)
     if p.is_file():
         return p.parent, [(p.name, p)]
     if not p.is_dir():
-        raise LayerError(f"not a file or folder: {path}")
+        raise LayerError("not a file or folder: ", path)
     found: list[tuple[str, Path]] = []
     errors: list[OSError] = []
     for folder, dirs, files in os.walk(p, onerror=errors.append):
@@ -291,14 +304,14 @@ def discover(path: StrPath, *, confined: bool = False) -> tuple[Path, list[tuple
                     found.append((q.relative_to(p).as_posix(), q))
     if errors and not found:
         exc = errors[0]
-        raise LayerError(f"cannot list {path}: {exc.strerror or exc}")
+        raise LayerError("cannot list ", path, f": {exc.strerror or exc}")
     patterns = ignore_patterns(p)
     found = select(_one_per_file(p, found), exclude=patterns or None)
     found = [x for x in found if not x[1].is_symlink() or _link_kept(p, x[1], patterns)]
     if confined:
         found = [x for x in found if inside(p, x[1])]
     if not found:
-        raise LayerError(f"no .md files in folder: {path}")
+        raise LayerError("no .md files in folder: ", path)
     return p, sorted(found, key=lambda x: x[0])
 
 
@@ -387,6 +400,18 @@ def inside(root: StrPath, path: StrPath) -> bool:
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
     return real == real_root or real_root in real.parents
+
+
+def _link_target(root: Path, link: Path) -> str:
+    """Where the symbolic link ``link`` points: relative to the layer folder ``root`` when it points inside it
+    (a file of the layer is named by its path in the layer, wherever the folder lies), else as the link says."""
+    said = os.readlink(link)
+    target = Path(os.path.normpath(link.parent / said))
+    real_root = Path(os.path.realpath(root))
+    for folder in dict.fromkeys((Path(root), real_root)):
+        if folder in target.parents:
+            return target.relative_to(folder).as_posix()
+    return said
 
 
 def _link_kept(root: Path, link: Path, patterns: list[str]) -> bool:
@@ -497,7 +522,8 @@ class _Loader:
             except OSError as exc:
                 if path.is_symlink() and not path.exists():
                     self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1,
-                              f"a dangling symbolic link (to {os.readlink(path)}): there is no file to read")
+                              f"a dangling symbolic link (to {_link_target(self.root, path)}): there is no file "
+                              f"to read")
                 else:
                     self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1, f"cannot read this file: {exc.strerror or exc}")
         return self.build(docs)

@@ -45,11 +45,11 @@ class LayerFile:
 class LayerFolder:
     """The layer folder a server was started on (resolved once, at start)."""
 
-    def __init__(self, root) -> None:
-        root = Path(root)
-        if not root.is_dir():
-            raise NotADirectoryError(f"not a folder: {root}")
-        self.root = root.resolve(strict=True)
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        folder = Path(root)
+        if not folder.is_dir():
+            raise NotADirectoryError(f"not a folder: {folder}")
+        self.root = folder.resolve(strict=True)
 
     def files(self) -> list[str]:
         """The ``.md`` files of the layer now (relative, ``/``-separated, sorted), as the layer loader finds them."""
@@ -66,7 +66,7 @@ class LayerFolder:
             out.append(rel)
         return out
 
-    def file(self, name, *, listed: bool = False) -> LayerFile:
+    def file(self, name: object, *, listed: bool = False) -> LayerFile:
         """The layer file ``name`` names, or :class:`PathRefused` (``listed``: a name the layer's walk gave,
         already a file of the layer by W40, so its ignore patterns are not matched a second time)."""
         if not isinstance(name, str):
@@ -124,6 +124,6 @@ class LayerFolder:
                 raise PathRefused("PATH_OUTSIDE_LAYER", f"the layer's reminder '{rel}' leads outside the layer "
                                                         f"folder (a symbolic link); zonemark writes only inside it")
 
-    def rel(self, path) -> str:
+    def rel(self, path: str | os.PathLike[str]) -> str:
         """``path`` (inside the layer) relative to the layer folder, ``/``-separated."""
         return Path(os.path.realpath(path)).relative_to(self.root).as_posix()

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..writer import REFUSALS
+from ..core.text import printable
+from ..writer import REFUSALS, RefusedWrite
 
 
 @dataclass(frozen=True)
@@ -153,3 +154,9 @@ def render(code: str, message: str, *, level: int | None = None, zone: int | Non
         lines.append(" · ".join(where))
     lines.append(f"instead: {instead(code, tool)}")
     return "\n".join(lines)
+
+
+def render_refusal(refusal: RefusedWrite, tool: str | None = None) -> str:
+    """The tool-error text of a writer's refusal, from its fields: code, message, zone and level, rule."""
+    return render(refusal.code, printable(refusal.message), level=refusal.level, zone=refusal.zone,
+                  rule=refusal.rule, tool=tool)

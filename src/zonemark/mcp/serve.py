@@ -16,6 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the SDK is imported when the server starts, never at load
+    import mcp_types
+    from mcp.server.mcpserver import MCPServer
+    from mcp.shared.message import SessionMessage
 
 #: Top-level modules of the extra: a failed import of one of them means the extra is missing.
 SDK_MODULES = frozenset({"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "starlette", "httpx2"})
@@ -25,7 +32,7 @@ class MissingExtra(Exception):
     """The ``mcp`` extra is not installed."""
 
 
-def serve(root) -> None:
+def serve(root: str | os.PathLike[str]) -> None:
     """Serve the layer folder ``root`` over stdio until the client closes the connection."""
     try:
         import anyio
@@ -38,7 +45,7 @@ def serve(root) -> None:
     anyio.run(_serve_stdio, build_server(root))
 
 
-async def _serve_stdio(server) -> None:
+async def _serve_stdio(server: MCPServer) -> None:
     """:meth:`MCPServer.run_stdio_async`, with every line the transport could not read given a second reading."""
     import anyio
     from mcp.server.stdio import stdio_server
@@ -63,14 +70,14 @@ async def _serve_stdio(server) -> None:
             await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
 
 
-def _unreadable(item: Exception):
+def _unreadable(item: Exception) -> mcp_types.JSONRPCError:
     """The JSON-RPC error that answers a line the server cannot read (W44): -32700 (parse error) when it is not
     JSON — malformed, or nested deeper than a parser follows — else -32600 (invalid request), with ``id`` null
     (JSON-RPC 2.0 §5.1: the id could not be read).  The message is short whatever the line's size: it never
     quotes the line."""
     import mcp_types as types
 
-    errors = item.errors() if hasattr(item, "errors") else []
+    errors = _errors(item)
     first = errors[0] if errors else {}
     if not errors or first.get("type") == "json_invalid":
         code, text = types.PARSE_ERROR, f"Parse error: the line is not JSON ({str(first.get('msg', item))[:160]})"
@@ -79,7 +86,13 @@ def _unreadable(item: Exception):
     return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))
 
 
-def _reread(item):
+def _errors(item: Exception) -> list[dict[str, Any]]:
+    """The errors a validation error of the transport lists (none for any other exception)."""
+    method = getattr(item, "errors", None)
+    return list(method()) if callable(method) else []
+
+
+def _reread(item: SessionMessage | Exception) -> SessionMessage | Exception:
     """A line the transport refused as invalid JSON, read by :mod:`json` (which keeps lone surrogates), as the
     message it holds; anything else as it came."""
     if not isinstance(item, Exception) or not hasattr(item, "errors"):
@@ -88,11 +101,13 @@ def _reread(item):
         import mcp_types as types
         from mcp.shared.message import SessionMessage
 
-        [error] = item.errors()
+        [error] = _errors(item)
         if error.get("type") != "json_invalid":
             return item
         raw = error.get("input")
         line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        if not isinstance(line, str):
+            return item
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False))
     except Exception:  # not JSON to the standard library either (or not a message): the SDK's own handling
         return item

@@ -1,34 +1,40 @@
 """The MCP server of one layer folder: read tools, zone-enforcing write tools, resources (§5.2).
 
-:func:`build_server` returns an :class:`mcp.server.mcpserver.MCPServer`.  Every tool is a thin
-shell: it confines its ``file`` to the layer folder (:mod:`.paths`), calls the layer, the writer
-or a service (search, context, ingest, trace), and returns plain data; every write goes through
-the safe writer as actor ``ai``, so the zones are enforced here, in the server, whatever the
-client does with the tools' read-only and destructive hints.  Nothing that applies a proposal,
-undoes, deletes or writes ``[P1]``/``[P2]`` is offered.
+Every tool is a plain function of this module: it takes a :class:`ToolContext` (the layer folder,
+the cache of its files, the actor every write acts as) and its typed arguments, confines its
+``file`` to the layer folder (:mod:`.paths`), calls the layer, the writer or a service (search,
+context, ingest, trace), and returns plain data; every write goes through the safe writer as actor
+``ai``, so the zones are enforced here, in the server, whatever the client does with the tools'
+read-only and destructive hints.  Nothing that applies a proposal, undoes, deletes or writes
+``[P1]``/``[P2]`` is offered.  :data:`TOOLS` is the ordered table of the tools; :func:`sdk_tools`
+builds their SDK form (input and output schemas) once per process, and :func:`build_server`
+registers that one list on every server it builds.
 
 A refused write or a bad argument is a tool error (``is_error``) whose text starts with a
 stable code (:mod:`.refusals`, mapped from the refusal's ``code``, never from its wording).
 Every call sees the files as they are on disk now: parsed documents are kept only for bytes
-that have not changed (:mod:`.cache`), and two servers on one layer share the writer's
-per-file lock.
+that have not changed (:mod:`zonemark.layer.cache`), and two servers on one layer share the
+writer's per-file lock.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import json
 import os
-import re
-from dataclasses import asdict
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import quote
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
-from mcp.types import Resource, ToolAnnotations
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, InputRequiredResult, Resource, ToolAnnotations
+from mcp.types import Tool as ListedTool
 from pydantic import Field, ValidationError
 
 from .. import __version__
@@ -36,21 +42,24 @@ from .. import writer
 from ..context import ContextRefused, context
 from ..core import syntax as sx
 from ..core.diagnostics import Severity
+from ..core.document import Document
 from ..core.text import decode, printable
 from ..interchange.ingest import MAX_CHAT_CHARS, ingest
 from ..interchange.trace import MAX_TRACE_CHARS, read_trace
 from ..layer import containers as layer_containers
+from ..layer.cache import LayerCache
 from ..layer.containers import ContainerSummary
 from ..layer.loader import LayerError
 from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
 from ..search.query import MAX_QUERY_CHARS
 from ..writer import (DATE_HELP, MAX_BODY_CHARS, MAX_REASON_CHARS, MAX_TITLE_CHARS, InvalidDate, RefusedWrite,
-                      StoreError, ZoneIndex, journal_for, resolve_container)
-from ..layer.cache import LayerCache
+                      StoreError, ZoneIndex, ZoneView, journal_for, resolve_container)
 from .paths import MAX_PATH_CHARS, LayerFile, LayerFolder, PathRefused
-from .refusals import CODES, instead, render
+from .refusals import CODES, instead, render, render_refusal
 from .zones import AI_MAY, zone_content, zone_facts
+
+_T = TypeVar("_T")
 
 INSTRUCTIONS = (
     "This server holds one zonemark layer — the identity, rules and memory of a personal AI in files of the "
@@ -101,22 +110,19 @@ class ToolRefusal(ToolError):
     """A refusal or a bad argument, already in the agent's words (:func:`.refusals.render`)."""
 
 
-def _plain(value, root: Path | None = None):
-    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``) and, given the
-    layer folder ``root``, every path in it relative to that folder (for facts about the layer, never for
-    the text of a file: that is the user's, byte for byte)."""
+def _plain(value: _T) -> _T:
+    """``value`` with every string printable (bytes a non-UTF-8 file kept become ``\\xNN``); paths in it are
+    relative to the layer folder as they were made (W66), never edited afterwards."""
+    return cast(_T, _printable(value))
+
+
+def _printable(value: object) -> object:
     if isinstance(value, str):
-        text = printable(value)
-        if root is not None and str(root) in text:  # the folder itself, not a sibling such as 'layer2'
-            if text == str(root):
-                return "."
-            text = re.sub(re.escape(str(root)) + r"(/|(?=$|[\s'\")\]:;,]|\.(?:\s|$)))",
-                          lambda m: "" if m.group(1) == "/" else "the layer folder", text)
-        return text
+        return printable(value)
     if isinstance(value, dict):
-        return {k: _plain(v, root) for k, v in value.items()}
+        return {k: _printable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v, root) for v in value]
+        return [_printable(v) for v in value]
     return value
 
 
@@ -124,70 +130,49 @@ def _zone(level: int | None) -> str | None:
     return None if level is None else f"P{level}"
 
 
-class _LayerServer(MCPServer):
-    """:class:`MCPServer` with one resource per file of the layer (listed fresh) and agent-worded errors."""
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool needs of its server: the layer folder every ``file`` is confined to, the cache of its files
+    as they are on disk now, and the actor every write acts as (§5.2: the AI, never the user)."""
 
-    def __init__(self, folder: LayerFolder, **kwargs):
-        super().__init__(**kwargs)
-        self.folder = folder
-        self.cache: LayerCache | None = None
+    folder: LayerFolder
+    cache: LayerCache
+    actor: Literal["ai"] = "ai"
 
-    async def list_resources(self) -> list[Resource]:
-        listed = await super().list_resources()
-        for rel in self.folder.files():
-            listed.append(Resource(uri=FILE_URI + quote(rel, safe="/"), name=rel, title=rel,
-                                   description=f"the text of {rel}, as it is on disk now", mime_type="text/markdown"))
-        return listed
+    @property
+    def root(self) -> Path:
+        """The layer folder, resolved once, at start."""
+        return self.folder.root
 
-    async def call_tool(self, name, arguments, context=None):
-        if isinstance(arguments, dict):
-            schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
-            if schema is not None:
-                known = set(schema.get("properties", {}))
-                unknown = sorted(set(arguments) - known)
-                if unknown:
-                    shown = ", ".join(repr(printable(str(k))[:40]) for k in unknown[:5])
-                    note = "; every write acts as ai" if "actor" in unknown else ""
-                    raise ToolError(render("BAD_ARGUMENT", f"{name} takes no argument {shown}; it takes "
-                                                           f"{', '.join(sorted(known)) or 'none'}{note}"))
-        if name not in WRITE_TOOLS:
-            return await self._call_tool(name, arguments, context)
-        from ..gitlayer.commits import commit_layer, commit_lock
-        from ..writer.observe import watching
-        layer = commit_layer(self.folder.root)
-        if layer is None:
-            return await self._call_tool(name, arguments, context)
-        with commit_lock(layer), watching() as seen:  # G28: each write is its own commit
-            try:
-                return await self._call_tool(name, arguments, context)
-            finally:
-                if seen:
-                    _commit_tool(name, arguments if isinstance(arguments, dict) else {}, [w.path for w in seen])
 
-    async def _call_tool(self, name, arguments, context):
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, ToolRefusal):  # paths in the agent's terms: relative to the layer folder
-                raise ToolError(_plain(str(cause), self.folder.root)) from cause
-            if isinstance(cause, ValidationError):
-                raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
-            if isinstance(exc, UnexpectedToolError):
-                what = f"{cause.__class__.__name__}: {cause}" if cause is not None else str(exc)
-                raise UnexpectedToolError(render("INTERNAL_ERROR", f"{name} failed "
-                                                                   f"({_plain(what, self.folder.root)[:300]})")) \
-                    from cause
-            if cause is None and str(exc).startswith("Unknown tool"):
-                raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
-            raise
+def tool_context(root: str | os.PathLike[str]) -> ToolContext:
+    """The context of the tools of the layer folder ``root`` (``NotADirectoryError`` when it is none)."""
+    folder = LayerFolder(root)
+    return ToolContext(folder, LayerCache(folder.root))
+
+
+def _status(ctx: ToolContext) -> dict[str, Any]:
+    """The layer's status (``zonemark status --json``), its folder named as the agent names it: ``.``."""
+    return _plain({**status_data(ctx.cache.layer()), "root": "."})
+
+
+def _named(ctx: ToolContext, path: Path | None) -> str | None:
+    """The agent's name for ``path``: relative to the layer folder ("the layer folder" for the folder itself)."""
+    if path is None:
+        return None
+    real = Path(os.path.realpath(path))
+    if real == ctx.root:
+        return "the layer folder"
+    if ctx.root in real.parents:
+        return real.relative_to(ctx.root).as_posix()
+    return str(path)
 
 
 #: the tools that write; in a layer with commit_writes each call is one git commit of what it wrote (G25)
 WRITE_TOOLS = frozenset({"append_entry", "set_module_state", "edit_volatile", "propose_change", "ingest_log"})
 
 
-def _commit_tool(name: str, arguments: dict, paths: list) -> None:
+def _commit_tool(name: str, arguments: dict[str, Any], paths: list[Path]) -> None:
     """Commit the files one write tool wrote; a failed commit is one warning line on the server's stderr."""
     import sys
 
@@ -217,7 +202,7 @@ def _validation_text(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
-def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
+def _nothing_filed(data: dict[str, Any], target: LayerFile, container: str) -> str:
     """The tool error of an ``ingest_log`` whose every entry is refused: nothing was (or would be) filed."""
     items = data["items"]
     codes = [item["code"] for item in items if item["code"] in CODES]
@@ -236,7 +221,7 @@ def _nothing_filed(data: dict, target: LayerFile, container: str) -> str:
 
 
 @contextlib.contextmanager
-def _agent_errors(tool: str):
+def _agent_errors(ctx: ToolContext, tool: str) -> Iterator[None]:
     """Turn every anticipated failure of ``tool`` into a :class:`ToolRefusal` in the agent's words."""
     try:
         yield
@@ -245,12 +230,12 @@ def _agent_errors(tool: str):
     except PathRefused as exc:
         raise ToolRefusal(render(exc.code, exc.message, tool=tool)) from None
     except RefusedWrite as exc:
-        raise ToolRefusal(render(exc.code, printable(exc.message), level=exc.level, zone=exc.zone, rule=exc.rule,
-                                 tool=tool)) from None
-    except StoreError as exc:
-        raise ToolRefusal(render(exc.code, printable(str(exc)), tool=tool)) from None
+        raise ToolRefusal(render_refusal(exc, tool)) from None
+    except StoreError as exc:  # the file named from the refusal's path, as the agent names it
+        raise ToolRefusal(render(exc.code, printable(exc.describe(_named(ctx, exc.path))), tool=tool)) from None
     except LayerError as exc:  # the folder itself: no .md file left, or it cannot be listed
-        raise ToolRefusal(render("LAYER_UNREADABLE", printable(str(exc)), tool=tool)) from None
+        where = _named(ctx, exc.path) or "the layer folder"
+        raise ToolRefusal(render("LAYER_UNREADABLE", printable(exc.describe(where)), tool=tool)) from None
     except InvalidDate as exc:
         raise ToolRefusal(render(exc.code, printable(str(exc)), rule="§7.5", tool=tool)) from None
     except (ValueError, TypeError) as exc:
@@ -270,11 +255,11 @@ def _check_date(value: str | None, name: str) -> str | None:
     return value.strip()
 
 
-def _summary_dict(summary: ContainerSummary) -> dict:
+def _summary_dict(summary: ContainerSummary) -> dict[str, Any]:
     return {**asdict(summary), "zone": _zone(summary.zone)}
 
 
-def _container_dict(summary: ContainerSummary, journal) -> dict:
+def _container_dict(summary: ContainerSummary, journal: ZoneView | None) -> dict[str, Any]:
     d = _summary_dict(summary)
     if journal is None:
         d["journal"] = None
@@ -285,9 +270,9 @@ def _container_dict(summary: ContainerSummary, journal) -> dict:
     return d
 
 
-def _journals(index: ZoneIndex) -> dict[int, Any]:
+def _journals(index: ZoneIndex) -> dict[int, ZoneView]:
     """Declaration line -> the zone an 'ai' append goes to (the writer's rule), else its last [P3] zone."""
-    out = {}
+    out: dict[int, ZoneView] = {}
     for h in index.containers():
         zone = journal_for(index, h.index, "user")  # [P4], else [P5], else [P3]: what the AI may do there
         if zone is not None:
@@ -295,7 +280,7 @@ def _journals(index: ZoneIndex) -> dict[int, Any]:
     return out
 
 
-def _address_of(doc, container: str) -> str | None:
+def _address_of(doc: Document, container: str) -> str | None:
     """The address list_containers gives the container ``container`` names in ``doc`` (W43), so calls chain."""
     index = ZoneIndex.build(doc)
     line = index.header_line(resolve_container(index, container))
@@ -307,311 +292,450 @@ def _relative(text: str, target: LayerFile) -> str:
     return text.replace(str(target.path), target.rel)
 
 
-def build_server(root) -> MCPServer:
-    """The MCP server of the layer folder ``root`` (see the module docstring)."""
-    folder = LayerFolder(root)
-    cache = LayerCache(folder.root)
-    server = _LayerServer(folder, name="zonemark", title="zonemark layer", version=__version__,
-                          instructions=INSTRUCTIONS, log_level="WARNING")
-    server.cache = cache
+# -- read tools (each a function of a ToolContext and its arguments) ------------------------------------------------------------------------
 
-    def located(value):
-        """Facts about the layer (not the text of its files), every path relative to the layer folder."""
-        return _plain(value, folder.root)
+def layer_status(ctx: ToolContext) -> dict[str, Any]:
+    """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
+    the number of errors and warnings — the same data as `zonemark status --json`."""
+    with _agent_errors(ctx, "layer_status"):
+        return _status(ctx)
 
-    def tool(annotations: ToolAnnotations):
-        """``server.tool`` with the docstring, dedented, as the description the agent reads."""
-        def register(fn):
-            return server.tool(annotations=annotations, description=inspect.cleandoc(fn.__doc__ or ""))(fn)
-        return register
-
-    def parsed(target: LayerFile):
-        """The file's document as its bytes are now (parsed once per content)."""
-        return cache.document(target.path)
-
-    # -- read tools ------------------------------------------------------------------------
-
-    @tool(READ)
-    def layer_status() -> dict[str, Any]:
-        """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
-        the number of errors and warnings — the same data as `zonemark status --json`."""
-        with _agent_errors("layer_status"):
-            return located(status_data(cache.layer()))
-
-    @tool(READ)
-    def list_containers(file: Annotated[str | None, Field(description="one file of the layer; all files when "
-                                                                      "omitted", max_length=MAX_PATH_CHARS)] = None
-                        ) -> dict[str, Any]:
-        """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
-        H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
-        address to pass to read_container/append_entry, and the zone an entry appended to them goes to."""
-        with _agent_errors("list_containers"):
-            targets = [folder.file(file)] if file is not None else [folder.file(rel) for rel in folder.files()]
-            files = []
-            for target in targets:
-                doc = parsed(target)
-                journals = _journals(ZoneIndex.build(doc))
-                files.append({"file": target.rel, "type": doc.file_type,
-                              "containers": [_container_dict(c, journals.get(c.line))
-                                             for c in layer_containers.list_containers(doc)]})
-            return _plain({"files": files})
-
-    @tool(READ)
-    def read_container(file: FileArg, container: ContainerArg, since: DateArg = None,
-                       limit: Annotated[int, Field(description="at most this many entries, the most recent",
-                                                   ge=1, le=500, strict=True)] = 20) -> dict[str, Any]:
-        """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
-        with _agent_errors("read_container"):
-            target = folder.file(file)
-            since = _check_date(since, "since")
-            doc = parsed(target)
-            index = ZoneIndex.build(doc)
-            line = index.header_line(resolve_container(index, container))
-            found = layer_containers.container_entries(doc, line, since=since, limit=limit)
-            if found is None:  # the writer's containers and the outline's agree (tested); never expected
-                raise ToolRefusal(render("UNKNOWN_CONTAINER", f"no container is declared at line {line}"))
-            entries = [{**asdict(e), "zone": _zone(e.zone)} for e in found.entries]
-            return _plain({"file": target.rel, "container": _summary_dict(found.container), "entries": entries,
-                           "shown": len(entries), "matching": found.matching, "total": found.total})
-
-    @tool(READ)
-    def list_zones(file: FileArg) -> dict[str, Any]:
-        """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
-        container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
-        with _agent_errors("list_zones"):
-            target = folder.file(file)
-            data, doc = cache.snapshot(target.path)
-            owners = {c.line: c.address for c in layer_containers.list_containers(doc)}
-            zones = [{"line": z.line, "close_line": z.close_line, "zone": _zone(z.level),
-                      "ai_may": AI_MAY.get(z.level, "nothing"), "inline": z.inline,
-                      "owner": owners.get(z.owner_line) if z.owner_line is not None else None, "hash": z.hash}
-                     for z in zone_facts(data, ZoneIndex.build(doc))]
-            return _plain({"file": target.rel, "zones": zones})
-
-    @tool(READ)
-    def read_zone(file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
-        """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
-        edit_volatile."""
-        with _agent_errors("read_zone"):
-            target = folder.file(file)
-            data, doc = cache.snapshot(target.path)
-            index = ZoneIndex.build(doc)
-            zone = index.zone_at_line(zone_line)
-            if zone is None:
-                raise ToolRefusal(render("NO_ZONE", f"no permission zone opens at or contains line {zone_line} of "
-                                                    f"{target.rel}", tool="read_zone"))
-            return _plain({"file": target.rel, "line": zone.line, "close_line": zone.close_line,
-                           "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
-                           "hash": writer.zone_base(data, index, zone), "content": zone_content(data, zone)})
-
-    @tool(READ)
-    def check() -> dict[str, Any]:
-        """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
-        first 200 diagnostics, each with file, line, column, code and message."""
-        with _agent_errors("check"):
-            diags = cache.layer().all_diagnostics()
-            return located({
-                "errors": sum(d.severity is Severity.ERROR for d in diags),
-                "warnings": sum(d.severity is Severity.WARNING for d in diags),
-                "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
-                                 "severity": d.severity.value, "message": d.message}
-                                for d in diags[:MAX_DIAGNOSTICS]],
-                "truncated": len(diags) > MAX_DIAGNOSTICS})
-
-    @tool(READ)
-    def search_memory(query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
-                                                              "double quotes; word* for a prefix",
-                                                  max_length=MAX_QUERY_CHARS)],
-                      file: Annotated[str | None, Field(description="only this file of the layer",
-                                                        max_length=MAX_PATH_CHARS)] = None,
-                      container: Annotated[str | None, Field(description="only this container and what is under "
-                                                                         "it, as list_containers gives it",
-                                                             max_length=MAX_ADDRESS_CHARS)] = None,
-                      since: DateArg = None, until: DateArg = None,
-                      limit: Annotated[int, Field(description="at most this many hits, best first", ge=1,
-                                                  le=MAX_SEARCH_HITS, strict=True)] = 10) -> dict[str, Any]:
-        """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
-        best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
-        between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
-        with _agent_errors("search_memory"):
-            rel = folder.file(file).rel if file is not None else None
-            since, until = _check_date(since, "since"), _check_date(until, "until")
-            try:
-                result = search(folder.root, query, file=rel, container=container, since=since, until=until,
-                                limit=limit, confined=True)
-            except QueryError as exc:
-                raise ToolRefusal(render("BAD_QUERY", printable(str(exc)), tool="search_memory")) from None
-            except (SearchUnavailable, SearchError) as exc:
-                raise ToolRefusal(render("SEARCH_UNAVAILABLE", printable(str(exc)), tool="search_memory")) from None
-            hits = [{"file": h.file, "line": h.line, "kind": h.kind, "container": h.container, "zone": _zone(h.zone),
-                     "date": h.date, "title": h.title, "snippet": h.snippet, "score": h.score} for h in result.hits]
-            return _plain({"query": result.query, "hits": hits, "more": result.more, "files": result.files,
-                           "ranked_window": result.ranked_window})
-
-    @tool(READ)
-    def build_context(budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
-                                                                             "entries to fit this many tokens "
-                                                                             "(an offline estimate)", ge=1,
-                                                                strict=True)]
-                      = None) -> dict[str, Any]:
-        """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
-        the active external modules and the memories, zone tags included, with a header that says what was left
-        out. Over budget_tokens, whole journal entries go, oldest memory entries first; [P1]/[P2] never go."""
-        with _agent_errors("build_context"):
-            try:
-                result = context(cache.layer(), budget_tokens)
-            except ContextRefused as exc:
-                raise ToolRefusal(render("BUDGET_TOO_SMALL", printable(str(exc)), tool="build_context")) from None
-            return _plain(result.to_dict())
-
-    @tool(READ)
-    def parse_trace(text: Annotated[str, Field(description="the chat answer holding a [NTRACE: v1] ... "
-                                                           "[/NTRACE] block", max_length=MAX_TRACE_CHARS)]
+def list_containers(ctx: ToolContext, file: Annotated[str | None, Field(description="one file of the layer; all files when "
+                                                                  "omitted", max_length=MAX_PATH_CHARS)] = None
                     ) -> dict[str, Any]:
-        """Read a Deferred Neural Trace (§N.18) from chat text and validate it against the layer: which nuclei,
-        modules and memories it names, what was dropped (unknown identifiers, lines quoting [P1]/[P2] text), and
-        whether tracing is enabled. Writes nothing."""
-        with _agent_errors("parse_trace"):
-            result = read_trace(text, cache.layer())
-            if not result.blocks:
-                raise ToolRefusal(render("NO_TRACE", "no [NTRACE: v1] ... [/NTRACE] block in the text",
-                                         tool="parse_trace"))
-            rejected = [b for b in result.blocks if b.rejected]
-            if len(rejected) == len(result.blocks):
-                reasons = "; ".join(f"line {b.open_line}: {b.reason}" for b in rejected[:3])
-                raise ToolRefusal(render("TRACE_REJECTED", printable(f"every trace block was rejected ({reasons})"),
-                                         tool="parse_trace"))
-            return _plain({**result.to_dict(), "illuminated": result.illuminated})
+    """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
+    H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
+    address to pass to read_container/append_entry, and the zone an entry appended to them goes to."""
+    with _agent_errors(ctx, "list_containers"):
+        targets = [ctx.folder.file(file)] if file is not None else [ctx.folder.file(rel) for rel in ctx.folder.files()]
+        files = []
+        for target in targets:
+            doc = ctx.cache.document(target.path)
+            journals = _journals(ZoneIndex.build(doc))
+            files.append({"file": target.rel, "type": doc.file_type,
+                          "containers": [_container_dict(c, journals.get(c.line))
+                                         for c in layer_containers.list_containers(doc)]})
+        return _plain({"files": files})
 
-    # -- write tools (actor 'ai', through the safe writer) --------------------------------------
+def read_container(ctx: ToolContext, file: FileArg, container: ContainerArg, since: DateArg = None,
+                   limit: Annotated[int, Field(description="at most this many entries, the most recent",
+                                               ge=1, le=500, strict=True)] = 20) -> dict[str, Any]:
+    """The entries of one container (oldest first): the last `limit` of those dated on or after `since`."""
+    with _agent_errors(ctx, "read_container"):
+        target = ctx.folder.file(file)
+        since = _check_date(since, "since")
+        doc = ctx.cache.document(target.path)
+        index = ZoneIndex.build(doc)
+        line = index.header_line(resolve_container(index, container))
+        found = layer_containers.container_entries(doc, line, since=since, limit=limit)
+        if found is None:  # the writer's containers and the outline's agree (tested); never expected
+            raise ToolRefusal(render("UNKNOWN_CONTAINER", f"no container is declared at line {line}"))
+        entries = [{**asdict(e), "zone": _zone(e.zone)} for e in found.entries]
+        return _plain({"file": target.rel, "container": _summary_dict(found.container), "entries": entries,
+                       "shown": len(entries), "matching": found.matching, "total": found.total})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
-    def append_entry(file: FileArg, container: ContainerArg,
-                     title: Annotated[str, Field(description="one line: the entry's title",
-                                                 max_length=4 * MAX_TITLE_CHARS)],
-                     body: Annotated[str, Field(description="the entry's text (plain text; structure is escaped)",
+def list_zones(ctx: ToolContext, file: FileArg) -> dict[str, Any]:
+    """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
+    container an entry appended at its end belongs to, and its hash (the base_hash for edit_volatile)."""
+    with _agent_errors(ctx, "list_zones"):
+        target = ctx.folder.file(file)
+        data, doc = ctx.cache.snapshot(target.path)
+        owners = {c.line: c.address for c in layer_containers.list_containers(doc)}
+        zones = [{"line": z.line, "close_line": z.close_line, "zone": _zone(z.level),
+                  "ai_may": AI_MAY.get(z.level, "nothing"), "inline": z.inline,
+                  "owner": owners.get(z.owner_line) if z.owner_line is not None else None, "hash": z.hash}
+                 for z in zone_facts(data, ZoneIndex.build(doc))]
+        return _plain({"file": target.rel, "zones": zones})
+
+def read_zone(ctx: ToolContext, file: FileArg, zone_line: ZoneLineArg) -> dict[str, Any]:
+    """The text inside one zone (between its tag lines) and its hash: pass that hash as base_hash to
+    edit_volatile."""
+    with _agent_errors(ctx, "read_zone"):
+        target = ctx.folder.file(file)
+        data, doc = ctx.cache.snapshot(target.path)
+        index = ZoneIndex.build(doc)
+        zone = index.zone_at_line(zone_line)
+        if zone is None:
+            raise ToolRefusal(render("NO_ZONE", f"no permission zone opens at or contains line {zone_line} of "
+                                                f"{target.rel}", tool="read_zone"))
+        return _plain({"file": target.rel, "line": zone.line, "close_line": zone.close_line,
+                       "zone": _zone(zone.level), "ai_may": AI_MAY.get(zone.level, "nothing"),
+                       "hash": writer.zone_base(data, index, zone), "content": zone_content(data, zone)})
+
+def check(ctx: ToolContext) -> dict[str, Any]:
+    """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
+    first 200 diagnostics, each with file, line, column, code and message."""
+    with _agent_errors(ctx, "check"):
+        diags = ctx.cache.layer().all_diagnostics()
+        return _plain({
+            "errors": sum(d.severity is Severity.ERROR for d in diags),
+            "warnings": sum(d.severity is Severity.WARNING for d in diags),
+            "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
+                             "severity": d.severity.value, "message": d.message}
+                            for d in diags[:MAX_DIAGNOSTICS]],
+            "truncated": len(diags) > MAX_DIAGNOSTICS})
+
+def search_memory(ctx: ToolContext, query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
+                                                          "double quotes; word* for a prefix",
+                                              max_length=MAX_QUERY_CHARS)],
+                  file: Annotated[str | None, Field(description="only this file of the layer",
+                                                    max_length=MAX_PATH_CHARS)] = None,
+                  container: Annotated[str | None, Field(description="only this container and what is under "
+                                                                     "it, as list_containers gives it",
+                                                         max_length=MAX_ADDRESS_CHARS)] = None,
+                  since: DateArg = None, until: DateArg = None,
+                  limit: Annotated[int, Field(description="at most this many hits, best first", ge=1,
+                                              le=MAX_SEARCH_HITS, strict=True)] = 10) -> dict[str, Any]:
+    """Full-text search over the layer's entries, modules, topics and zone text (as `zonemark search`): the
+    best hits first, each with file, line, zone, date, container, title and a snippet with the matched words
+    between « and ». Accents are ignored; Japanese or Chinese is found inside a sentence."""
+    with _agent_errors(ctx, "search_memory"):
+        rel = ctx.folder.file(file).rel if file is not None else None
+        since, until = _check_date(since, "since"), _check_date(until, "until")
+        try:
+            result = search(ctx.folder.root, query, file=rel, container=container, since=since, until=until,
+                            limit=limit, confined=True)
+        except QueryError as exc:
+            raise ToolRefusal(render("BAD_QUERY", printable(str(exc)), tool="search_memory")) from None
+        except (SearchUnavailable, SearchError) as exc:
+            raise ToolRefusal(render("SEARCH_UNAVAILABLE", printable(str(exc)), tool="search_memory")) from None
+        hits = [{"file": h.file, "line": h.line, "kind": h.kind, "container": h.container, "zone": _zone(h.zone),
+                 "date": h.date, "title": h.title, "snippet": h.snippet, "score": h.score} for h in result.hits]
+        return _plain({"query": result.query, "hits": hits, "more": result.more, "files": result.files,
+                       "ranked_window": result.ranked_window})
+
+def build_context(ctx: ToolContext, budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
+                                                                         "entries to fit this many tokens "
+                                                                         "(an offline estimate)", ge=1,
+                                                            strict=True)]
+                  = None) -> dict[str, Any]:
+    """The layer as one text for a chat or a system prompt, as `zonemark context` exports it: the reminder,
+    the active external modules and the memories, zone tags included, with a header that says what was left
+    out. Over budget_tokens, whole journal entries go, oldest memory entries first; [P1]/[P2] never go."""
+    with _agent_errors(ctx, "build_context"):
+        try:
+            result = context(ctx.cache.layer(), budget_tokens)
+        except ContextRefused as exc:
+            raise ToolRefusal(render("BUDGET_TOO_SMALL", printable(str(exc)), tool="build_context")) from None
+        return _plain(result.to_dict())
+
+def parse_trace(ctx: ToolContext, text: Annotated[str, Field(description="the chat answer holding a [NTRACE: v1] ... "
+                                                       "[/NTRACE] block", max_length=MAX_TRACE_CHARS)]
+                ) -> dict[str, Any]:
+    """Read a Deferred Neural Trace (§N.18) from chat text and validate it against the layer: which nuclei,
+    modules and memories it names, what was dropped (unknown identifiers, lines quoting [P1]/[P2] text), and
+    whether tracing is enabled. Writes nothing."""
+    with _agent_errors(ctx, "parse_trace"):
+        result = read_trace(text, ctx.cache.layer())
+        if not result.blocks:
+            raise ToolRefusal(render("NO_TRACE", "no [NTRACE: v1] ... [/NTRACE] block in the text",
+                                     tool="parse_trace"))
+        rejected = [b for b in result.blocks if b.rejected]
+        if len(rejected) == len(result.blocks):
+            reasons = "; ".join(f"line {b.open_line}: {b.reason}" for b in rejected[:3])
+            raise ToolRefusal(render("TRACE_REJECTED", printable(f"every trace block was rejected ({reasons})"),
+                                     tool="parse_trace"))
+        return _plain({**result.to_dict(), "illuminated": result.illuminated})
+
+# -- write tools (actor 'ai', through the safe writer) --------------------------------------
+
+def append_entry(ctx: ToolContext, file: FileArg, container: ContainerArg,
+                 title: Annotated[str, Field(description="one line: the entry's title",
+                                             max_length=4 * MAX_TITLE_CHARS)],
+                 body: Annotated[str, Field(description="the entry's text (plain text; structure is escaped)",
+                                            max_length=MAX_BODY_CHARS)],
+                 date: LogDateArg = None) -> dict[str, Any]:
+    """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
+    zone. The date defaults to today. Returns the container's address as list_containers gives it (for
+    read_container and the next append_entry) and the line of the new entry."""
+    with _agent_errors(ctx, "append_entry"):
+        target = ctx.folder.file(file)
+        r = writer.append_entry(target.path, container, title, body, actor=ctx.actor, date=date)
+        address = _address_of(ctx.cache.document(target.path), container)
+        return _plain({"file": target.rel, "container": r.target, "address": address, "line": r.line,
+                       "zone_line": r.zone, "history_id": r.history_id, "escaped": list(r.changes)})
+
+def set_module_state(ctx: ToolContext, activate: Annotated[list[Annotated[str, Field(max_length=200)]],
+                                         Field(description="module ids to make active", max_length=MAX_IDS)]
+                     = [],
+                     deactivate: Annotated[list[Annotated[str, Field(max_length=200)]],
+                                           Field(description="module ids to make inactive", max_length=MAX_IDS)]
+                     = []) -> dict[str, Any]:
+    """Move modules between ACTIVE and INACTIVE in the reminder's MODULE_STATE_REGISTRY (§7.3.1), which is
+    rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
+    if not activate and not deactivate:
+        raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
+    with _agent_errors(ctx, "set_module_state"):
+        ctx.folder.refuse_outside_reminder()
+        r = writer.set_states(ctx.folder.root, activate, deactivate, actor=ctx.actor)
+        reminder = ctx.folder.file(Path(os.path.relpath(r.path, ctx.folder.root)).as_posix())
+        registry = ctx.cache.document(reminder.path).registry
+        return _plain({"file": reminder.rel, "changed": r.changed, "history_id": r.history_id,
+                       "active": list(registry.active) if registry else [],
+                       "inactive": list(registry.inactive) if registry else []})
+
+def edit_volatile(ctx: ToolContext, file: FileArg, zone_line: ZoneLineArg,
+                  content: Annotated[str, Field(description="the zone's new inner text",
                                                 max_length=MAX_BODY_CHARS)],
-                     date: LogDateArg = None) -> dict[str, Any]:
-        """Append `###### LOG: <date> — <title>` and its body to the end of the container's own [P4] (else [P5])
-        zone. The date defaults to today. Returns the container's address as list_containers gives it (for
-        read_container and the next append_entry) and the line of the new entry."""
-        with _agent_errors("append_entry"):
-            target = folder.file(file)
-            r = writer.append_entry(target.path, container, title, body, actor="ai", date=date)
-            address = _address_of(parsed(target), container)
-            return _plain({"file": target.rel, "container": r.target, "address": address, "line": r.line,
-                           "zone_line": r.zone, "history_id": r.history_id, "escaped": list(r.changes)})
+                  base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
+                                                              "zone", max_length=64)]) -> dict[str, Any]:
+    """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed or moved since you
+    read base_hash (the refusal names the line where a moved zone is now); refused for every other zone.
+    Returns the zone's new hash, the base of your next edit."""
+    with _agent_errors(ctx, "edit_volatile"):
+        target = ctx.folder.file(file)
+        r = writer.edit_zone(target.path, zone_line, content, actor=ctx.actor, base_hash=base_hash)
+        return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
+                       "hash": r.zone_hash, "escaped": list(r.changes)})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
-    def set_module_state(activate: Annotated[list[Annotated[str, Field(max_length=200)]],
-                                             Field(description="module ids to make active", max_length=MAX_IDS)]
-                         = [],
-                         deactivate: Annotated[list[Annotated[str, Field(max_length=200)]],
-                                               Field(description="module ids to make inactive", max_length=MAX_IDS)]
-                         = []) -> dict[str, Any]:
-        """Move modules between ACTIVE and INACTIVE in the reminder's MODULE_STATE_REGISTRY (§7.3.1), which is
-        rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
-        if not activate and not deactivate:
-            raise ToolRefusal(render("BAD_ARGUMENT", "give module ids in activate and/or deactivate"))
-        with _agent_errors("set_module_state"):
-            folder.refuse_outside_reminder()
-            r = writer.set_states(folder.root, activate, deactivate, actor="ai")
-            reminder = folder.file(Path(os.path.relpath(r.path, folder.root)).as_posix())
-            registry = cache.document(reminder.path).registry
-            return _plain({"file": reminder.rel, "changed": r.changed, "history_id": r.history_id,
-                           "active": list(registry.active) if registry else [],
-                           "inactive": list(registry.inactive) if registry else []})
+def propose_change(ctx: ToolContext, file: FileArg,
+                   reason: Annotated[str, Field(description="one line: why the change is wanted",
+                                                max_length=MAX_REASON_CHARS)],
+                   content: Annotated[str, Field(description="the zone's proposed new inner text",
+                                                 max_length=MAX_BODY_CHARS)],
+                   zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
+                                                          ge=1, strict=True)] = None,
+                   container: Annotated[str | None, Field(description="or: the container whose [P3] zone to "
+                                                                      "change", max_length=MAX_ADDRESS_CHARS)]
+                   = None) -> dict[str, Any]:
+    """Propose new text for a zone — by zone_line, or by container (its paired [P3] zone) — for the user to
+    review and apply (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
+    if (zone_line is None) == (container is None):
+        raise ToolRefusal(render("BAD_ARGUMENT", "give exactly one of zone_line and container"))
+    with _agent_errors(ctx, "propose_change"):
+        target = ctx.folder.file(file)
+        p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor=ctx.actor,
+                           reason=reason)
+        return _plain({"file": target.rel, "proposal": ctx.folder.rel(p.path), "zone_line": p.zone_line,
+                       "zone": _zone(p.zone_level), "would_add": [_relative(w, target) for w in p.would_add],
+                       "diff": p.diff, "escaped": list(p.changes)})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False))
-    def edit_volatile(file: FileArg, zone_line: ZoneLineArg,
-                      content: Annotated[str, Field(description="the zone's new inner text",
-                                                    max_length=MAX_BODY_CHARS)],
-                      base_hash: Annotated[str, Field(description="the hash read_zone or list_zones gave for this "
-                                                                  "zone", max_length=64)]) -> dict[str, Any]:
-        """Replace the text inside a [P5] zone. Refused with STALE_ZONE when the zone changed or moved since you
-        read base_hash (the refusal names the line where a moved zone is now); refused for every other zone.
-        Returns the zone's new hash, the base of your next edit."""
-        with _agent_errors("edit_volatile"):
-            target = folder.file(file)
-            r = writer.edit_zone(target.path, zone_line, content, actor="ai", base_hash=base_hash)
-            return _plain({"file": target.rel, "zone_line": r.zone, "changed": r.changed, "history_id": r.history_id,
-                           "hash": r.zone_hash, "escaped": list(r.changes)})
+def ingest_log(ctx: ToolContext, text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "
+                                                      "entries, each closed by [/LOG] (§N.19)",
+                                          max_length=MAX_CHAT_CHARS)],
+               file: FileArg, container: ContainerArg,
+               dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
+                                                          "false files the entries", strict=True)] = True) -> dict[str, Any]:
+    """File the log entries of chat text into a container, each through the same checks as append_entry,
+    as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
+    or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the
+    call is a tool error. By default a dry run: nothing is written until you pass dry_run=false."""
+    with _agent_errors(ctx, "ingest_log"):
+        target = ctx.folder.file(file)
+        result = ingest(target.path, container, text, actor=ctx.actor, dry_run=dry_run)
+        data = result.to_dict()
+        data["file"] = target.rel
+        for item in data["items"]:
+            if item["reason"]:
+                item["reason"] = _relative(item["reason"], target)
+            if item["code"] in CODES:
+                item["instead"] = instead(item["code"], "ingest_log")
+        if data["items"] and all(item["status"] == "refused" for item in data["items"]):
+            raise ToolRefusal(_nothing_filed(data, target, container))
+        return _plain(data)
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
-    def propose_change(file: FileArg,
-                       reason: Annotated[str, Field(description="one line: why the change is wanted",
-                                                    max_length=MAX_REASON_CHARS)],
-                       content: Annotated[str, Field(description="the zone's proposed new inner text",
-                                                     max_length=MAX_BODY_CHARS)],
-                       zone_line: Annotated[int | None, Field(description="the zone to change (its opening line)",
-                                                              ge=1, strict=True)] = None,
-                       container: Annotated[str | None, Field(description="or: the container whose [P3] zone to "
-                                                                          "change", max_length=MAX_ADDRESS_CHARS)]
-                       = None) -> dict[str, Any]:
-        """Propose new text for a zone — by zone_line, or by container (its paired [P3] zone) — for the user to
-        review and apply (`zonemark apply PROPOSAL --as user`). The file itself is not changed."""
-        if (zone_line is None) == (container is None):
-            raise ToolRefusal(render("BAD_ARGUMENT", "give exactly one of zone_line and container"))
-        with _agent_errors("propose_change"):
-            target = folder.file(file)
-            p = writer.propose(target.path, zone_line if zone_line is not None else container, content, actor="ai",
-                               reason=reason)
-            return _plain({"file": target.rel, "proposal": folder.rel(p.path), "zone_line": p.zone_line,
-                           "zone": _zone(p.zone_level), "would_add": [_relative(w, target) for w in p.would_add],
-                           "diff": p.diff, "escaped": list(p.changes)})
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
-    def ingest_log(text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "
-                                                          "entries, each closed by [/LOG] (§N.19)",
-                                              max_length=MAX_CHAT_CHARS)],
-                   file: FileArg, container: ContainerArg,
-                   dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
-                                                              "false files the entries", strict=True)] = True) -> dict[str, Any]:
-        """File the log entries of chat text into a container, each through the same checks as append_entry,
-        as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
-        or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the
-        call is a tool error. By default a dry run: nothing is written until you pass dry_run=false."""
-        with _agent_errors("ingest_log"):
-            target = folder.file(file)
-            result = ingest(target.path, container, text, actor="ai", dry_run=dry_run)
-            data = result.to_dict()
-            data["file"] = target.rel
-            for item in data["items"]:
-                if item["reason"]:
-                    item["reason"] = _relative(item["reason"], target)
-                if item["code"] in CODES:
-                    item["instead"] = instead(item["code"], "ingest_log")
-            if data["items"] and all(item["status"] == "refused" for item in data["items"]):
-                raise ToolRefusal(_nothing_filed(data, target, container))
-            return _plain(data)
+# -- the table of tools, and the server that offers it --------------------------------------------------------
 
-    # -- resources -----------------------------------------------------------------------------
+WRITE_ONCE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                             open_world_hint=False)
+WRITE_IDEMPOTENT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                   open_world_hint=False)
+REWRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
-    @server.resource("zonemark://status", name="status", mime_type="application/json")
-    def status_resource() -> str:
-        """The layer's status (as the layer_status tool), JSON."""
+
+@dataclass(frozen=True)
+class ToolRow:
+    """One tool: its function (whose name is the tool's and whose typed arguments after the context are its
+    input schema) and its hints; the description is the function's docstring, the words the agent reads."""
+
+    fn: Callable[..., dict[str, Any]]
+    annotations: ToolAnnotations
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    @property
+    def description(self) -> str:
+        return inspect.cleandoc(self.fn.__doc__ or "")
+
+
+#: The tools in the order ``tools/list`` gives them: the read tools, then the writes (actor 'ai').
+TOOLS: tuple[ToolRow, ...] = (
+    ToolRow(layer_status, READ),
+    ToolRow(list_containers, READ),
+    ToolRow(read_container, READ),
+    ToolRow(list_zones, READ),
+    ToolRow(read_zone, READ),
+    ToolRow(check, READ),
+    ToolRow(search_memory, READ),
+    ToolRow(build_context, READ),
+    ToolRow(parse_trace, READ),
+    ToolRow(append_entry, WRITE_ONCE),
+    ToolRow(set_module_state, WRITE_IDEMPOTENT),
+    ToolRow(edit_volatile, REWRITE),
+    ToolRow(propose_change, WRITE_ONCE),
+    ToolRow(ingest_log, WRITE_IDEMPOTENT),
+)
+
+
+def _call(fn: Callable[..., dict[str, Any]], *, ctx: Context[Any, Any], **arguments: Any) -> dict[str, Any]:
+    """Run the tool ``fn`` with the context of the server the call came to."""
+    server = ctx.mcp_server
+    if not isinstance(server, _LayerServer):  # only a layer server holds these tools
+        raise TypeError(f"{fn.__name__} runs only on a layer server")
+    return fn(server.tools_context, **arguments)
+
+
+@functools.cache
+def sdk_tools() -> tuple[Tool, ...]:
+    """The SDK's form of :data:`TOOLS` (argument models, input and output schemas), built once per process.
+
+    The schema is built from the function's signature with its context left out; the function the SDK runs
+    is :func:`_call`, given the server's context."""
+    built = []
+    for row in TOOLS:
+        tool = Tool.from_function(row.fn, name=row.name, description=row.description, annotations=row.annotations,
+                                  context_kwarg="ctx")
+        built.append(tool.model_copy(update={"fn": functools.partial(_call, row.fn)}))
+    return tuple(built)
+
+
+@functools.cache
+def listed_tools() -> tuple[ListedTool, ...]:
+    """What ``tools/list`` answers (the SDK's own conversion of :func:`sdk_tools`), built once per process."""
+    return tuple(ListedTool(name=t.name, title=t.title, description=t.description, input_schema=t.parameters,
+                            output_schema=t.output_schema, annotations=t.annotations, icons=t.icons, _meta=t.meta)
+                 for t in sdk_tools())
+
+
+@functools.cache
+def _arguments() -> dict[str, frozenset[str]]:
+    """Tool name -> the names of the arguments it takes."""
+    return {t.name: frozenset(t.parameters.get("properties", {})) for t in sdk_tools()}
+
+
+class _LayerServer(MCPServer):
+    """:class:`MCPServer` with one resource per file of the layer (listed fresh) and agent-worded errors."""
+
+    def __init__(self, tools_context: ToolContext, **kwargs: Any) -> None:
+        super().__init__(tools=list(sdk_tools()), **kwargs)
+        self.tools_context = tools_context
+        self.folder = tools_context.folder
+        self.cache = tools_context.cache
+
+    async def list_tools(self) -> list[ListedTool]:
+        return list(listed_tools())
+
+    async def list_resources(self) -> list[Resource]:
+        listed = await super().list_resources()
+        for rel in self.folder.files():
+            listed.append(Resource(uri=FILE_URI + quote(rel, safe="/"), name=rel, title=rel,
+                                   description=f"the text of {rel}, as it is on disk now", mime_type="text/markdown"))
+        return listed
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        known = _arguments().get(name)
+        if isinstance(arguments, dict) and known is not None:
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                shown = ", ".join(repr(printable(str(k))[:40]) for k in unknown[:5])
+                note = "; every write acts as ai" if "actor" in unknown else ""
+                raise ToolError(render("BAD_ARGUMENT", f"{name} takes no argument {shown}; it takes "
+                                                       f"{', '.join(sorted(known)) or 'none'}{note}"))
+        if name not in WRITE_TOOLS:
+            return await self._call_tool(name, arguments, context)
+        from ..gitlayer.commits import commit_layer, commit_lock
+        from ..writer.observe import watching
+        layer = commit_layer(self.folder.root)
+        if layer is None:
+            return await self._call_tool(name, arguments, context)
+        with commit_lock(layer), watching() as seen:  # G28: each write is its own commit
+            try:
+                return await self._call_tool(name, arguments, context)
+            finally:
+                if seen:
+                    _commit_tool(name, arguments if isinstance(arguments, dict) else {}, [w.path for w in seen])
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
+                         ) -> CallToolResult | InputRequiredResult:
         try:
-            return json.dumps(located(status_data(cache.layer())), ensure_ascii=False, indent=2)
-        except LayerError as exc:
-            raise ResourceError(printable(str(exc))) from None
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ToolRefusal):  # already in the agent's words, paths relative to the layer folder
+                raise ToolError(str(cause)) from cause
+            if isinstance(cause, ValidationError):
+                raise ToolError(render("BAD_ARGUMENT", _validation_text(name, cause))) from cause
+            if isinstance(exc, UnexpectedToolError):
+                failed = f"{name} failed ({_defect(cause, exc, self.folder)})"
+                raise UnexpectedToolError(render("INTERNAL_ERROR", failed)) from cause
+            if cause is None and str(exc).startswith("Unknown tool"):
+                raise ToolError(render("UNKNOWN_TOOL", f"no tool named {printable(str(name))[:100]!r}")) from None
+            raise
 
-    @server.resource("zonemark://context", name="context", mime_type="text/markdown")
-    def context_resource() -> str:
-        """The layer as one text for a chat (as build_context without a budget, and `zonemark context`)."""
-        try:
-            return printable(context(cache.layer()).text)
-        except LayerError as exc:
-            raise ResourceError(printable(str(exc))) from None
 
-    @server.resource(FILE_URI + "{+path}", name="file", mime_type="text/markdown")
-    def file_resource(path: str) -> str:
-        """One file of the layer, as it is on disk now."""
-        try:
-            target = folder.file(path)
-            return printable(decode(target.path.read_bytes()))
-        except PathRefused as exc:
-            raise ResourceNotFoundError(f"{exc.code}: {exc.message}") from None
-        except OSError as exc:
-            raise ResourceError(f"cannot read {printable(path)[:200]}: {exc.strerror or exc}") from None
+def _defect(cause: BaseException | None, exc: Exception, folder: LayerFolder) -> str:
+    """What a defect says to the agent (W67): its class and its message, the message left out when it names where
+    the layer lies on the server's disk (a defect's text is not the agent's to see rewritten)."""
+    if cause is None:
+        return printable(str(exc))[:300]
+    text = printable(f"{cause.__class__.__name__}: {cause}")
+    if str(folder.root) in text:
+        return f"{cause.__class__.__name__}; its message names the server's files"
+    return text[:300]
 
+
+# -- resources ---------------------------------------------------------------------------------------------
+
+def status_resource(ctx: ToolContext) -> str:
+    """The layer's status (as the layer_status tool), JSON."""
+    try:
+        return json.dumps(_status(ctx), ensure_ascii=False, indent=2)
+    except LayerError as exc:
+        raise ResourceError(printable(str(exc))) from None
+
+
+def context_resource(ctx: ToolContext) -> str:
+    """The layer as one text for a chat (as build_context without a budget, and `zonemark context`)."""
+    try:
+        return printable(context(ctx.cache.layer()).text)
+    except LayerError as exc:
+        raise ResourceError(printable(str(exc))) from None
+
+
+def file_resource(ctx: ToolContext, path: str) -> str:
+    """One file of the layer, as it is on disk now."""
+    try:
+        target = ctx.folder.file(path)
+        return printable(decode(target.path.read_bytes()))
+    except PathRefused as exc:
+        raise ResourceNotFoundError(f"{exc.code}: {exc.message}") from None
+    except OSError as exc:
+        raise ResourceError(f"cannot read {printable(path)[:200]}: {exc.strerror or exc}") from None
+
+
+def build_server(root: str | os.PathLike[str]) -> MCPServer:
+    """The MCP server of the layer folder ``root`` (see the module docstring): the tools of :data:`TOOLS`, built
+    once per process, and three resources."""
+    ctx = tool_context(root)
+    server = _LayerServer(ctx, name="zonemark", title="zonemark layer", version=__version__,
+                          instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def status() -> str:
+        return status_resource(ctx)
+
+    def chat_context() -> str:
+        return context_resource(ctx)
+
+    def file(path: str) -> str:
+        return file_resource(ctx, path)
+
+    for uri, name, mime, fn, described in (
+            ("zonemark://status", "status", "application/json", status, status_resource),
+            ("zonemark://context", "context", "text/markdown", chat_context, context_resource),
+            (FILE_URI + "{+path}", "file", "text/markdown", file, file_resource)):
+        server.resource(uri, name=name, mime_type=mime, description=inspect.cleandoc(described.__doc__ or ""))(fn)
     return server

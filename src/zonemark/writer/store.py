@@ -77,17 +77,24 @@ class StoreError(Exception):
 
     code = "FILE_NOT_WRITABLE"
 
-    def __init__(self, message: str, *, code: str | None = None):
-        super().__init__(message)
+    def __init__(self, reason: str, *, code: str | None = None, path: str | os.PathLike[str] | None = None):
+        super().__init__(reason if path is None else f"{path}: {reason}")
+        self.reason = reason
+        self.path = None if path is None else Path(path)
         if code is not None:
             self.code = code
 
-    def __reduce__(self):  # the code survives pickling (multiprocessing)
-        return _rebuild_store_error, (type(self), str(self), self.code)
+    def describe(self, where: str | None) -> str:
+        """The message with the file named as ``where`` (a face's own name for it, e.g. relative to the layer
+        folder), built from the fields, never by editing the text."""
+        return self.reason if where is None else f"{where}: {self.reason}"
+
+    def __reduce__(self):  # the code and the path survive pickling (multiprocessing)
+        return _rebuild_store_error, (type(self), self.reason, self.code, self.path)
 
 
-def _rebuild_store_error(cls: type, message: str, code: str) -> StoreError:
-    return cls(message, code=code)
+def _rebuild_store_error(cls: type, reason: str, code: str, path: Path | None = None) -> StoreError:
+    return cls(reason, code=code, path=path)
 
 
 class WriteConflict(StoreError):
@@ -263,7 +270,7 @@ class Store:
             raise FileNotFoundError(errno.ENOENT, "no such file", os.fspath(path))
         mode = stat.S_IMODE(target.stat().st_mode)
         if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
-            raise StoreError(f"{path}: the file is read-only (mode {mode:04o}); zonemark does not write it")
+            raise StoreError(f"the file is read-only (mode {mode:04o}); zonemark does not write it", path=path)
         return target
 
     def lock_path(self, path: str | os.PathLike[str]) -> Path:
@@ -336,7 +343,7 @@ class Store:
         folder = self.history_dir(path)
         entries = {entry.id: entry for entry in self._committed(folder)}
         if history_id not in entries:
-            raise StoreError(f"{path}: no saved version {history_id!r} in the history", code="NO_SUCH_VERSION")
+            raise StoreError(f"no saved version {history_id!r} in the history", code="NO_SUCH_VERSION", path=path)
         return self._load_version(folder, entries[history_id], path)
 
     def undo(self, path: str | os.PathLike[str], *, actor: str) -> UpdateResult:
@@ -347,30 +354,30 @@ class Store:
         """
         target = self._existing(path)
         if not self.history_dir(target).is_dir():  # refused before anything is created
-            raise NothingToUndo(f"{path}: zonemark has no saved version of this file; nothing to undo")
+            raise NothingToUndo("zonemark has no saved version of this file; nothing to undo", path=path)
         with self._locked(target):
             self._settle_leftovers(target)
             folder = self.history_dir(target)
             entries = self._committed(folder)
             if not entries:
-                raise NothingToUndo(f"{path}: zonemark has no saved version of this file; nothing to undo")
+                raise NothingToUndo("zonemark has no saved version of this file; nothing to undo", path=path)
             expected = entries[-1].written_sha256
             current = self._snapshot(target).data
             if _sha256(current) != expected:
-                raise WriteConflict(f"{path}: the file changed since zonemark last wrote it "
-                                    f"(history {entries[-1].id}); undo refused so that change is not lost")
+                raise WriteConflict(f"the file changed since zonemark last wrote it "
+                                    f"(history {entries[-1].id}); undo refused so that change is not lost", path=path)
             chosen = self.undo_candidate(entries)
             if chosen is None:
-                raise NothingToUndo(f"{path}: every saved version still kept has already been undone "
-                                    f"(retention {self.retention}); nothing to undo")
+                raise NothingToUndo(f"every saved version still kept has already been undone "
+                                    f"(retention {self.retention}); nothing to undo", path=path)
             if chosen.written_sha256 != expected:
-                raise WriteConflict(f"{path}: the file is not the version history {chosen.id} wrote; "
-                                    "undo refused")
+                raise WriteConflict(f"the file is not the version history {chosen.id} wrote; "
+                                    "undo refused", path=path)
             restored = self._load_version(folder, chosen, path)
 
             def restore(data: bytes) -> bytes:
                 if _sha256(data) != expected:
-                    raise WriteConflict(f"{path}: the file changed while undo was running; undo refused")
+                    raise WriteConflict("the file changed while undo was running; undo refused", path=path)
                 return restored
 
             return replace(self._write(path, target, restore, actor=actor, action="undo", undoes=chosen.id),
@@ -390,8 +397,8 @@ class Store:
                                        undoes=undoes)
             if history_id is not None:
                 return UpdateResult(Path(path), True, len(before.data), len(after), history_id)
-        raise WriteConflict(f"{path}: the file kept changing on disk while zonemark was writing it "
-                            f"({self.max_attempts} attempts); nothing was written")
+        raise WriteConflict(f"the file kept changing on disk while zonemark was writing it "
+                            f"({self.max_attempts} attempts); nothing was written", path=path)
 
     def _replace(self, target: Path, before: _Snapshot, old_digest: _Digest, after: bytes, *, actor: str,
                  action: str, undoes: str | None) -> str | None:
@@ -544,9 +551,9 @@ class Store:
         try:
             data = (folder / (entry.id + VERSION_SUFFIX)).read_bytes()
         except FileNotFoundError:
-            raise HistoryCorrupt(f"{path}: saved version {entry.id} is missing from the history folder") from None
+            raise HistoryCorrupt(f"saved version {entry.id} is missing from the history folder", path=path) from None
         if _sha256(data) != entry.sha256:
-            raise HistoryCorrupt(f"{path}: saved version {entry.id} does not match its recorded checksum")
+            raise HistoryCorrupt(f"saved version {entry.id} does not match its recorded checksum", path=path)
         return data
 
     @staticmethod
@@ -624,8 +631,8 @@ class _Held:
         try:
             self.lock.acquire()
         except filelock.Timeout:
-            raise WriteConflict(f"{self.target}: another zonemark process has held its lock for more than "
-                                f"{self.lock.timeout:g} s; try again later") from None
+            raise WriteConflict(f"another zonemark process has held its lock for more than "
+                                f"{self.lock.timeout:g} s; try again later", path=self.target) from None
         return self
 
     def __exit__(self, *exc_info: object) -> None:
