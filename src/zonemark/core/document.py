@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from functools import cached_property
 
 from .diagnostics import Diagnostic, Severity
@@ -34,7 +36,7 @@ class Document:
     standard_version: str | None = None
     frontmatter: str | None = None
     ignored_lines: frozenset[int] = frozenset()
-    h6_owner: dict = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
+    h6_owner: dict[int, int] = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
     line_count: int = 0
     surrogate_escaped: bool = False  # decoded from bytes with invalid UTF-8 kept as-is
 
@@ -50,12 +52,12 @@ class Document:
     def ok(self) -> bool:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
-    def walk(self):
+    def walk(self) -> Iterator[Block]:
         """Every block, depth first, in document order."""
         for block in self.blocks:
             yield from block.walk()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The §13 ``ParsedIllAIraFile`` (camelCase keys)."""
         return document_to_dict(self)
 
