@@ -12,6 +12,7 @@ both views).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NewType
 
 from ..core.text import decode, encode
@@ -50,7 +51,7 @@ def text_between(data: bytes, start: ByteOffset, end: ByteOffset) -> str:
     return decode(data[start:end])
 
 
-def char_to_byte_map(text: str, offsets) -> dict[int, ByteOffset]:
+def char_to_byte_map(text: str, offsets: Iterable[int]) -> dict[int, ByteOffset]:
     """The byte offset of each character offset in ``offsets`` (one pass over ``text``)."""
     if text.isascii():
         return {v: ByteOffset(v) for v in offsets}

@@ -45,7 +45,7 @@ import stat
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 import filelock
 
@@ -81,11 +81,11 @@ class StoreError(Exception):
         if code is not None:
             self.code = code
 
-    def __reduce__(self):  # the code survives pickling (multiprocessing)
+    def __reduce__(self) -> tuple[Any, ...]:  # the code survives pickling (multiprocessing)
         return _rebuild_store_error, (type(self), str(self), self.code)
 
 
-def _rebuild_store_error(cls: type, message: str, code: str) -> StoreError:
+def _rebuild_store_error(cls: type[StoreError], message: str, code: str) -> StoreError:
     return cls(message, code=code)
 
 
@@ -470,7 +470,7 @@ class Store:
             temp = self._write_temp(folder, TEMP_MARK, before.data, before, before.mode & 0o666 or 0o600)
             os.replace(temp, saved)
 
-    def _save_pending(self, folder: Path, history_id: str, before: _Snapshot, meta: dict) -> None:
+    def _save_pending(self, folder: Path, history_id: str, before: _Snapshot, meta: dict[str, Any]) -> None:
         """Write the metadata as ``<id>.pending`` (committed to ``.json`` after the rename), durably."""
         metadata = json.dumps(meta, sort_keys=True).encode("utf-8") + b"\n"
         temp = self._write_temp(folder, TEMP_MARK, metadata, before, before.mode & 0o666 or 0o600)
