@@ -36,11 +36,6 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def has_escaped_bytes(text: str) -> bool:
-    """Whether :func:`decode` kept any invalid byte in ``text``."""
-    return _ESCAPED_BYTE.search(text) is not None
-
-
 def first_escaped_byte(text: str) -> tuple[int, int, int, int] | None:
     """``(line, column, byte value, count)`` of the first invalid byte kept in ``text``, or None."""
     first = _ESCAPED_BYTE.search(text)

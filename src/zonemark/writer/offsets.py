@@ -23,19 +23,6 @@ ByteOffset = NewType("ByteOffset", int)
 CharOffset = NewType("CharOffset", int)
 
 
-def byte_offset(value: int) -> ByteOffset:
-    return ByteOffset(value)
-
-
-def char_offset(value: int) -> CharOffset:
-    return CharOffset(value)
-
-
-def byte_length(text: str) -> int:
-    """How many bytes ``text`` takes in the file."""
-    return len(encode(text))
-
-
 def chars_before(data: bytes, at: ByteOffset) -> CharOffset:
     """The character offset of byte offset ``at`` (a line start) of ``data``."""
     return CharOffset(len(decode(data[:at])))
