@@ -220,8 +220,8 @@ def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], l
                                         if (dates := [e.date for e in es if e.date]) else "")
                 for rel, es in per_file.items())
             n = len(dropped)
-            lines.append(f"budget {counted(budget, 'token')}: {n} older journal entr{'y' if n == 1 else 'ies'} left out,"
-                         f" whole, oldest first: {detail}")
+            lines.append(f"budget {counted(budget, 'token')}: {n} older journal entr{'y' if n == 1 else 'ies'} "
+                         f"left out, whole, oldest first: {detail}")
         else:
             lines.append(f"budget {counted(budget, 'token')}: nothing left out")
     body = "\n".join(_comment_text(x) for x in lines)
@@ -273,8 +273,8 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
     if budget is not None and tokens > budget:
         protected = math.ceil(_protected_weight(parts))
         if protected > budget:
-            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is ~{counted(protected, 'token')}, over the"
-                                 f" budget of {budget}; it is never left out")
+            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is "
+                                 f"~{counted(protected, 'token')}, over the budget of {budget}; it is never left out")
         candidates = _droppable(parts)
         k = 0
         while tokens > budget:

@@ -50,7 +50,8 @@ def first_escaped_byte(text: str) -> tuple[int, int, int, int] | None:
 
 
 def printable(text: str) -> str:
-    """``text`` for a terminal, a message or JSON: each kept invalid byte as ``\\xNN``, other lone surrogates as U+FFFD."""
+    """``text`` for a terminal, a message or JSON: each kept invalid byte as ``\\xNN``, other lone surrogates as
+    U+FFFD."""
     if not _LONE_SURROGATE.search(text):
         return text
     text = _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)

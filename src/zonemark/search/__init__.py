@@ -83,7 +83,8 @@ def _select(root: Path, found: list[tuple[str, Path]], file: object) -> list[tup
     return by_glob
 
 
-def search(layer: str | os.PathLike[str], query: str, *, file: str | None = None, container: str | None = None, since: str | None = None,
+def search(layer: str | os.PathLike[str], query: str, *, file: str | None = None, container: str | None = None,
+           since: str | None = None,
            until: str | None = None, zone: object = None, limit: int = 10, raw: bool = False, rebuild: bool = False,
            in_memory: bool = False, rank_all: bool = False, markers: tuple[str, str] = ("«", "»"),
            confined: bool = False) -> SearchResult:

@@ -445,7 +445,8 @@ class Index:
             b_j = levels.rfind(b"\x00", 0, j + 1)
             old_anchor, old_line = cur.anchors[b_j], lines[b_j]
             new_line = new_anchor_lines[-1] if new_anchor_ids else line_anchor_i
-            self.con.execute("UPDATE entries SET anchor = ?, rel = rel + ? WHERE file_id = ? AND anchor = ? AND rel >= ?",
+            self.con.execute("UPDATE entries SET anchor = ?, rel = rel + ? "
+                             "WHERE file_id = ? AND anchor = ? AND rel >= ?",
                              (aid, old_line + d_lines - new_line, cur.id, old_anchor, line_j - old_line))
             end = levels.find(b"\x00", j)
             tail = [aid] * ((n if end < 0 else end) - j)

@@ -7,7 +7,8 @@ of its modules that this table does not list).  See :mod:`.rules` for the permis
 date rule, :mod:`.snapshot` for the one read of a file every planner works on, one module per
 operation for its planner (:mod:`.append`, :mod:`.zone_edit`, :mod:`.registry`, :mod:`.proposals`,
 :mod:`.scaffold`), :mod:`.sanitize` and :mod:`.verify` for the two barriers, :mod:`.refusals` for the
-refusal codes, :mod:`.store` for durable storage (``Store.commit``) and :mod:`.versions` for history and undo.  The names below are imported on first use, so that a one-shot command (``zonemark
+refusal codes, :mod:`.store` for durable storage (``Store.commit``) and :mod:`.versions` for history and undo.
+The names below are imported on first use, so that a one-shot command (``zonemark
 append``) loads only the modules it runs.
 """
 

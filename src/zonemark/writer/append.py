@@ -222,7 +222,8 @@ class _Zone:
                           Expect(entries=entries, owner_line=self.owner_line), owner=self.cid)
 
 
-def plan_entries(path: str | os.PathLike[str], data: bytes, container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
+def plan_entries(path: str | os.PathLike[str], data: bytes, container: str, entries: Sequence[NewEntry], *,
+                 actor: str = "ai",
                  default_date: str) -> AppendPlan:
     """What appending ``entries`` to ``container`` of ``data`` does (module docstring); pure: writes nothing.
 

@@ -376,7 +376,8 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     return Plan(new_data, result, verdict)
 
 
-def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user", store: Store | None = None) -> ApplyResult:
+def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",
+                   store: Store | None = None) -> ApplyResult:
     """Apply a proposal ('user' only): plan it again against the bytes of now, then commit (W2)."""
     refuse_unless_user(actor, "only the user may apply a proposal")
     store = store or Store()
@@ -395,7 +396,8 @@ def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user"
     return ApplyResult(u.path, u.changed, u.old_size, u.new_size, u.history_id, done.result.zone)
 
 
-def reject_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user", reason: str | None = None) -> Proposal:
+def reject_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",
+                    reason: str | None = None) -> Proposal:
     """Mark an open proposal rejected ('user' only); the target file is not touched.
 
     The record is kept (status ``rejected``, with the time and the user's reason) so the

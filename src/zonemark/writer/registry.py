@@ -62,7 +62,8 @@ def _clean_ids(ids: Iterable[str] | None, what: str) -> list[str]:
             if not mid:
                 continue
             if not _ID.fullmatch(mid) or sx.TEMPORARY_ID.fullmatch(mid):
-                raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name (§7.3.1, §7.1.1)",
+                raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name "
+                                   f"(§7.3.1, §7.1.1)",
                                    code="INVALID_MODULE_ID", rule="§7.3.1")
             if mid not in out:
                 out.append(mid)
@@ -148,7 +149,8 @@ def _replace_registry_lines(doc: Document, heading: Heading, active: list[str],
         eol = "\r\n" if line.endswith("\r\n") else ("\n" if line.endswith("\n") else "")
         indent = line[:len(line) - len(line.lstrip(" \t"))]
         if n == first["ACTIVE"]:
-            parts.append(indent + new_active + (eol or "\n") if first["INACTIVE"] is None else indent + new_active + eol)
+            parts.append(indent + new_active + (eol or "\n") if first["INACTIVE"] is None
+                         else indent + new_active + eol)
             if first["INACTIVE"] is None:
                 parts.append(indent + new_inactive + eol)
         elif n == first["INACTIVE"]:
@@ -258,7 +260,8 @@ def plan_registry(snap: FileSnapshot, req: RegistryRequest) -> Plan[RegistryResu
     return Plan(new_data, result, verdict)
 
 
-def rewrite_registry(path: str | os.PathLike[str], active: Iterable[str] = (), inactive: Iterable[str] = (), *, actor: str = "ai",
+def rewrite_registry(path: str | os.PathLike[str], active: Iterable[str] = (), inactive: Iterable[str] = (), *,
+                     actor: str = "ai",
                      known_ids: Iterable[str] | None = None, permanent_ids: Iterable[str] | None = None,
                      merge: bool = False, store: Store | None = None) -> RegistryResult:
     """Rewrite the whole ``MODULE_STATE_REGISTRY`` block (§7.3.1).
@@ -317,7 +320,8 @@ def _layer_targets(target: Path, ids: list[str]) -> tuple[Path, set[str] | None,
     return path, known, {m.module_id for m in modules if m.info.permanent and m.module_id is not None}
 
 
-def set_states(target: str | os.PathLike[str], activate: Iterable[str] = (), deactivate: Iterable[str] = (), *, actor: str = "ai", store: Store | None = None) -> RegistryResult:
+def set_states(target: str | os.PathLike[str], activate: Iterable[str] = (), deactivate: Iterable[str] = (), *,
+               actor: str = "ai", store: Store | None = None) -> RegistryResult:
     """Activate/deactivate modules in the registry of a file or of a layer folder's reminder (merged)."""
     target = Path(target)
     wanted = _clean_ids(activate, "active") + _clean_ids(deactivate, "inactive")
