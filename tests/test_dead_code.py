@@ -36,7 +36,7 @@ def _definitions(path: Path) -> list[tuple[int, str]]:
             and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list)]
 
 
-def test_every_function_and_class_of_the_package_is_used():
+def test_every_function_and_class_of_the_package_is_used() -> None:
     files = sorted(SRC.rglob("*.py"))
     used = Counter(name for p in [*files, *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
                    for name in _names(p))

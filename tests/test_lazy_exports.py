@@ -40,7 +40,7 @@ def _type_checking_imports(path: Path, package: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_all_is_a_literal_list_equal_to_the_lazy_table(package):
+def test_all_is_a_literal_list_equal_to_the_lazy_table(package: str) -> None:
     names = _literal_all(PACKAGES[package])
     assert names is not None, f"{package}.__all__ is not a literal list of strings (a type checker cannot read it)"
     assert len(names) == len(set(names)), "a name twice in __all__"
@@ -49,7 +49,7 @@ def test_all_is_a_literal_list_equal_to_the_lazy_table(package):
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_every_lazy_name_is_imported_for_the_type_checker_from_its_module(package):
+def test_every_lazy_name_is_imported_for_the_type_checker_from_its_module(package: str) -> None:
     module = importlib.import_module(package)
     seen = _type_checking_imports(PACKAGES[package], package)
     table = {name: (target if target.startswith("zonemark") else f"{package}.{target}")
@@ -58,7 +58,7 @@ def test_every_lazy_name_is_imported_for_the_type_checker_from_its_module(packag
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_every_name_in_all_resolves(package):
+def test_every_name_in_all_resolves(package: str) -> None:
     module = importlib.import_module(package)
     for name in module.__all__:
         assert getattr(module, name) is not None, name
