@@ -22,9 +22,10 @@ demo: $(STAMP)
 	$(BIN)/zonemark graph examples/layer --format html -o out/layer-graph.html
 	@echo "graph page written to out/layer-graph.html (open it in a browser; it works offline)"
 
-# Static types first (mypy over src/zonemark, configured in pyproject.toml), then the whole suite
-# (slow tests included; `-m "not slow"` leaves them out when run by hand).
+# Lint first (ruff, `[tool.ruff]`), then static types (mypy over src/zonemark, configured in pyproject.toml),
+# then the whole suite (slow tests included; `-m "not slow"` leaves them out when run by hand).
 test: $(STAMP) chromium
+	$(BIN)/ruff check src tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2
 

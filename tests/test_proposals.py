@@ -488,3 +488,16 @@ def test_undoing_another_write_leaves_an_applied_proposal_applied(tmp_path, stor
     append_entry(f, "Diario", "oggi — 今日", "Niente di speciale.", date="2026-11-30", store=store)
     undo(f, actor="user", store=store)  # undoes the append, not the apply
     assert load(prop.path).status == "applied"
+
+
+def test_propose_naming_no_zone_is_refused_as_data_and_writes_nothing(tmp_path, store):
+    """A proposal that names neither a zone line nor a container (``target`` None, as a face may pass on) is a
+    ``NO_ZONE`` refusal, not a search for a container named "None"; the file is untouched, nothing is stored."""
+    cars = tmp_path / "cars[ext_memory].md"
+    shutil.copy(CARS, cars)
+    before = cars.read_bytes()
+    with pytest.raises(RefusedWrite) as refused:
+        propose(cars, None, "perché — 東京\n", reason="a note — 東京", store=store)
+    assert refused.value.code == "NO_ZONE"
+    assert cars.read_bytes() == before
+    assert list_proposals(cars) == []

@@ -34,7 +34,17 @@ _EXPORTS = {
     "context": "zonemark.context",  # the function; the package of the same name is callable too
 }
 
-__all__ = ["__version__", "STANDARD_VERSION", *_EXPORTS]
+#: the same names written out, so that a type checker sees them (tests/test_lazy_exports.py keeps the two equal)
+__all__ = [
+    "__version__", "STANDARD_VERSION", "CATALOGUE", "CodeInfo", "Diagnostic", "Severity", "Document",
+    "Block", "Heading", "ListItem", "ModuleInfo", "NucleusInfo", "Paragraph", "Quote", "RegistryInfo",
+    "Rule", "parse", "parse_bytes", "parse_file", "serialize", "serialize_bytes", "validate",
+    "exception_for", "ZonemarkError", "ValidationError", "ValidationWarning", "MissingFileTypeError",
+    "MultipleFileTypeError", "UnclosedPermissionBlockError", "MismatchedPermissionBlockError",
+    "NestedPermissionBlockError", "UnprotectedLogicalContentError", "InvalidHeaderInWritableZoneError",
+    "DuplicateBlockConflictError", "DuplicateBlockConflictWarning", "UnresolvedNucleusReferenceWarning",
+    "UngovernedModuleWarning", "PermanentStateOverrideAttemptWarning", "Layer", "LayerError", "context",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
 from .export import ContextFile, ContextRefused, ContextResult, context
 from .tokens import estimate_tokens
@@ -20,7 +21,7 @@ __all__ = ["context", "ContextResult", "ContextFile", "ContextRefused", "estimat
 
 
 class _CallablePackage(types.ModuleType):
-    def __call__(self, *args, **kwargs) -> ContextResult:
+    def __call__(self, *args: Any, **kwargs: Any) -> ContextResult:
         return context(*args, **kwargs)
 
 

@@ -39,10 +39,12 @@ import math
 import os
 from dataclasses import dataclass
 from fractions import Fraction
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .. import STANDARD_VERSION
-from ..layer.loader import Layer, LayerFile
+from ..layer.loader import Layer, LayerFile, LayerModule
 from ..render.formats import counted
 from .tokens import ASCII_PER_TOKEN, NARROW_PER_TOKEN, estimate_tokens, weight
 
@@ -65,7 +67,7 @@ class ContextFile:
     tokens: int  # estimate of its part of the output (0 when left out)
     entries_left_out: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "fileType": self.file_type, "included": self.included, "reason": self.reason,
                 "tokens": self.tokens, "entriesLeftOut": self.entries_left_out}
 
@@ -82,7 +84,7 @@ class ContextResult:
     left_out_modules: tuple[str, ...]
     entries_left_out: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"standardVersion": STANDARD_VERSION, "layer": self.layer, "tokens": self.tokens,
                 "budget": self.budget, "estimate": ESTIMATE_NOTE, "files": [f.to_dict() for f in self.files],
                 "leftOut": {"modules": list(self.left_out_modules), "entries": self.entries_left_out},
@@ -114,7 +116,7 @@ def _comment_text(text: str) -> str:
     return text
 
 
-def _module_label(m) -> str:
+def _module_label(m: LayerModule) -> str:
     info = m.info
     if m.temporary or info.id is None:
         return f"MODULE: {info.name}"
@@ -123,8 +125,12 @@ def _module_label(m) -> str:
 
 def _select(layer: Layer) -> tuple[list[LayerFile], list[ContextFile], list[str]]:
     """Included files in export order, the left-out files, and the inactive modules left out."""
-    reminders, modules, memories, left_out, left_modules = [], [], [], [], []
-    by_file: dict[str, list] = {}
+    reminders: list[LayerFile] = []
+    modules: list[LayerFile] = []
+    memories: list[LayerFile] = []
+    left_out: list[ContextFile] = []
+    left_modules: list[str] = []
+    by_file: dict[str, list[LayerModule]] = {}
     for m in layer.modules:
         if m.is_module and not m.info.ignored:
             by_file.setdefault(m.file, []).append(m)
@@ -182,7 +188,7 @@ def _droppable(parts: list[_Part]) -> list[_Entry]:
                 w = sum((weight(x) for x in part.lines[start:stop]), Fraction(0))
                 out.append(_Entry(k, part.lf.rel, start, stop, e.date, memory, w))
 
-    def key(e: _Entry):
+    def key(e: _Entry) -> tuple[bool, bool, str, int, int]:
         return (not e.memory, e.date is None, e.date or "", e.file_index, e.start)
     return sorted(out, key=key)
 
@@ -214,19 +220,21 @@ def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], l
                                         if (dates := [e.date for e in es if e.date]) else "")
                 for rel, es in per_file.items())
             n = len(dropped)
-            lines.append(f"budget {counted(budget, 'token')}: {n} older journal entr{'y' if n == 1 else 'ies'} left out,"
-                         f" whole, oldest first: {detail}")
+            lines.append(f"budget {counted(budget, 'token')}: {n} older journal entr{'y' if n == 1 else 'ies'} "
+                         f"left out, whole, oldest first: {detail}")
         else:
             lines.append(f"budget {counted(budget, 'token')}: nothing left out")
     body = "\n".join(_comment_text(x) for x in lines)
     return f"<!-- IllAIra-Standard: {STANDARD_VERSION} -->\n<!--\n{body}\n-->\n"
 
 
-def _render(layer, parts, left_out, dropped: list[_Entry], budget) -> tuple[str, list[int]]:
+def _render(layer: Layer, parts: list[_Part], left_out: list[ContextFile], dropped: list[_Entry],
+            budget: int | None) -> tuple[str, list[int]]:
     drop_lines: dict[int, set[int]] = {}
     for e in dropped:
         drop_lines.setdefault(e.file_index, set()).update(range(e.start, e.stop))
-    sections, per_file = [], []
+    sections: list[str] = []
+    per_file: list[int] = []
     for k, part in enumerate(parts):
         gone = drop_lines.get(k, ())
         body = "".join(x for i, x in enumerate(part.lines) if i not in gone)
@@ -244,8 +252,8 @@ def _render(layer, parts, left_out, dropped: list[_Entry], budget) -> tuple[str,
     return text, per_file
 
 
-def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only=None, exclude=None
-            ) -> ContextResult:
+def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *, only: Iterable[str] | None = None,
+            exclude: Iterable[str] | None = None) -> ContextResult:
     """The export of ``layer`` (a :class:`Layer`, or a folder or file path) as text for a chat.
 
     Raises :class:`ContextRefused` when ``budget`` cannot be met, ``ValueError`` for a budget
@@ -256,7 +264,7 @@ def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only
     if not isinstance(layer, Layer):
         if not isinstance(layer, (str, os.PathLike)):
             raise TypeError(f"layer must be a Layer or a path, not {type(layer).__name__}")
-        layer = Layer.load(Path(layer), only=only, exclude=exclude)
+        layer = Layer.load(Path(layer), only=None if only is None else list(only), exclude=None if exclude is None else list(exclude))
     files, left_out, left_modules = _select(layer)
     parts = [_Part(lf, _normalised_lines(lf)) for lf in files]
     dropped: list[_Entry] = []
@@ -265,8 +273,8 @@ def context(layer: Layer | str | os.PathLike, budget: int | None = None, *, only
     if budget is not None and tokens > budget:
         protected = math.ceil(_protected_weight(parts))
         if protected > budget:
-            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is ~{counted(protected, 'token')}, over the"
-                                 f" budget of {budget}; it is never left out")
+            raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is "
+                                 f"~{counted(protected, 'token')}, over the budget of {budget}; it is never left out")
         candidates = _droppable(parts)
         k = 0
         while tokens > budget:

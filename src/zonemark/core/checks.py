@@ -48,14 +48,16 @@ def list_markers(facts: Facts, report: Report) -> None:
                 first = entries[0][0]
                 for mk, ln, col in entries:
                     if mk != first:
-                        report("MIXED_LIST_MARKERS", ln, col, f"level-{lv} items of this list use both '{first}' and '{mk}'")
+                        report("MIXED_LIST_MARKERS", ln, col,
+                               f"level-{lv} items of this list use both '{first}' and '{mk}'")
                         break
             want = _CANONICAL_MARKERS.get(lv)
             if want is None:
                 continue
             for mk, ln, col in entries:
                 if mk != want:
-                    report("LIST_MARKER_MISMATCH", ln, col, f"'{mk}' at list level {lv}: the level-{lv} marker is '{want}'")
+                    report("LIST_MARKER_MISMATCH", ln, col,
+                           f"'{mk}' at list level {lv}: the level-{lv} marker is '{want}'")
                     break
 
 
@@ -112,7 +114,8 @@ def nucleus_governance(facts: Facts, report: Report) -> None:
         if c.type != "module" or c.keyword is not None or c.line in superseded:
             continue
         if c.nuclei is None:
-            report("UNGOVERNED_MODULE", c.line, 1, f"MODULE {c.id or c.name} has no [NUCLEI: ...] tag: it is ungoverned")
+            report("UNGOVERNED_MODULE", c.line, 1,
+                   f"MODULE {c.id or c.name} has no [NUCLEI: ...] tag: it is ungoverned")
             continue
         for nid in c.nuclei:
             if nid not in nucleus_ids:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from functools import cached_property
 
 from .diagnostics import Diagnostic, Severity
@@ -35,7 +36,7 @@ class Document:
     standard_version: str | None = None
     frontmatter: str | None = None
     ignored_lines: frozenset[int] = frozenset()
-    h6_owner: dict = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
+    h6_owner: dict[int, int] = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
     line_count: int = 0
     surrogate_escaped: bool = False  # decoded from bytes with invalid UTF-8 kept as-is
 
@@ -56,7 +57,7 @@ class Document:
         for block in self.blocks:
             yield from block.walk()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The §13 ``ParsedIllAIraFile`` (camelCase keys)."""
         return document_to_dict(self)
 

@@ -2,7 +2,7 @@
 
 Every catalogue code has a class; the spec's own names (§3.3, §5.4, §5.5,
 §7.3.1, §7.4.4) are used where the spec gives one.  All errors derive from
-:class:`ZonemarkError` and carry the :class:`~zonemark.diagnostics.Diagnostic`
+:class:`ZonemarkError` and carry the :class:`~zonemark.core.diagnostics.Diagnostic`
 that caused them.
 """
 

@@ -92,8 +92,8 @@ class Facts:
             c = containers.pop()
             # the scanner files containers of these two types here and states its patterns match
             out.append(ModuleInfo(cast(ModuleType, c.type), c.keyword, c.id, c.name or "", c.level, c.line,
-                                  c.plevel, c.nuclei, cast("State | None", c.state), c.permanent, c.state_line, tuple(c.connections), c.line in superseded,
-                                  c.parent_line))
+                                  c.plevel, c.nuclei, cast("State | None", c.state), c.permanent, c.state_line,
+                                  tuple(c.connections), c.line in superseded, c.parent_line))
         return tuple(out)
 
     def nucleus_infos(self) -> tuple[NucleusInfo, ...]:

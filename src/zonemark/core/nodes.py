@@ -61,7 +61,7 @@ class Block:
             text = text.replace("\r\n", "\n")
         return _TRAILING_BLANK.sub("", text)
 
-    def walk(self):
+    def walk(self) -> Iterator[Block]:
         """This block and all its descendants, in document order."""
         yield self
         for child in self.children:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .nodes import Heading
 from .text import printable
@@ -34,9 +34,9 @@ class Entry:
     text: str
     block: Heading = field(repr=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         # JSON holds text: a byte kept from invalid UTF-8 as the characters \xNN, as in Document.to_dict()
-        d = {"line": self.line, "title": None if self.title is None else printable(self.title),
+        d: dict[str, Any] = {"line": self.line, "title": None if self.title is None else printable(self.title),
              "permissionLevel": self.permission_level, "text": printable(self.text)}
         if self.date is not None:
             d["date"] = self.date
@@ -66,12 +66,13 @@ class OutlineNode:
             self.kind == "section" and self.level == 2)
 
     def walk(self) -> Iterator[OutlineNode]:
+        """This node and every node under it, in document order."""
         yield self
         for c in self.children:
             yield from c.walk()
 
-    def to_dict(self) -> dict:
-        d: dict = {"name": printable(self.name), "kind": self.kind}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": printable(self.name), "kind": self.kind}
         if self.keyword is not None:
             d["keyword"] = self.keyword
         elif self.kind == "module":

@@ -352,7 +352,8 @@ class Scanner:
             return
         if len(tags) > 1:
             self.diag("MULTIPLE_FILE_TYPES", lineno, 1,
-                      f"the H1 has {len(tags)} file type tags ({', '.join('[' + t + ']' for t in tags)}); one is allowed")
+                      f"the H1 has {len(tags)} file type tags ({', '.join('[' + t + ']' for t in tags)}); "
+                      f"one is allowed")
             self.title = frame.title = sx.FILE_TAG.sub("", text).strip()
             return
         tag = "[" + tags[0] + "]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .nodes import Block, Heading, ListItem, Paragraph, Quote, Rule
 from .text import encode, printable
@@ -21,7 +21,7 @@ def serialize_bytes(doc: Document) -> bytes:
     return encode(serialize(doc))
 
 
-def block_to_dict(block: Block, ignored: frozenset = frozenset(), raw: bool = True) -> dict:
+def block_to_dict(block: Block, ignored: frozenset[int] = frozenset(), raw: bool = True) -> dict[str, Any]:
     """One §13 ``IllAIraBlock`` with camelCase keys.
 
     Besides the §13 fields every block carries ``line`` and ``endLine``
@@ -29,7 +29,7 @@ def block_to_dict(block: Block, ignored: frozenset = frozenset(), raw: bool = Tr
     blocks with a ``syntax`` field (frontmatter, html_comment, code_fence,
     nuclei_tag, blank).
     """
-    d: dict = {"type": block.type}
+    d: dict[str, Any] = {"type": block.type}
     if isinstance(block, Heading):
         if block.id is not None:
             d["id"] = block.id
@@ -86,9 +86,9 @@ def block_to_dict(block: Block, ignored: frozenset = frozenset(), raw: bool = Tr
     return d
 
 
-def document_to_dict(doc: Document) -> dict:
+def document_to_dict(doc: Document) -> dict[str, Any]:
     """The §13 ``ParsedIllAIraFile``."""
-    out = {
+    out: dict[str, Any] = {
         "fileType": doc.file_type,
         "title": doc.title if doc.title is not None else "",
         "blocks": [block_to_dict(b, doc.ignored_lines) for b in doc.blocks],
@@ -102,7 +102,8 @@ def document_to_dict(doc: Document) -> dict:
     return out
 
 
-def _printable_tree(value):
+def _printable_tree(value: Any) -> Any:
+    """A JSON value with every string made printable (a byte kept from invalid UTF-8 as \\xNN)."""
     if isinstance(value, str):
         return printable(value)
     if isinstance(value, dict):

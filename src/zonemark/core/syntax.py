@@ -1,7 +1,7 @@
 """Line-level syntax of the standard: the patterns one line can match.
 
 Only regular expressions and small pure functions live here; the parser
-(:mod:`zonemark.parser`) decides what a match means in context.
+(:mod:`zonemark.core.parser`) decides what a match means in context.
 """
 
 from __future__ import annotations

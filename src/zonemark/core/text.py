@@ -36,11 +36,6 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def has_escaped_bytes(text: str) -> bool:
-    """Whether :func:`decode` kept any invalid byte in ``text``."""
-    return _ESCAPED_BYTE.search(text) is not None
-
-
 def first_escaped_byte(text: str) -> tuple[int, int, int, int] | None:
     """``(line, column, byte value, count)`` of the first invalid byte kept in ``text``, or None."""
     first = _ESCAPED_BYTE.search(text)
@@ -55,7 +50,8 @@ def first_escaped_byte(text: str) -> tuple[int, int, int, int] | None:
 
 
 def printable(text: str) -> str:
-    """``text`` for a terminal, a message or JSON: each kept invalid byte as ``\\xNN``, other lone surrogates as U+FFFD."""
+    """``text`` for a terminal, a message or JSON: each kept invalid byte as ``\\xNN``, other lone surrogates as
+    U+FFFD."""
     if not _LONE_SURROGATE.search(text):
         return text
     text = _ESCAPED_BYTE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02X}", text)

@@ -23,6 +23,7 @@ named as a memory).  A node counts once per record in ``heat.counts``.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from ..layer.loader import Layer
 from .notices import Notice
@@ -30,7 +31,7 @@ from .records import TraceRecord
 from .trace import Target, TraceResult, contents_targets
 
 
-def _node_index(graph: dict) -> tuple[dict[tuple[str, int], str], dict[str, str]]:
+def _node_index(graph: dict[str, Any]) -> tuple[dict[tuple[str, int], str], dict[str, str]]:
     by_line: dict[tuple[str, int], str] = {}
     files: dict[str, str] = {}
     for n in graph.get("nodes", ()):
@@ -41,14 +42,14 @@ def _node_index(graph: dict) -> tuple[dict[tuple[str, int], str], dict[str, str]
     return by_line, files
 
 
-def _node_of(target: Target, by_line, files) -> str | None:
+def _node_of(target: Target, by_line: dict[tuple[str, int], str], files: dict[str, str]) -> str | None:
     if target.line is None:
         return files.get(target.file)
     return by_line.get((target.file, target.line))
 
 
-def illuminate(graph: dict, layer: Layer, trace: TraceResult | None = None, *, source: str | None = None,
-               records: tuple[TraceRecord, ...] = (), record_warnings: tuple[Notice, ...] = ()) -> dict:
+def illuminate(graph: dict[str, Any], layer: Layer, trace: TraceResult | None = None, *, source: str | None = None,
+               records: tuple[TraceRecord, ...] = (), record_warnings: tuple[Notice, ...] = ()) -> dict[str, Any]:
     """A copy of ``graph`` with the ``trace`` key (see the module docstring)."""
     out = copy.copy(graph)
     by_line, files = _node_index(graph)

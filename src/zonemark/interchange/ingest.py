@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..writer import NewEntry, Store, append_entries, check_date
+from ..writer import EntryOutcome, NewEntry, Store, append_entries, check_date
 from .logs import Extraction, extract_logs
 from .notices import Notice
 
@@ -58,7 +60,7 @@ class IngestItem:
     changes: tuple[str, ...] = ()  # what the writer's sanitiser neutralised
     code: str | None = None  # the writer's refusal code (zonemark.writer.REFUSALS) when refused
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"headerLine": self.header_line, "date": self.date, "title": self.title, "status": self.status,
                 "reason": self.reason, "code": self.code, "line": self.line, "changes": list(self.changes)}
 
@@ -80,14 +82,14 @@ class IngestResult:
     def count(self, status: str) -> int:
         return sum(1 for i in self.items if i.status == status)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"file": str(self.path), "container": self.container, "dryRun": self.dry_run, "found": self.found,
                 "filed": self.count(FILED), "wouldFile": self.count(WOULD_FILE),
                 "duplicates": self.count(DUPLICATE), "refused": self.count(REFUSED),
                 "items": [i.to_dict() for i in self.items], "warnings": [w.to_dict() for w in self.warnings]}
 
 
-def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "ai", date: str | None = None,
+def ingest(path: str | os.PathLike[str], container: str, text: str, *, actor: str = "ai", date: str | None = None,
            dry_run: bool = False, store: Store | None = None, today: str | None = None) -> IngestResult:
     """Extract the log entries of ``text`` and file each one into ``container`` of ``path``.
 
@@ -115,9 +117,9 @@ def ingest(path: str | os.PathLike, container: str, text: str, *, actor: str = "
                         extraction.warnings)
 
 
-def _items(extraction: Extraction, outcomes, dry_run: bool) -> list[IngestItem]:
+def _items(extraction: Extraction, outcomes: Iterable[EntryOutcome], dry_run: bool) -> list[IngestItem]:
     """One report line per entry, from the writer's outcome for it."""
-    items = []
+    items: list[IngestItem] = []
     for entry, o in zip(extraction.entries, outcomes):
         if o.status == DUPLICATE_OUTCOME:
             where = f"already in the file at line {o.line}" if o.line is not None else "already in the text above"

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from ..core.document import Document
 from ..core.nodes import Heading
@@ -71,7 +72,7 @@ class LogEntry:
     end_line: int | None  # the marker line or the next header line; None at the end of the text
     body: str  # what is handed to the safe writer for filing
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"headerLine": self.header_line, "header": self.header, "date": self.date, "title": self.title,
                 "end": self.end, "endLine": self.end_line, "body": self.body}
 
@@ -87,7 +88,7 @@ class Extraction:
     def count(self) -> int:
         return len(self.entries)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"count": self.count, "entries": [e.to_dict() for e in self.entries],
                 "warnings": [w.to_dict() for w in self.warnings]}
 
@@ -162,6 +163,14 @@ def _body(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start:end])
 
 
+class _Open(TypedDict):
+    """The entry being read: its header's line index, the header, and the fence it started in (or None)."""
+
+    index: int
+    header: _Header
+    fence: int | None
+
+
 def extract_logs(text: str) -> Extraction:
     """Every log entry of ``text`` and the warnings about it (§N.19.2, §N.19.3; module docstring)."""
     if not isinstance(text, str):
@@ -170,13 +179,13 @@ def extract_logs(text: str) -> Extraction:
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in raw]
     entries: list[LogEntry] = []
     warnings: list[Notice] = []
-    open_entry: dict | None = None  # index, header, fence (the fence it started in, or None)
+    open_entry: _Open | None = None
     fence: tuple[str, int] | None = None
     fence_id = 0  # a number per fence, so an entry knows which fence it started in
     fence_line = -1  # index of the open fence's opening line
     closed_by_marker = False
 
-    def close(e: dict, end: str, end_index: int | None, stop: int) -> None:
+    def close(e: _Open, end: str, end_index: int | None, stop: int) -> None:
         nonlocal open_entry
         h: _Header = e["header"]
         entries.append(LogEntry(e["index"] + 1, lines[e["index"]], h.date, h.title, end,

@@ -10,6 +10,7 @@ code its spec section and a one-line meaning; ``docs/conformance.md`` lists them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,7 @@ class Notice:
     message: str
     line: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "line": self.line}
 
 

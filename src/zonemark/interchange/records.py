@@ -21,11 +21,12 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..layer.loader import Layer
 from ..writer import replace_file
 from .notices import Notice, notice
-from .trace import TraceContent, TraceResult
+from .trace import TraceBlock, TraceContent, TraceResult
 
 FORMAT = "zonemark-trace-record"
 TRACES_DIR = (".zonemark", "traces")
@@ -48,7 +49,7 @@ class RecordOutcome:
     path: Path
     created: bool  # False: the same trace of the same text was already recorded
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"openLine": self.open_line, "path": str(self.path), "created": self.created}
 
 
@@ -85,7 +86,8 @@ def record_trace(layer: Layer, text: str, result: TraceResult, *, now: _dt.datet
     return tuple(out)
 
 
-def _recordable(result: TraceResult) -> list:
+def _recordable(result: TraceResult) -> list[tuple[TraceBlock, TraceContent]]:
+    """The accepted blocks that illuminate something (§N.18), in document order."""
     return [(b, c) for b, c in result.accepted if not c.empty] if result.enabled else []
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
@@ -12,13 +14,17 @@ from .registry import Format, names, row, spoken
 
 
 
+#: what the renderers take: each checked path with its findings
+Results = Sequence[tuple[str, Sequence[Diagnostic]]]
+
+
 def counted(n: int, one: str, many: str | None = None) -> str:
     """``n`` and the noun it counts, singular for exactly 1 ("1 file", "2 files", "1 entry"): every count the
     command line and the faces print goes through it."""
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def _summary(results) -> str:
+def _summary(results: Results) -> str:
     files = sum(1 for path, _ in results if not os.path.isdir(path))  # a folder entry holds layer-wide findings
     errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
     warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
@@ -27,8 +33,9 @@ def _summary(results) -> str:
             f"{clean} clean")
 
 
-def render_text(results) -> str:
-    lines = []
+def render_text(results: Results) -> str:
+    """One line per finding (``path:line:column: CODE message``) and the summary."""
+    lines: list[str] = []
     for path, diags in results:
         for d in diags:
             lines.append(f"{path}:{d.line}:{d.column}: {d.code} {d.message}")
@@ -36,7 +43,7 @@ def render_text(results) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _file_entry(path: str, diags) -> dict:
+def _file_entry(path: str, diags: Sequence[Diagnostic]) -> dict[str, Any]:
     """One checked path: every finding in line order, and the same split as §13's ``errors`` and ``warnings``."""
     found = [d.to_dict() for d in diags]
     return {"path": path, "diagnostics": found,
@@ -44,7 +51,7 @@ def _file_entry(path: str, diags) -> dict:
             "warnings": [d for d in found if d["severity"] == "warning"]}
 
 
-def render_json(results) -> str:
+def render_json(results: Results) -> str:
     out = {
         "files": [_file_entry(path, diags) for path, diags in results],
         "summary": {
@@ -70,7 +77,7 @@ def artifact_uri(path: str) -> str:
     return quote(path.encode("utf-8", "surrogateescape"), safe="/")
 
 
-def render_sarif(results) -> str:
+def render_sarif(results: Results) -> str:
     used = sorted({d.code for _, ds in results for d in ds})
     rules = []
     index = {}
@@ -116,7 +123,7 @@ def _gh_escape(text: str, prop: bool = False) -> str:
     return text
 
 
-def render_github(results) -> str:
+def render_github(results: Results) -> str:
     lines = []
     for path, diags in results:
         for d in diags:

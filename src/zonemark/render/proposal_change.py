@@ -69,13 +69,13 @@ def proposal_change(pending: PendingProposal, root: Path) -> ProposalChange:
     return ProposalChange(pending, rel, text, after, enclosing_container(doc, closing))
 
 
-def pending_changes(root) -> list[ProposalChange]:
+def pending_changes(root: str | os.PathLike[str]) -> list[ProposalChange]:
     """Every open proposal of the layer folder ``root``, oldest first, with its change."""
     root = Path(root)
     return [proposal_change(pending, root) for pending in list_proposals(root)]
 
 
-def decided_proposals(root) -> list[Proposal]:
+def decided_proposals(root: str | os.PathLike[str]) -> list[Proposal]:
     """The proposals of the layer already applied or rejected, newest first."""
     return [p for p in reversed(stored_proposals(Path(root))) if p.status != "open"]
 

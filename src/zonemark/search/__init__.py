@@ -28,7 +28,7 @@ __all__ = ["search", "layer_files", "Index", "Hit", "SearchResult", "SearchError
            "SearchUnavailable", "translate", "require_fts5"]
 
 
-def layer_files(layer, *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]], bool]:
+def layer_files(layer: str | os.PathLike[str], *, confined: bool = False) -> tuple[Path, list[tuple[str, Path]], bool]:
     """The folder the index lives in, the layer's files (relative path, path), and whether ``layer`` is a folder."""
     try:
         root, found = discover(layer, confined=confined)
@@ -37,11 +37,12 @@ def layer_files(layer, *, confined: bool = False) -> tuple[Path, list[tuple[str,
     return root, found, Path(layer).is_dir()
 
 
-def _zones(zone) -> tuple[int, ...] | None:
+def _zones(zone: object) -> tuple[int, ...] | None:
+    """The zone filter as levels 1-5 (a level, 'P3', '[P3]', or several), None for every zone."""
     if zone is None:
         return None
     values = zone if isinstance(zone, (list, tuple, set, frozenset)) else [zone]
-    out = []
+    out: list[int] = []
     for v in values:
         text = str(v).strip().strip("[]").upper().removeprefix("P")
         if not text.isdigit() or not 1 <= int(text) <= 5:
@@ -50,7 +51,8 @@ def _zones(zone) -> tuple[int, ...] | None:
     return tuple(sorted(set(out))) or None
 
 
-def _date(value, what: str) -> str | None:
+def _date(value: object, what: str) -> str | None:
+    """A ``since``/``until`` date checked (§7.1.2 date text), None when not given."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if not isinstance(value, str) or not sx.valid_date_text(value.strip()):
@@ -58,7 +60,7 @@ def _date(value, what: str) -> str | None:
     return value.strip()
 
 
-def _select(root: Path, found, file) -> list[tuple[str, Path]]:
+def _select(root: Path, found: list[tuple[str, Path]], file: object) -> list[tuple[str, Path]]:
     """The files a ``file`` filter names: a relative path, a path on disk, or a glob (``--only`` dialect)."""
     if file is None or (isinstance(file, str) and not file.strip()):
         return found
@@ -81,8 +83,9 @@ def _select(root: Path, found, file) -> list[tuple[str, Path]]:
     return by_glob
 
 
-def search(layer, query: str, *, file: str | None = None, container: str | None = None, since: str | None = None,
-           until: str | None = None, zone=None, limit: int = 10, raw: bool = False, rebuild: bool = False,
+def search(layer: str | os.PathLike[str], query: str, *, file: str | None = None, container: str | None = None,
+           since: str | None = None,
+           until: str | None = None, zone: object = None, limit: int = 10, raw: bool = False, rebuild: bool = False,
            in_memory: bool = False, rank_all: bool = False, markers: tuple[str, str] = ("«", "»"),
            confined: bool = False) -> SearchResult:
     """Search the layer at ``layer`` (a folder, or one file) for ``query``; see the module docstring.

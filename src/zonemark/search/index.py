@@ -36,10 +36,12 @@ import os
 import sqlite3
 import time
 from array import array
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from ..core.nodes import Heading
 from ..core.parser import parse, parse_bytes
@@ -140,11 +142,11 @@ class _Stored:
     file_type: str | None
     title: str | None
     incremental: bool
-    lens: array
-    nls: array
+    lens: array[int]
+    nls: array[int]
     levels: bytes
-    stack_ids: array
-    anchors: array
+    stack_ids: array[int]
+    anchors: array[int]
     front: bytes
     back: bytes
 
@@ -226,7 +228,7 @@ class Index:
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
-    def open(cls, root, *, rebuild: bool = False, in_memory: bool = False,
+    def open(cls, root: str | os.PathLike[str], *, rebuild: bool = False, in_memory: bool = False,
              busy_timeout: float = BUSY_TIMEOUT) -> "Index":
         """Open (creating, or rebuilding when damaged or foreign) the index of the folder ``root``."""
         require_fts5()
@@ -268,11 +270,12 @@ class Index:
     def __enter__(self) -> "Index":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- refreshing ----------------------------------------------------------------------------
-    def refresh(self, files, *, keep=None) -> tuple[int, list[tuple[str, str]]]:
+    def refresh(self, files: Iterable[tuple[str, str | os.PathLike[str]]], *, keep: Iterable[str] | None = None
+                ) -> tuple[int, list[tuple[str, str]]]:
         """Bring the index up to date with ``files`` ((relative path, path) pairs).
 
         ``keep`` (relative paths) drops every indexed file not in it: the files that left the
@@ -288,7 +291,8 @@ class Index:
                 with self._transaction():
                     for fid in gone:
                         self._drop_file(fid)
-        reindexed, skipped = 0, []
+        reindexed = 0
+        skipped: list[tuple[str, str]] = []
         for rel, path in files:
             try:
                 st = os.stat(path)
@@ -304,7 +308,7 @@ class Index:
                 skipped.append((rel, exc.strerror or str(exc)))
         return reindexed, skipped
 
-    def _refresh_file(self, rel: str, path) -> int:
+    def _refresh_file(self, rel: str, path: str | os.PathLike[str]) -> int:
         with self._transaction():
             cur = self._stored(rel)
             with open(path, "rb") as handle:
@@ -326,7 +330,8 @@ class Index:
             self.counts["full"] += 1
             return 1
 
-    def _full(self, rel: str, path, cur: _Stored | None, data: bytes, fp: _Fingerprint, stamp) -> None:
+    def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, data: bytes, fp: _Fingerprint,
+              stamp: tuple[int, int]) -> None:
         doc = parse_bytes(data, path=str(path))
         splits = split_points(doc, 0)
         lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
@@ -357,7 +362,7 @@ class Index:
         self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
                         bytes(sp.level for sp in splits), stack_ids, anchors)
 
-    def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp) -> bool:
+    def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
         """Re-index only the pieces around the changed bytes; False when the whole file must be parsed.
 
         Pieces ``[i, j)`` (old numbering) are replaced by the pieces of the re-parsed window;
@@ -440,7 +445,8 @@ class Index:
             b_j = levels.rfind(b"\x00", 0, j + 1)
             old_anchor, old_line = cur.anchors[b_j], lines[b_j]
             new_line = new_anchor_lines[-1] if new_anchor_ids else line_anchor_i
-            self.con.execute("UPDATE entries SET anchor = ?, rel = rel + ? WHERE file_id = ? AND anchor = ? AND rel >= ?",
+            self.con.execute("UPDATE entries SET anchor = ?, rel = rel + ? "
+                             "WHERE file_id = ? AND anchor = ? AND rel >= ?",
                              (aid, old_line + d_lines - new_line, cur.id, old_anchor, line_j - old_line))
             end = levels.find(b"\x00", j)
             tail = [aid] * ((n if end < 0 else end) - j)
@@ -511,8 +517,9 @@ class Index:
             out.append(sid)
         return out
 
-    def _save_file(self, fid, size, fp, stamp, file_type, title, incremental, lens, nls, levels, stack_ids,
-                   anchors) -> None:
+    def _save_file(self, fid: int, size: int, fp: _Fingerprint, stamp: tuple[int, int], file_type: str | None,
+                   title: str | None, incremental: bool, lens: Iterable[int], nls: Iterable[int], levels: bytes,
+                   stack_ids: Iterable[int], anchors: Iterable[int]) -> None:
         mtime_ns, read_ns = stamp
         self.con.execute(
             "UPDATE files SET size = ?, mtime_ns = ?, read_ns = ?, digest = ?, file_type = ?, title = ?, "
@@ -547,7 +554,7 @@ class Index:
         self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, ?, ?)",
                              [(i, r.title, r.body, r.context) for i, (_a, _r, r) in zip(ids, rows)])
 
-    def _delete_rows(self, fid: int, where: str, args: tuple = ()) -> None:
+    def _delete_rows(self, fid: int, where: str, args: tuple[object, ...] = ()) -> None:
         self.con.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND {where})",
                          (fid, *args))
         self.con.execute(f"DELETE FROM entries WHERE file_id = ? AND {where}", (fid, *args))
@@ -559,7 +566,7 @@ class Index:
         self.con.execute("DELETE FROM files WHERE id = ?", (fid,))
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[None]:
         self.con.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -572,12 +579,12 @@ class Index:
     def all_file_ids(self) -> set[int]:
         return {fid for (fid,) in self.con.execute("SELECT id FROM files")}
 
-    def file_ids(self, rels) -> dict[str, int]:
+    def file_ids(self, rels: Iterable[str]) -> dict[str, int]:
         """Index ids of the given relative paths (those indexed)."""
         wanted = set(rels)
         return {rel: fid for fid, rel in self.con.execute("SELECT id, rel FROM files") if rel in wanted}
 
-    def pieces(self, rel: str) -> list[tuple]:
+    def pieces(self, rel: str) -> list[tuple[int, int, int, tuple[str, ...]]]:
         """The stored pieces of one file: (byte offset, line, zone level, open headers)."""
         cur = self._stored(rel)
         if cur is None:
@@ -587,7 +594,7 @@ class Index:
         return [(s, ln, lv, self._stack(cur.id, sid))
                 for s, ln, lv, sid in zip(starts, lines, cur.levels, cur.stack_ids)]
 
-    def rows(self, rel: str) -> list[tuple]:
+    def rows(self, rel: str) -> list[tuple[Any, ...]]:  # SQLite rows
         """Every stored row of one file, in line order (for tests and tools)."""
         return self.con.execute(
             "SELECT a.line + e.rel AS line, e.kind, e.container, e.names, e.zone, e.date, t.title, t.body, t.context "
@@ -596,7 +603,8 @@ class Index:
 
     def query(self, match: str, *, file_ids: list[int] | None, container: str | None = None,
               since: str | None = None, until: str | None = None, zones: tuple[int, ...] | None = None,
-              limit: int = 10, raw: bool = False, window: int | None = RANK_WINDOW):
+              limit: int = 10, raw: bool = False, window: int | None = RANK_WINDOW
+              ) -> tuple[list[tuple[Any, ...]], bool, bool]:
         """The best ``limit`` rows for the FTS5 expression ``match``: (hits, more, windowed).
 
         Ranked by bm25 (title, body and context weighted :data:`WEIGHTS`).  When more than
@@ -649,7 +657,7 @@ class Index:
                 raise
             how = "FTS5 query (--raw)" if raw else "query"
             raise QueryError(f"not a valid {how}: {' '.join(str(exc).split())}") from None
-        hits = []
+        hits: list[tuple[Any, ...]] = []  # SQLite values
         for rowid, score in top:
             rel, line, kind, cont, zone, date, title, body = details[rowid]
             hits.append((rel, line, kind, cont, zone, date, shown(title), body, -score))

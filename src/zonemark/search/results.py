@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Hit:
     def location(self) -> str:
         return f"{self.path}:{self.line}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -59,7 +60,7 @@ class SearchResult:
     skipped: tuple[str, ...] = ()
     ranked_window: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "match": self.match, "hits": [h.to_dict() for h in self.hits],
                 "more": self.more, "files": self.files, "reindexed": self.reindexed, "cache": self.cache,
                 "skipped": list(self.skipped), "ranked_window": self.ranked_window}

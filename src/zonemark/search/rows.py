@@ -19,6 +19,7 @@ re-parses only the piece that changed, behind a synthetic head that reproduces t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..core.document import Document
@@ -106,7 +107,11 @@ def _header_line(src: str, h: Block) -> str:
     return src[h.start:eol if eol >= 0 else len(src)].rstrip("\r")
 
 
-def _push(stack: list, h: Heading) -> None:
+#: where the text row being gathered starts: (line, owner line), None before its first text
+_Start = tuple[int, int | None] | None
+
+
+def _push(stack: list[tuple[int, Heading]], h: Heading) -> None:
     while stack and stack[-1][0] >= h.level:
         stack.pop()
     stack.append((h.level, h))
@@ -131,7 +136,7 @@ def split_points(doc: Document, start: int = 0) -> list[Split]:
                     points.append((c.start, b.permission_level))
     out: list[Split] = []
     heads = _stack_headers(doc)
-    stack: list = []
+    stack: list[tuple[int, Heading]] = []
     k = 0
     line, prev = 1, 0
     for offset, level in points:
@@ -146,7 +151,7 @@ def split_points(doc: Document, start: int = 0) -> list[Split]:
 
 def stack_at(doc: Document, offset: int) -> tuple[str, ...]:
     """The open logical headers (their lines) before character ``offset``."""
-    stack: list = []
+    stack: list[tuple[int, Heading]] = []
     for h in _stack_headers(doc):
         if h.start >= offset:
             break
@@ -219,7 +224,7 @@ class _Collector:
         self.title = title or ""
         self.paths = _Paths(doc)
         self.rows: list[Row] = []
-        self.stack: list = []  # (level, Heading) as in the outline
+        self.stack: list[tuple[int, Heading]] = []  # (level, Heading) as in the outline
 
     def owner_line(self) -> int | None:
         for _level, h in reversed(self.stack):
@@ -227,7 +232,8 @@ class _Collector:
                 return h.line
         return None
 
-    def emit(self, line, kind, owner_line, zone, date, title, body) -> None:
+    def emit(self, line: int, kind: str, owner_line: int | None, zone: int | None, date: str | None, title: str,
+             body: str) -> None:
         if not (self.first <= line <= self.last):
             return
         container, names = self.paths.of(owner_line)
@@ -243,7 +249,7 @@ class _Collector:
                 self._follow(b)
                 continue
             parts: list[str] = []
-            start = [None]
+            start: list[_Start] = [None]
             if isinstance(b, Heading) and b.level == 1:
                 self.walk(b.children, parts, start)
             elif b.type == "permission_block":
@@ -258,13 +264,13 @@ class _Collector:
             if isinstance(x, Heading) and _pushes(x):
                 _push(self.stack, x)
 
-    def flush(self, parts, start, zone) -> None:
+    def flush(self, parts: list[str], start: list[_Start], zone: int | None) -> None:
         text = "".join(parts)
         if text.strip() and start[0] is not None:
             line, owner = start[0]
             self.emit(line, "text", owner, zone, None, "", text)
 
-    def walk(self, blocks, parts: list, start: list) -> None:
+    def walk(self, blocks: Iterable[Block], parts: list[str], start: list[_Start]) -> None:
         """Rows for entries and containers; everything else joins ``parts`` (the enclosing row's text)."""
         for b in blocks:
             if not isinstance(b, Heading):
@@ -290,7 +296,7 @@ class _Collector:
                 self._text(b, _header_line(self.src, b) + "\n", parts, start)
                 self.walk(b.children, parts, start)
 
-    def _text(self, b: Block, text: str, parts: list, start: list) -> None:
+    def _text(self, b: Block, text: str, parts: list[str], start: list[_Start]) -> None:
         if start[0] is None and text.strip():
             start[0] = (b.line, self.owner_line())
         parts.append(text)

@@ -48,7 +48,7 @@ def query_tokens(query: str, *, raw: bool = False) -> tuple[frozenset[str], tupl
     return frozenset(exact), tuple(prefixes)
 
 
-def snippet(text: str, wanted: tuple[frozenset[str], tuple[str, ...]], *, markers=("«", "»"),
+def snippet(text: str, wanted: tuple[frozenset[str], tuple[str, ...]], *, markers: tuple[str, str] = ("«", "»"),
             width: int = 24) -> str:
     """``text`` cut to ``width`` tokens around the most matches, matches between ``markers``, one line."""
     exact, prefixes = wanted

@@ -7,7 +7,8 @@ of its modules that this table does not list).  See :mod:`.rules` for the permis
 date rule, :mod:`.snapshot` for the one read of a file every planner works on, one module per
 operation for its planner (:mod:`.append`, :mod:`.zone_edit`, :mod:`.registry`, :mod:`.proposals`,
 :mod:`.scaffold`), :mod:`.sanitize` and :mod:`.verify` for the two barriers, :mod:`.refusals` for the
-refusal codes, :mod:`.store` for durable storage (``Store.commit``) and :mod:`.versions` for history and undo.  The names below are imported on first use, so that a one-shot command (``zonemark
+refusal codes, :mod:`.store` for durable storage (``Store.commit``) and :mod:`.versions` for history and undo.
+The names below are imported on first use, so that a one-shot command (``zonemark
 append``) loads only the modules it runs.
 """
 
@@ -41,7 +42,20 @@ _EXPORTS = {
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
 
-__all__ = list(_EXPORTS)
+#: the same names written out, so that a type checker sees them (tests/test_lazy_exports.py keeps the two equal)
+__all__ = [
+    "ACTOR_HELP", "ACTORS", "DATE_HELP", "check_date", "AppendResult", "ApplyResult", "RegistryResult",
+    "WriteResult", "ZoneEditResult", "FileSnapshot", "Plan", "history", "undo", "edit_zone",
+    "plan_edit_zone", "plan_registry", "rewrite_registry", "set_states", "MAX_REASON_CHARS",
+    "PendingProposal", "Proposal", "apply_proposal", "find_proposal", "list_proposals", "plan_apply",
+    "plan_proposal", "preview_proposal", "propose", "reject_proposal", "show_proposal", "stored_proposals",
+    "REFUSALS", "InvalidDate", "Refusal", "RefusedWrite", "MAX_BODY_CHARS", "MAX_TITLE_CHARS",
+    "sanitize_body", "sanitize_title", "STATE_DIR_NAME", "Committed", "HistoryEntry", "Store", "StoreError",
+    "WriteConflict", "ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_base", "zone_hash",
+    "add_container", "new_file", "plan_container", "replace_file", "AppendPlan", "BatchResult",
+    "EntryOutcome", "NewEntry", "append_entries", "append_entry", "find_container", "plan_append",
+    "plan_entries",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -23,6 +23,7 @@ passes alone but not with the others is found by halving the remaining run (ruli
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -37,7 +38,7 @@ from .rules import check_actor, check_date, refuse_for_level, today
 from .sanitize import sanitize_body, sanitize_title
 from .snapshot import Carry, FileSnapshot, Plan, Spliced, zone_refusal
 from .store import Store, StoreError
-from .verify import Expect, Edit, mini_check
+from .verify import Edit, Expect, Verdict, mini_check
 
 APPENDED, DUPLICATE, REFUSED = "appended", "duplicate", "refused"
 #: At most this many re-checks of a batch (ruling CL27); entries still unsettled after them are refused with the
@@ -206,11 +207,11 @@ class _Zone:
         return self.snap.splice(self.index, self.zone, self.old_zone, self.pos, 0, self.insert(texts),
                                 self.first_line, Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
 
-    def refusal(self, verdict) -> RefusedWrite:
+    def refusal(self, verdict: Verdict) -> RefusedWrite:
         return zone_refusal(f"appending to {self.index.label(self.cid)} in the [P{self.zone.level}] zone at line "
                             f"{self.zone.line}", self.zone, verdict)
 
-    def alone(self, text: str, line: int, entries: int = 1):
+    def alone(self, text: str, line: int, entries: int = 1) -> Verdict:
         """The verdict on entries alone in an empty zone of the same container, their lines as at ``line``."""
         opening = self.old_zone[:self.inner_rel]
         closing = self.old_zone[self.close_rel:]
@@ -221,7 +222,8 @@ class _Zone:
                           Expect(entries=entries, owner_line=self.owner_line), owner=self.cid)
 
 
-def plan_entries(path, data: bytes, container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
+def plan_entries(path: str | os.PathLike[str], data: bytes, container: str, entries: Sequence[NewEntry], *,
+                 actor: str = "ai",
                  default_date: str) -> AppendPlan:
     """What appending ``entries`` to ``container`` of ``data`` does (module docstring); pure: writes nothing.
 
@@ -351,7 +353,7 @@ def _accept(target: _Zone, accepted: list[_Candidate], outcomes: list[EntryOutco
         line += c.entry.count("\n") + 1
 
 
-def append_entries(path, container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
+def append_entries(path: str | os.PathLike[str], container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
                    default_date: str, store: Store | None = None, dry_run: bool = False) -> BatchResult:
     """Append every entry of ``entries`` that is not already in ``container`` in one write (module docstring).
 
@@ -441,7 +443,7 @@ def plan_append(snap: FileSnapshot, req: AppendRequest) -> Plan[AppendResult]:
     return Plan(done.data, result, done.verdict, Carry(done.index_after(index), entries))
 
 
-def append_entry(path, container: str, title: str, body: str = "", *, actor: str = "ai",
+def append_entry(path: str | os.PathLike[str], container: str, title: str, body: str = "", *, actor: str = "ai",
                  date: str | None = None, timestamp: bool = False, store: Store | None = None,
                  unless_present: bool = False) -> AppendResult:
     """Append ``###### LOG: <date> — <title>`` and its body to the journal of ``container``.
@@ -460,14 +462,14 @@ def append_entry(path, container: str, title: str, body: str = "", *, actor: str
     return replace(r, changed=done.changed, history_id=done.history_id)
 
 
-def find_container(path, container: str, *, store: Store | None = None) -> str:
+def find_container(path: str | os.PathLike[str], container: str, *, store: Store | None = None) -> str:
     """The label of the container ``container`` names in ``path`` now (:func:`.locate.resolve_container`), or
     :class:`RefusedWrite` (``UNKNOWN_CONTAINER``, ``AMBIGUOUS_CONTAINER``); writes nothing."""
     index = FileSnapshot(path, (store or Store()).read(path)).index
     return index.label(resolve_container(index, container))
 
 
-def _all_refused(path, plan: AppendPlan, exc: StoreError) -> BatchResult:
+def _all_refused(path: str | os.PathLike[str], plan: AppendPlan, exc: StoreError) -> BatchResult:
     """The store refused the write: every entry that would have been appended is refused with its reason."""
     outcomes = tuple(EntryOutcome(REFUSED, o.date, None, o.changes, exc.code, f"refused: {exc}")
                      if o.status == APPENDED else o for o in plan.outcomes)

@@ -12,6 +12,7 @@ both views).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NewType
 
 from ..core.text import decode, encode
@@ -20,19 +21,6 @@ from ..core.text import decode, encode
 ByteOffset = NewType("ByteOffset", int)
 #: An offset into the file's decoded text (characters; an invalid byte is one character).
 CharOffset = NewType("CharOffset", int)
-
-
-def byte_offset(value: int) -> ByteOffset:
-    return ByteOffset(value)
-
-
-def char_offset(value: int) -> CharOffset:
-    return CharOffset(value)
-
-
-def byte_length(text: str) -> int:
-    """How many bytes ``text`` takes in the file."""
-    return len(encode(text))
 
 
 def chars_before(data: bytes, at: ByteOffset) -> CharOffset:
@@ -50,7 +38,7 @@ def text_between(data: bytes, start: ByteOffset, end: ByteOffset) -> str:
     return decode(data[start:end])
 
 
-def char_to_byte_map(text: str, offsets) -> dict[int, ByteOffset]:
+def char_to_byte_map(text: str, offsets: Iterable[int]) -> dict[int, ByteOffset]:
     """The byte offset of each character offset in ``offsets`` (one pass over ``text``)."""
     if text.isascii():
         return {v: ByteOffset(v) for v in offsets}

@@ -35,8 +35,10 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..core import syntax as sx
+from ..core.diagnostics import Diagnostic
 from ..core.parser import parse
 from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
@@ -47,8 +49,8 @@ from .results import ApplyResult
 from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_characters, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
-from .store import STATE_DIR_NAME, Store
-from .verify import Edit, Expect, compare, new_diagnostics
+from .store import STATE_DIR_NAME, HistoryEntry, Store
+from .verify import Edit, Expect, Verdict, compare, new_diagnostics
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
@@ -97,14 +99,14 @@ class PendingProposal:
         return self.proposal.id
 
 
-def proposals_dir(target) -> Path:
+def proposals_dir(target: str | os.PathLike[str]) -> Path:
     """The folder of the proposals of ``target``: ``.zonemark/proposals`` of the folder that holds it as the
     layer names it — a symbolic link of the layer is not followed out of the layer (W32)."""
     target = Path(os.path.abspath(os.fspath(target)))
     return target.parent / STATE_DIR_NAME / PROPOSALS_DIR
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     replace_file(path, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), mode=0o644,
                  make_parents=True)
 
@@ -160,7 +162,8 @@ def _apply_target(snap: FileSnapshot, proposal: Proposal) -> tuple[ZoneView, byt
     return zone, _replaced(snap.data, zone, _content_for(proposal.new_content, snap.data, zone))
 
 
-def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView):
+def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView
+             ) -> tuple[Verdict, tuple[str, ...], tuple[Diagnostic, ...]]:
     """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
 
     Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
@@ -190,14 +193,18 @@ def _diff(name: str, data: bytes, new_data: bytes) -> str:
                                           tofile=name, lineterm=""))
 
 
-def _zone_for_target(index: ZoneIndex, target) -> ZoneView:
+def _zone_for_target(index: ZoneIndex, target: int | str | None) -> ZoneView:
+    """The zone ``target`` names: a zone line, or a container whose [P3] zone it is (§7.1.2); None names none."""
+    if target is None:
+        raise RefusedWrite("refused: name the zone to change by its line or by its container", code="NO_ZONE",
+                           rule="§5.1")
     if isinstance(target, int) and not isinstance(target, bool):  # a zone line; a str is a container
         zone = index.zone_at_line(int(target))
         if zone is None:
             raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", code="NO_ZONE",
                                rule="§5.1")
         return zone
-    cid = resolve_container(index, target)
+    cid = resolve_container(index, str(target))  # a bool is no line: read as the container it names
     decl = index.header_line(cid)
     paired = [z for z in journal_zones(index, cid, (3,)) if not (z.line <= decl <= (z.close_line or z.line))]
     if not paired:
@@ -224,7 +231,7 @@ class ProposalPlan:
     would_add: tuple[str, ...]
 
 
-def plan_proposal(snap: FileSnapshot, target, new_content: str) -> ProposalPlan:
+def plan_proposal(snap: FileSnapshot, target: int | str | None, new_content: str) -> ProposalPlan:
     """What proposing ``new_content`` for the zone ``target`` names (a line, or a container's [P3] zone) would
     change in ``snap``; pure: the proposal is recorded by :func:`propose`."""
     snap.refuse_not_utf8()  # W45: applied, it would write UTF-8 into another encoding
@@ -246,7 +253,7 @@ def plan_proposal(snap: FileSnapshot, target, new_content: str) -> ProposalPlan:
     return ProposalPlan(zone, container_lines(index, zone), zone_hash(data, zone), inner, new_data, would_add)
 
 
-def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
+def propose(path: str | os.PathLike[str], target: int | str | None, new_content: str, *, actor: str = "ai", reason: str,
             store: Store | None = None) -> Proposal:
     """Write a proposal to replace the inner lines of one zone (by line, or a container's [P3] zone)."""
     check_actor(actor)
@@ -277,7 +284,7 @@ def propose(path, target, new_content: str, *, actor: str = "ai", reason: str,
 
 # -- reading proposals ------------------------------------------------------------------------
 
-def _from_record(p: Path, record: dict, target: Path) -> Proposal:
+def _from_record(p: Path, record: dict[str, Any], target: Path) -> Proposal:
     zone = record["zone"]
     context = zone.get("context")
     return Proposal(p, str(record.get("id") or p.stem), target, zone["line"], zone["level"], zone["sha256"],
@@ -287,7 +294,7 @@ def _from_record(p: Path, record: dict, target: Path) -> Proposal:
                     None if context is None else tuple(context))
 
 
-def load(proposal_path) -> Proposal:
+def load(proposal_path: str | os.PathLike[str]) -> Proposal:
     """The proposal stored at ``proposal_path``; ValueError when it is not a readable, current one."""
     p = Path(proposal_path)
     if p.is_dir():
@@ -369,7 +376,8 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     return Plan(new_data, result, verdict)
 
 
-def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = None) -> ApplyResult:
+def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",
+                   store: Store | None = None) -> ApplyResult:
     """Apply a proposal ('user' only): plan it again against the bytes of now, then commit (W2)."""
     refuse_unless_user(actor, "only the user may apply a proposal")
     store = store or Store()
@@ -388,7 +396,8 @@ def apply_proposal(proposal_path, *, actor: str = "user", store: Store | None = 
     return ApplyResult(u.path, u.changed, u.old_size, u.new_size, u.history_id, done.result.zone)
 
 
-def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = None) -> Proposal:
+def reject_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",
+                    reason: str | None = None) -> Proposal:
     """Mark an open proposal rejected ('user' only); the target file is not touched.
 
     The record is kept (status ``rejected``, with the time and the user's reason) so the
@@ -409,7 +418,7 @@ def reject_proposal(proposal_path, *, actor: str = "user", reason: str | None = 
     return load(proposal.path)
 
 
-def reopen_undone_proposal(target, undone) -> bool:
+def reopen_undone_proposal(target: str | os.PathLike[str], undone: HistoryEntry) -> bool:
     """After the user undid the write that applied a proposal (``undone``, its history entry), that
     proposal is open again: the zone is as the proposal found it, so it is listed and may be applied
     again (W19).  Any other write, or a record that does not name that write, is left alone."""
@@ -487,15 +496,15 @@ def _scan(where: Path) -> tuple[list[Proposal], list[Proposal]]:
     return own, foreign
 
 
-def stored_proposals(where) -> list[Proposal]:
+def stored_proposals(where: str | os.PathLike[str]) -> list[Proposal]:
     """Every readable proposal of a file or a layer folder (any status), oldest first: only those of its own
     files, each with its target as the layer names it (W32)."""
     return _scan(Path(where))[0]
 
 
-def list_proposals(where) -> list[PendingProposal]:
+def list_proposals(where: str | os.PathLike[str]) -> list[PendingProposal]:
     """The open proposals of a file or a layer folder, each with whether it is stale."""
-    out = []
+    out: list[PendingProposal] = []
     indexes: dict[Path, tuple[bytes, ZoneIndex] | None] = {}
     for proposal in stored_proposals(where):
         if proposal.status != "open":
@@ -512,12 +521,12 @@ def list_proposals(where) -> list[PendingProposal]:
     return out
 
 
-def _not_ours(proposal: Proposal, where) -> ValueError:
+def _not_ours(proposal: Proposal, where: str | os.PathLike[str]) -> ValueError:
     return ValueError(f"proposal {proposal.id} is for {proposal.target}, which is not a file of {where}; refused "
                       f"(a layer's proposals are for its own files)")
 
 
-def find_proposal(where, ident: str) -> Proposal:
+def find_proposal(where: str | os.PathLike[str], ident: str) -> Proposal:
     """The proposal named ``ident`` (its id, a unique prefix of it, or the path of its file) among those of
     ``where`` (a layer folder or a file); one of a file outside it is refused in one line (W32)."""
     where = Path(where)

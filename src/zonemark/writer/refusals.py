@@ -19,6 +19,7 @@ code of this table, and produces every code from a real write.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +153,10 @@ class RefusedWrite(Exception):
         self.level = level
         self.rule = rule if rule is not None else REFUSALS[code].section
 
-    def __reduce__(self):  # a refusal crosses process boundaries whole (multiprocessing, pickling)
+    def __reduce__(self) -> tuple[Any, ...]:  # a refusal crosses process boundaries whole (multiprocessing, pickling)
         return _rebuild, (self.message, self.code, self.zone, self.level, self.rule)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The refusal as data (JSON output of the faces)."""
         return {"code": self.code, "message": self.message, "zone": self.zone, "level": self.level,
                 "rule": self.rule}

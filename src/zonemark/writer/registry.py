@@ -13,7 +13,9 @@ writes nothing; :func:`rewrite_registry` commits it.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +52,7 @@ def _registry_heading(doc: Document) -> Heading | None:
     return None
 
 
-def _clean_ids(ids, what: str) -> list[str]:
+def _clean_ids(ids: Iterable[str] | None, what: str) -> list[str]:
     out: list[str] = []
     for raw in ids or ():
         if not isinstance(raw, str):
@@ -60,7 +62,8 @@ def _clean_ids(ids, what: str) -> list[str]:
             if not mid:
                 continue
             if not _ID.fullmatch(mid) or sx.TEMPORARY_ID.fullmatch(mid):
-                raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name (§7.3.1, §7.1.1)",
+                raise RefusedWrite(f"refused: {quoted(mid)} is not a module id that a registry may name "
+                                   f"(§7.3.1, §7.1.1)",
                                    code="INVALID_MODULE_ID", rule="§7.3.1")
             if mid not in out:
                 out.append(mid)
@@ -146,7 +149,8 @@ def _replace_registry_lines(doc: Document, heading: Heading, active: list[str],
         eol = "\r\n" if line.endswith("\r\n") else ("\n" if line.endswith("\n") else "")
         indent = line[:len(line) - len(line.lstrip(" \t"))]
         if n == first["ACTIVE"]:
-            parts.append(indent + new_active + (eol or "\n") if first["INACTIVE"] is None else indent + new_active + eol)
+            parts.append(indent + new_active + (eol or "\n") if first["INACTIVE"] is None
+                         else indent + new_active + eol)
             if first["INACTIVE"] is None:
                 parts.append(indent + new_inactive + eol)
         elif n == first["INACTIVE"]:
@@ -171,7 +175,8 @@ class RegistryRequest:
     permanent_ids: frozenset[str] = frozenset()
 
 
-def registry_request(active=(), inactive=(), *, actor: str = "ai", known_ids=None, permanent_ids=None,
+def registry_request(active: Iterable[str] = (), inactive: Iterable[str] = (), *, actor: str = "ai",
+                     known_ids: Iterable[str] | None = None, permanent_ids: Iterable[str] | None = None,
                      merge: bool = False) -> RegistryRequest:
     """The request :func:`plan_registry` takes: ids checked (§7.1.1), none both active and inactive."""
     check_actor(actor)
@@ -255,7 +260,9 @@ def plan_registry(snap: FileSnapshot, req: RegistryRequest) -> Plan[RegistryResu
     return Plan(new_data, result, verdict)
 
 
-def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_ids=None, permanent_ids=None,
+def rewrite_registry(path: str | os.PathLike[str], active: Iterable[str] = (), inactive: Iterable[str] = (), *,
+                     actor: str = "ai",
+                     known_ids: Iterable[str] | None = None, permanent_ids: Iterable[str] | None = None,
                      merge: bool = False, store: Store | None = None) -> RegistryResult:
     """Rewrite the whole ``MODULE_STATE_REGISTRY`` block (§7.3.1).
 
@@ -272,7 +279,7 @@ def rewrite_registry(path, active=(), inactive=(), *, actor: str = "ai", known_i
                           r.inactive)
 
 
-def _layer_targets(target: Path, ids: list[str]):
+def _layer_targets(target: Path, ids: list[str]) -> tuple[Path, set[str] | None, set[str] | None]:
     """The registry file to rewrite and the ids it may name, as the layer resolves them (§7.3.1).
 
     A folder: its ``[reminder]``, which governs every module of the merged files.  A file: the
@@ -304,16 +311,17 @@ def _layer_targets(target: Path, ids: list[str]):
     modules = [m for m in layer.modules if m.is_module and not m.temporary and not m.info.ignored]
     unmerged = {m.id: f.rel for f in layer.files if not f.merged for m in f.doc.modules
                 if m.type == "module" and m.keyword is None and m.id is not None}
-    known = {m.module_id for m in modules}
+    known = {m.module_id for m in modules if m.module_id is not None}  # None only for ignored ones, left out above
     for mid in ids:
         if mid not in known and mid in unmerged:
             raise RefusedWrite(f"refused: module {mid} is declared in {unmerged[mid]}, which the layer does not "
                                f"merge (an id conflict, LAYER_ID_CONFLICT); resolve it first (§7.1.1)",
                                code="ID_CONFLICT", rule="§7.1.1")
-    return path, known, {m.module_id for m in modules if m.info.permanent}
+    return path, known, {m.module_id for m in modules if m.info.permanent and m.module_id is not None}
 
 
-def set_states(target, activate=(), deactivate=(), *, actor: str = "ai", store: Store | None = None) -> RegistryResult:
+def set_states(target: str | os.PathLike[str], activate: Iterable[str] = (), deactivate: Iterable[str] = (), *,
+               actor: str = "ai", store: Store | None = None) -> RegistryResult:
     """Activate/deactivate modules in the registry of a file or of a layer folder's reminder (merged)."""
     target = Path(target)
     wanted = _clean_ids(activate, "active") + _clean_ids(deactivate, "inactive")

@@ -18,7 +18,10 @@ date rule, the refusal catalogue) is imported when a check runs.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .locate import ZoneView
 
 Actor = Literal["ai", "user"]
 ACTORS: tuple[Actor, ...] = ("ai", "user")
@@ -45,7 +48,7 @@ def refuse_unless_user(actor: str, what: str) -> None:
         raise RefusedWrite(f"refused: {what} (§5.2)", code="USER_ONLY", rule="§5.2")
 
 
-def refuse_for_level(zone, actor: str, wants: str) -> None:
+def refuse_for_level(zone: ZoneView, actor: str, wants: str) -> None:
     """Raise the §5.2 refusal of ``actor`` changing ``zone`` (a :class:`~.locate.ZoneView`; ``wants``: 'edit' or
     'append')."""
     from .refusals import RefusedWrite

@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from ..core import syntax as sx
 from ..core.document import Document
@@ -35,6 +35,8 @@ from .skeleton import skeleton_index
 from .verify import Edit, Expect, Verdict, full_check, incremental_check
 
 R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
 
 _INDEXES_KEPT = 8
 _ENTRIES_KEPT = 4
@@ -43,11 +45,13 @@ _entries: "OrderedDict[tuple[str, int], tuple[bytes, dict[duplicates.Key, int]]]
 _lock = threading.Lock()
 
 
-def _key(path) -> str:
+def _key(path: str | os.PathLike[str]) -> str:
+    """The real path, the key of what is kept of a file."""
     return os.path.realpath(os.fspath(path))
 
 
-def _kept(table: OrderedDict, key, data: bytes):
+def _kept(table: OrderedDict[K, tuple[bytes, V]], key: K, data: bytes) -> V | None:
+    """The value kept under ``key`` if it was computed from exactly ``data``."""
     with _lock:
         hit = table.get(key)
     if hit is not None and (hit[0] is data or hit[0] == data):
@@ -55,7 +59,8 @@ def _kept(table: OrderedDict, key, data: bytes):
     return None
 
 
-def _keep(table: OrderedDict, key, data: bytes, value, size: int) -> None:
+def _keep(table: OrderedDict[K, tuple[bytes, V]], key: K, data: bytes, value: V, size: int) -> None:
+    """Keep ``value`` of ``data`` under ``key``, the oldest dropped beyond ``size``."""
     with _lock:
         table[key] = (data, value)
         table.move_to_end(key)
@@ -63,7 +68,7 @@ def _keep(table: OrderedDict, key, data: bytes, value, size: int) -> None:
             table.popitem(last=False)
 
 
-def forget(path=None) -> None:
+def forget(path: str | os.PathLike[str] | None = None) -> None:
     """Drop what is kept of ``path`` (of every file when None)."""
     with _lock:
         if path is None:
@@ -95,7 +100,7 @@ class Plan(Generic[R]):
     carry: Carry = field(default_factory=Carry)
 
 
-def adopt(path, plan: Plan) -> None:
+def adopt(path: str | os.PathLike[str], plan: Plan[Any]) -> None:
     """Keep what ``plan`` knows of its new bytes, once they are ``path``'s (after a commit)."""
     if plan.carry.index is not None:
         _keep(_indexes, _key(path), plan.data, plan.carry.index, _INDEXES_KEPT)
@@ -247,7 +252,7 @@ class FileSnapshot:
         return Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
 
 
-def cached_index(path, data: bytes) -> ZoneIndex:
+def cached_index(path: str | os.PathLike[str], data: bytes) -> ZoneIndex:
     """The zone index of ``data``, the bytes of ``path`` (:attr:`FileSnapshot.index`)."""
     return FileSnapshot(path, data).index
 

@@ -45,7 +45,7 @@ import stat
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 import filelock
 
@@ -89,11 +89,11 @@ class StoreError(Exception):
         folder), built from the fields, never by editing the text."""
         return self.reason if where is None else f"{where}: {self.reason}"
 
-    def __reduce__(self):  # the code and the path survive pickling (multiprocessing)
+    def __reduce__(self) -> tuple[Any, ...]:  # the code and the path survive pickling (multiprocessing)
         return _rebuild_store_error, (type(self), self.reason, self.code, self.path)
 
 
-def _rebuild_store_error(cls: type, reason: str, code: str, path: Path | None = None) -> StoreError:
+def _rebuild_store_error(cls: type[StoreError], reason: str, code: str, path: Path | None = None) -> StoreError:
     return cls(reason, code=code, path=path)
 
 
@@ -479,7 +479,7 @@ class Store:
             temp = self._write_temp(folder, TEMP_MARK, before.data, before, before.mode & 0o666 or 0o600)
             os.replace(temp, saved)
 
-    def _save_pending(self, folder: Path, history_id: str, before: _Snapshot, meta: dict) -> None:
+    def _save_pending(self, folder: Path, history_id: str, before: _Snapshot, meta: dict[str, Any]) -> None:
         """Write the metadata as ``<id>.pending`` (committed to ``.json`` after the rename), durably."""
         metadata = json.dumps(meta, sort_keys=True).encode("utf-8") + b"\n"
         temp = self._write_temp(folder, TEMP_MARK, metadata, before, before.mode & 0o666 or 0o600)

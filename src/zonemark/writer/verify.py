@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic, Severity
 from ..core.document import Document
-from ..core.nodes import Heading, Quote, Rule
+from ..core.nodes import Block, Heading, Quote, Rule
 from ..core.parser import parse
 from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
 from .offsets import CharOffset
@@ -105,17 +105,17 @@ class Verdict:
         return "accepted"
 
 
-def _diag_keys(before: Document, after: Document, edit: Edit):
+def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
     """The diagnostics of ``after`` that ``before`` did not have (code, position and related line).
 
     Lines are compared in new coordinates; a diagnostic inside the replaced region matches
     one that was there before.  The message text is never read: a file-wide ``count`` that
     grows is not a new problem, and a ``related_line`` shifts with the edit.
     """
-    def related(n):
+    def related(n: int | None) -> int | None:
         return None if n is None else edit.map_line(n)
     old = Counter((d.code, edit.map_line(d.line), d.column, related(d.related_line)) for d in before.diagnostics)
-    new = []
+    new: list[Diagnostic] = []
     for d in after.diagnostics:
         key = (d.code, None if edit.in_new(d.line) else d.line, d.column,
                None if d.related_line is None or edit.in_new(d.related_line) else d.related_line)
@@ -131,9 +131,10 @@ def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagn
     return _diag_keys(before, after, edit)
 
 
-def _blocks(doc: Document, edit: Edit, old: bool):
+def _blocks(doc: Document, edit: Edit, old: bool) -> tuple[list[tuple[object, ...]], list[Block]]:
     """(type, line, level, text) of every block outside the region, and the blocks inside it."""
-    outside, inside = [], []
+    outside: list[tuple[object, ...]] = []
+    inside: list[Block] = []
     for b in doc.walk():
         inside_region = (edit.map_line(b.line) is None) if old else edit.in_new(b.line)
         if inside_region:
@@ -146,7 +147,7 @@ def _blocks(doc: Document, edit: Edit, old: bool):
     return outside, inside
 
 
-def _facts(doc: Document, edit: Edit | None, with_registry: bool = True):
+def _facts(doc: Document, edit: Edit | None, with_registry: bool = True) -> tuple[object, ...]:
     m = (lambda n: n) if edit is None else (lambda n: None if n is None else edit.map_line(n))
     mods = tuple((x.type, x.keyword, x.id, x.name, x.level, m(x.line), x.permission_level, x.assigned_nuclei,
                   x.declared_state, x.permanent, m(x.state_line), tuple((c.kind, c.target, m(c.line))
@@ -155,7 +156,7 @@ def _facts(doc: Document, edit: Edit | None, with_registry: bool = True):
     nuc = tuple((x.nucleus_id, x.name, m(x.line), x.permission_level,
                  tuple((c.kind, c.target, m(c.line)) for c in x.connections), x.ignored) for x in doc.nuclei)
     r = doc.registry
-    reg: tuple | None
+    reg: tuple[object, ...] | None
     if r is None:
         reg = None
     elif with_registry:

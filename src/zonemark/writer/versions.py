@@ -6,17 +6,19 @@ newest one not already undone, as a new write, and reopens the proposal whose ap
 
 from __future__ import annotations
 
+import os
+
 from .proposals import reopen_undone_proposal
 from .rules import refuse_unless_user
 from .store import HistoryEntry, Store, UpdateResult
 
 
-def history(path, *, store: Store | None = None) -> list[HistoryEntry]:
+def history(path: str | os.PathLike[str], *, store: Store | None = None) -> list[HistoryEntry]:
     """The saved versions of ``path`` (newest first), from the store."""
     return (store or Store()).history(path)
 
 
-def undo(path, *, actor: str = "user", store: Store | None = None) -> UpdateResult:
+def undo(path: str | os.PathLike[str], *, actor: str = "user", store: Store | None = None) -> UpdateResult:
     """Restore the version before zonemark's last write; 'user' only."""
     refuse_unless_user(actor, "undo restores a previous version of the whole file; only the user may undo")
     result = (store or Store()).undo(path, actor=actor)

@@ -7,6 +7,7 @@ nothing; :func:`edit_zone` commits that plan.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,7 +86,8 @@ def plan_edit_zone(snap: FileSnapshot, req: ZoneEditRequest) -> Plan[ZoneEditRes
     return Plan(done.data, result, done.verdict)
 
 
-def edit_zone(path, zone_line: int, new_content: str, *, actor: str = "ai", store: Store | None = None,
+def edit_zone(path: str | os.PathLike[str], zone_line: int, new_content: str, *, actor: str = "ai",
+              store: Store | None = None,
               base_hash: str | None = None) -> ZoneEditResult:
     """Replace the inner lines of the zone opened at (or containing) ``zone_line``.
 
