@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, interchange, layer, lsp, mcp, review, scaffold, search, write
+from . import context, core, imports, interchange, layer, lsp, mcp, review, scaffold, search, write
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError
 
 
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.register(sub)
     context.register(sub)
     interchange.register(sub)
+    imports.register(sub)
     review.register(sub)
     return p
 
