@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_worst_case.py
+	$(BIN)/python bench/bench_import.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -215,7 +215,11 @@ class _Conv:
 
     file: str
     format: str
-    conv: Conversation
+    id: str
+    title: str
+    time: _dt.datetime | None
+    messages: int
+    skipped: int  # never the texts: memory stays bounded by the counts, not the export
     found: int = 0
     traces: int = 0
     refused: list[Refused] = field(default_factory=list)
@@ -288,8 +292,7 @@ def import_export(export: str | os.PathLike[str], memory: str | os.PathLike[str]
         else:
             state.convs[ci].refused.append(Refused(entry.title, outcome.date, outcome.code or "REFUSED",
                                                    outcome.reason or "refused"))
-    reports = tuple(ConversationReport(c.file, c.format, c.conv.id, c.conv.title, _day(c.conv.time),
-                                       len(c.conv.messages), c.conv.skipped + sum(m.skipped for m in c.conv.messages),
+    reports = tuple(ConversationReport(c.file, c.format, c.id, c.title, _day(c.time), c.messages, c.skipped,
                                        c.found, counts[i]["filed"], counts[i]["would_file"],
                                        counts[i]["duplicates"], tuple(c.refused), c.traces)
                     for i, c in enumerate(state.convs))
@@ -329,7 +332,8 @@ def _read_conversation(file: str, fmt: str, conv: Conversation, state: _State, m
                        since: str | None) -> None:
     """Extract the entries and traces of one conversation's assistant turns."""
     index = len(state.convs)
-    c = _Conv(file, fmt, conv)
+    c = _Conv(file, fmt, conv.id, conv.title, conv.time, len(conv.messages),
+              conv.skipped + sum(m.skipped for m in conv.messages))
     state.convs.append(c)
     for message in conv.messages:
         time = message.time or conv.time

@@ -29,7 +29,7 @@ def read(stream: BinaryIO) -> Iterator[Conversation]:
     """Every conversation of the array, one at a time (ijson: the file is never loaded whole)."""
     import ijson  # type: ignore[import-untyped]
     try:
-        for raw in ijson.items(stream, "item"):
+        for raw in ijson.items(stream, "item", use_float=True, buf_size=262_144):
             if isinstance(raw, dict):
                 yield conversation(raw)
     except ijson.JSONError as exc:
