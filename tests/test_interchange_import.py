@@ -328,3 +328,44 @@ def test_i2_recognise_needs_the_shape_not_a_word():
     assert recognise(b'{"mapping": 1}') is None  # an object, not the array of conversations
     assert recognise(b'[{"uuid": "p", "name": "progetto"}]') is None
     assert recognise("plain text — 東京".encode()).name == "plain"  # type: ignore[union-attr]
+
+
+def test_i9_traces_are_recorded_with_their_message_time_only_when_applied(tmp_path, capsys):
+    import shutil
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "interchange"
+    layer = tmp_path / "layer"
+    shutil.copytree(fixtures / "layer", layer)
+    trace = (fixtures / "spec" / "n7a.txt").read_text(encoding="utf-8")
+    t = ChatGPTTree("Traccia — 東京", "c-1")
+    t.add("assistant", [entry("2026-01-10", "Con traccia, perché", "ok") + "\n\n" + trace], at=T0 + 3_600)
+    export = tmp_path / "conversations.json"
+    export.write_text(dumps([t.to_dict()]), encoding="utf-8")
+    argv = [str(export), "--into", str(layer / "daily[ext_memory].md"), "--container", "Viaggi"]
+    code, report, err = run(capsys, *argv)
+    assert code == 0, err
+    assert report["conversations"][0]["traces"] == 1 and not (layer / ".zonemark" / "traces").exists()
+    code, report, err = run(capsys, *argv, "--apply")
+    assert code == 0 and report["totals"]["tracesRecorded"] == 1, err
+    (record,) = (layer / ".zonemark" / "traces").iterdir()
+    assert record.name.startswith("20260101T010000Z-")
+    assert json.loads(record.read_text(encoding="utf-8"))["recordedAt"] == "2026-01-01T01:00:00Z"
+
+
+def test_i15_memory_is_bounded_by_one_conversation_not_the_export(tmp_path, memory):
+    """40 conversations of 100 KB of assistant text: what the import holds at its peak is far below the 4 MB."""
+    import tracemalloc
+    convs = []
+    for n in range(40):
+        t = ChatGPTTree(f"lunga {n}", f"c-{n}", time=T0 + n)
+        t.add("assistant", [f"perché 東京 — {n} " + "parole " * 15_000])
+        convs.append(t.to_dict())
+    export = tmp_path / "conversations.json"
+    export.write_text(dumps(convs), encoding="utf-8")
+    tracemalloc.start()
+    try:
+        report = importing.import_export(export, memory, "Viaggi")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(report.conversations) == 40 and export.stat().st_size > 4_000_000
+    assert peak < 1_500_000
