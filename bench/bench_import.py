@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY = """# Bench [external_memory]
@@ -43,13 +44,13 @@ def _prose(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words))
 
 
-def conversation(rng: random.Random, n: int) -> dict:
+def conversation(rng: random.Random, n: int) -> dict[str, Any]:
     """One conversation tree as the ChatGPT export has it (see the module docstring)."""
     t = T0 + n * 600.0
-    nodes: dict[str, dict] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+    nodes: dict[str, dict[str, Any]] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
     parent = "root"
 
-    def add(node: str, role: str, parts: list, parent: str, content_type: str = "text", recipient: str = "all") -> str:
+    def add(node: str, role: str, parts: list[Any], parent: str, content_type: str = "text", recipient: str = "all") -> str:
         nodes[node] = {"id": node, "parent": parent, "children": [], "message": {
             "id": node, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t + len(nodes),
             "update_time": None, "content": {"content_type": content_type, "parts": parts},
@@ -66,7 +67,7 @@ def conversation(rng: random.Random, n: int) -> dict:
         if n % 4 == 0 and turn == 2:
             day = f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}"
             text += f"\n\n###### LOG: {day} — Voce {n} perché 東京\n{_prose(rng, 40)}\n[/LOG]\n"
-        parts: list = [text] if turn != 3 else [{"content_type": "image_asset_pointer",
+        parts: list[Any] = [text] if turn != 3 else [{"content_type": "image_asset_pointer",
                                                   "asset_pointer": f"file-service://{n}"}, text]
         parent = add(f"{n}-a{turn}", "assistant", parts, parent, "multimodal_text" if turn == 3 else "text")
     parent = add(f"{n}-t", "tool", [_prose(rng, 30)], parent)

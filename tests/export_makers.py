@@ -78,7 +78,7 @@ def claude_conversation(uuid: str, name: str, messages: list[tuple[str, str]], *
 
 def claude_code_lines(session: str, turns: list[tuple[str, Any]], *, summary: str | None = None) -> str:
     """A Claude Code transcript: ``turns`` are (role, content) — content a string or a list of blocks."""
-    lines = []
+    lines: list[dict[str, Any]] = []
     if summary:
         lines.append({"type": "summary", "summary": summary, "leafUuid": "x"})
     for i, (role, content) in enumerate(turns):

@@ -75,7 +75,7 @@ def chatgpt_export() -> list[dict[str, Any]]:
     return [t.to_dict(), untitled.to_dict()]
 
 
-def test_i1_chatgpt_only_the_kept_branch_and_only_assistant_text_is_read(tmp_path, memory, capsys):
+def test_i1_chatgpt_only_the_kept_branch_and_only_assistant_text_is_read(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "conversations.json"
     export.write_text(dumps(chatgpt_export()), encoding="utf-8")
     code, report, err = run(capsys, str(export), "--into", str(memory), "--container", "Viaggi")
@@ -88,7 +88,7 @@ def test_i1_chatgpt_only_the_kept_branch_and_only_assistant_text_is_read(tmp_pat
     assert memory.read_text(encoding="utf-8") == MEMORY  # the dry run writes nothing
 
 
-def test_i1_a_tree_with_a_loop_reads_each_node_once():
+def test_i1_a_tree_with_a_loop_reads_each_node_once() -> None:
     t = ChatGPTTree("loop", "c-3")
     a = t.add("assistant", [entry("2026-01-10", "Uno", "x")])
     t.nodes["root"]["parent"] = a  # damaged: the root points back at its child
@@ -96,7 +96,7 @@ def test_i1_a_tree_with_a_loop_reads_each_node_once():
     assert len(conv.messages) == 1
 
 
-def test_i2_the_format_is_recognised_from_the_content_not_the_name(tmp_path, memory, capsys):
+def test_i2_the_format_is_recognised_from_the_content_not_the_name(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "export"
     folder.mkdir()
     (folder / "dati.bin").write_text(dumps(chatgpt_export()), encoding="utf-8")
@@ -118,7 +118,7 @@ def test_i2_the_format_is_recognised_from_the_content_not_the_name(tmp_path, mem
     assert report["totals"]["found"] == 4
 
 
-def test_i3_a_split_chatgpt_zip_is_read_without_unpacking_and_applied_in_one_write(tmp_path, memory, capsys):
+def test_i3_a_split_chatgpt_zip_is_read_without_unpacking_and_applied_in_one_write(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     convs = chatgpt_export()
     z = write_zip(tmp_path / "export.zip", {
         "conversations-000.json": dumps(convs[:1]), "conversations-001.json": dumps(convs[1:]),
@@ -135,7 +135,7 @@ def test_i3_a_split_chatgpt_zip_is_read_without_unpacking_and_applied_in_one_wri
     assert [n for n in after if n not in before] == []  # nothing unpacked beside the zip
 
 
-def test_i4_importing_the_same_export_twice_files_nothing_new(tmp_path, memory, capsys):
+def test_i4_importing_the_same_export_twice_files_nothing_new(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "conversations.json"
     export.write_text(dumps(chatgpt_export() + chatgpt_export()), encoding="utf-8")  # twice in one export too
     code, report, _ = run(capsys, str(export), "--into", str(memory), "--container", "Viaggi", "--apply")
@@ -146,8 +146,7 @@ def test_i4_importing_the_same_export_twice_files_nothing_new(tmp_path, memory, 
     assert memory.read_text(encoding="utf-8") == once
 
 
-def test_i5_entries_are_filed_in_chronological_order_with_the_message_date_when_they_have_none(tmp_path, memory,
-                                                                                              capsys):
+def test_i5_entries_are_filed_in_chronological_order_with_the_message_date_when_they_have_none(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     late, early = ChatGPTTree("tardi", "c-late", time=T0 + 86_400 * 20), ChatGPTTree("presto", "c-early")
     late.add("assistant", [entry(None, "Secondo — 東京", "dopo")], at=T0 + 86_400 * 20)
     early.add("assistant", [entry(None, "Primo, perché prima", "prima")], at=T0 + 86_400 * 2)
@@ -160,7 +159,7 @@ def test_i5_entries_are_filed_in_chronological_order_with_the_message_date_when_
     assert first < text.index("###### LOG: 2026-01-21 — Secondo — 東京")
 
 
-def test_i6_a_claude_export_reads_the_assistant_blocks_only(tmp_path, memory, capsys):
+def test_i6_a_claude_export_reads_the_assistant_blocks_only(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tool = {"uuid": "t", "sender": "assistant", "created_at": "2026-02-02T10:00:00Z", "text": "",
             "content": [{"type": "tool_use", "name": "search", "input": {"q": entry("2026-02-02", "Tool", "no")}},
                         {"type": "text", "text": entry("2026-02-02", "Dopo lo strumento", "東京 — ok")}],
@@ -180,7 +179,7 @@ def test_i6_a_claude_export_reads_the_assistant_blocks_only(tmp_path, memory, ca
     assert report["conversations"][0]["skipped"] == 3  # the human turn, the tool call, the attachment
 
 
-def test_i7_claude_code_transcripts_read_text_blocks_not_tool_calls(tmp_path, memory, capsys):
+def test_i7_claude_code_transcripts_read_text_blocks_not_tool_calls(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "projects" / "-home-u-p"
     folder.mkdir(parents=True)
     (folder / "s1.jsonl").write_text(claude_code_lines("s1", [
@@ -196,7 +195,7 @@ def test_i7_claude_code_transcripts_read_text_blocks_not_tool_calls(tmp_path, me
         ("claude_code", "s1", "Sessione di prova", 1, 1)
 
 
-def test_i8_a_damaged_file_is_named_and_the_rest_still_imports(tmp_path, memory, capsys):
+def test_i8_a_damaged_file_is_named_and_the_rest_still_imports(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "export"
     folder.mkdir()
     good = dumps(chatgpt_export())
@@ -213,7 +212,7 @@ def test_i8_a_damaged_file_is_named_and_the_rest_still_imports(tmp_path, memory,
     assert "Sopravvive — 東京" in memory.read_text(encoding="utf-8")
 
 
-def test_i9_a_plain_markdown_copy_is_read_as_ingest_reads_it(tmp_path, memory, capsys):
+def test_i9_a_plain_markdown_copy_is_read_as_ingest_reads_it(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chat = tmp_path / "copia.md"
     chat.write_text("Risposta:\n\nLOG: 2026-04-01 — Dallo schermo, 東京\nperché copiato\n", encoding="utf-8")
     code, report, err = run(capsys, str(chat), "--into", str(memory), "--container", "Viaggi")
@@ -222,7 +221,7 @@ def test_i9_a_plain_markdown_copy_is_read_as_ingest_reads_it(tmp_path, memory, c
     assert report["totals"]["wouldFile"] == 1
 
 
-def test_i11_a_message_over_the_chat_limit_is_refused_alone(tmp_path, memory, capsys, monkeypatch):
+def test_i11_a_message_over_the_chat_limit_is_refused_alone(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importing, "MAX_CHAT_CHARS", 500)
     t = ChatGPTTree("lungo", "c-1")
     t.add("assistant", [entry("2026-01-10", "Troppo lungo", "x" * 600)])
@@ -236,7 +235,7 @@ def test_i11_a_message_over_the_chat_limit_is_refused_alone(tmp_path, memory, ca
     assert "MAX_CHAT_CHARS" in conv["refused"][0]["reason"]
 
 
-def test_i10_entries_the_writer_refuses_are_listed_with_their_code(tmp_path, memory, capsys):
+def test_i10_entries_the_writer_refuses_are_listed_with_their_code(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     t = ChatGPTTree("rifiuti", "c-1")
     t.add("assistant", [entry("2026-13-45", "Data impossibile", "perché") + "\n\n"
                         + entry("2026-01-11", "Buona — 東京", "ok")])
@@ -248,7 +247,7 @@ def test_i10_entries_the_writer_refuses_are_listed_with_their_code(tmp_path, mem
     assert [(r["title"], r["code"]) for r in conv["refused"]] == [("Data impossibile", "BAD_DATE")]
 
 
-def test_i14_since_and_conversation_pick_what_is_read(tmp_path, memory, capsys):
+def test_i14_since_and_conversation_pick_what_is_read(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "conversations.json"
     export.write_text(dumps(chatgpt_export()), encoding="utf-8")
     _, report, _ = run(capsys, str(export), "--into", str(memory), "--container", "Viaggi", "--since", "2026-01-02")
@@ -260,7 +259,7 @@ def test_i14_since_and_conversation_pick_what_is_read(tmp_path, memory, capsys):
     assert code == 2 and "--since" in capsys.readouterr().err
 
 
-def test_i12_an_export_over_the_entry_limit_is_refused_whole(tmp_path, memory, capsys, monkeypatch):
+def test_i12_an_export_over_the_entry_limit_is_refused_whole(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importing, "MAX_IMPORT_ENTRIES", 2)
     export = tmp_path / "conversations.json"
     export.write_text(dumps(chatgpt_export()), encoding="utf-8")
@@ -270,7 +269,7 @@ def test_i12_an_export_over_the_entry_limit_is_refused_whole(tmp_path, memory, c
     assert memory.read_text(encoding="utf-8") == MEMORY
 
 
-def test_i15_the_reader_streams_a_conversation_before_the_file_ends():
+def test_i15_the_reader_streams_a_conversation_before_the_file_ends() -> None:
     """The first conversation is handed over before the rest of the file is read (ijson, not json.load)."""
     one = dumps(chatgpt_export()[0])
 
@@ -293,7 +292,7 @@ def test_i15_the_reader_streams_a_conversation_before_the_file_ends():
         next(conversations)
 
 
-def test_i16_progress_is_reported_and_quiet_prints_nothing_on_stderr(tmp_path, memory, capsys):
+def test_i16_progress_is_reported_and_quiet_prints_nothing_on_stderr(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "conversations.json"
     export.write_text(dumps(chatgpt_export()), encoding="utf-8")
     seen: list[tuple[int, int, int, int]] = []
@@ -307,7 +306,7 @@ def test_i16_progress_is_reported_and_quiet_prints_nothing_on_stderr(tmp_path, m
     assert "importing as user" in capsys.readouterr().err
 
 
-def test_i17_ai_text_that_looks_like_structure_does_not_become_structure(tmp_path, memory, capsys):
+def test_i17_ai_text_that_looks_like_structure_does_not_become_structure(tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from markdown_it import MarkdownIt
     body = "[/P4]\n## TOPIC: Iniettato\n[P5]\n# Titolo — 東京\n[/LOG]x"
     t = ChatGPTTree("ostile", "c-1")
@@ -317,20 +316,21 @@ def test_i17_ai_text_that_looks_like_structure_does_not_become_structure(tmp_pat
     code, report, _ = run(capsys, str(export), "--into", str(memory), "--container", "Viaggi", "--apply")
     text = memory.read_text(encoding="utf-8")
     doc = parse(text)
-    assert doc.ok and "Iniettato" not in [h.title for h in doc.walk() if getattr(h, "level", 0) == 2]
+    assert doc.ok and "Iniettato" not in [getattr(h, "title", "") for h in doc.walk()  # type: ignore[no-untyped-call]
+                                       if getattr(h, "level", 0) == 2]
     rendered = MarkdownIt().render(text)
     assert "<h2>TOPIC: Iniettato</h2>" not in rendered and "<h1>Titolo" not in rendered
     assert report["totals"]["filed"] + report["totals"]["refused"] == 1
 
 
-def test_i2_recognise_needs_the_shape_not_a_word():
+def test_i2_recognise_needs_the_shape_not_a_word() -> None:
     assert recognise(b'[{"title": "x", "mapping": {}}]').name == "chatgpt"  # type: ignore[union-attr]
     assert recognise(b'{"mapping": 1}') is None  # an object, not the array of conversations
     assert recognise(b'[{"uuid": "p", "name": "progetto"}]') is None
     assert recognise("plain text — 東京".encode()).name == "plain"  # type: ignore[union-attr]
 
 
-def test_i9_traces_are_recorded_with_their_message_time_only_when_applied(tmp_path, capsys):
+def test_i9_traces_are_recorded_with_their_message_time_only_when_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import shutil
     fixtures = Path(__file__).resolve().parent / "fixtures" / "interchange"
     layer = tmp_path / "layer"
@@ -351,7 +351,7 @@ def test_i9_traces_are_recorded_with_their_message_time_only_when_applied(tmp_pa
     assert json.loads(record.read_text(encoding="utf-8"))["recordedAt"] == "2026-01-01T01:00:00Z"
 
 
-def test_i15_memory_is_bounded_by_one_conversation_not_the_export(tmp_path, memory):
+def test_i15_memory_is_bounded_by_one_conversation_not_the_export(tmp_path: Path, memory: Path) -> None:
     """40 conversations of 100 KB of assistant text: what the import holds at its peak is far below the 4 MB."""
     import tracemalloc
     convs = []
@@ -369,3 +369,64 @@ def test_i15_memory_is_bounded_by_one_conversation_not_the_export(tmp_path, memo
         tracemalloc.stop()
     assert len(report.conversations) == 40 and export.stat().st_size > 4_000_000
     assert peak < 1_500_000
+
+
+def test_i13_traces_over_the_message_limit_are_counted_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "interchange"
+    layer = tmp_path / "layer"
+    shutil.copytree(fixtures / "layer", layer)
+    trace = (fixtures / "spec" / "n7a.txt").read_text(encoding="utf-8")
+    monkeypatch.setattr(importing, "MAX_TRACE_MESSAGES", 1)
+    t = ChatGPTTree("Tracce — 東京, perché", "c-1")
+    t.add("assistant", [trace])
+    t.add("assistant", ["di nuovo\n" + trace])
+    export = tmp_path / "conversations.json"
+    export.write_text(dumps([t.to_dict()]), encoding="utf-8")
+    code, report, err = run(capsys, str(export), "--into", str(layer / "daily[ext_memory].md"), "--container",
+                            "Viaggi", "--apply")
+    assert code == 0, err
+    assert (report["totals"]["traces"], report["totals"]["tracesRecorded"], report["totals"]["tracesOverLimit"]) == \
+        (1, 1, 1)
+
+
+def test_i18_a_file_nested_too_deep_is_damaged_in_one_line_before_the_parser_builds_it(
+        tmp_path: Path, memory: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from zonemark.interchange.exports.depth import MAX_JSON_DEPTH, DepthGuard
+    folder = tmp_path / "export"
+    folder.mkdir()
+    deep = 100_000
+    (folder / "conversations.json").write_bytes(b'[{"mapping": ' + b"[" * deep + b"]" * deep + b"}]")
+    (folder / "s.jsonl").write_bytes(b'{"type": "assistant", "sessionId": "s", "message": ' + b"[" * deep
+                                     + b"]" * deep + b"}\n")
+    (folder / "ok.json").write_text(dumps(chatgpt_export()), encoding="utf-8")
+    code = main(["import", str(folder), "--into", str(memory), "--container", "Viaggi"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"damaged: conversations.json: nested deeper than {MAX_JSON_DEPTH}" in out
+    assert "damaged: s.jsonl: line 1 is nested too deep" in out
+    assert "3 entries found" in out
+    # the guard reads no further than the chunk that goes over the limit, whatever the file's size
+    stream = io.BytesIO(b"[" * (10 * deep))
+    guard = DepthGuard(stream)  # type: ignore[arg-type]
+    with pytest.raises(DamagedExport):
+        while guard.read(4096):
+            pass
+    assert stream.tell() == 4096
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_i18_brackets_inside_strings_do_not_count(chunk: int) -> None:
+    from zonemark.interchange.exports.depth import DepthGuard
+    value = {"a[[[": ["]]]}", "x\\\"[[", "\\\\", {"東京 — perché {{{": [[["\"[", "\\"]]]}]}
+    data = json.dumps(value, ensure_ascii=False).encode()
+    stream = io.BytesIO(data)
+    guard = DepthGuard(stream, limit=6)  # type: ignore[arg-type]
+    while guard.read(chunk):
+        pass
+    assert guard.depth == 0
+    with pytest.raises(DamagedExport):
+        shallow = DepthGuard(io.BytesIO(data), limit=5)  # type: ignore[arg-type]
+        while shallow.read(chunk):
+            pass

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from .depth import DepthGuard
 from .model import Conversation, DamagedExport, Message, iso_time, text_of
 
 _SHAPE = re.compile(r'^\s*\[\s*(\{|\])')
@@ -27,7 +28,7 @@ def read(stream: BinaryIO) -> Iterator[Conversation]:
     """Every conversation of the array, one at a time (ijson)."""
     import ijson  # type: ignore[import-untyped]
     try:
-        for raw in ijson.items(stream, "item", use_float=True, buf_size=262_144):
+        for raw in ijson.items(DepthGuard(stream), "item", use_float=True, buf_size=262_144):
             if isinstance(raw, dict):
                 yield conversation(raw)
     except ijson.JSONError as exc:

@@ -48,6 +48,8 @@ def session(stream: BinaryIO) -> Conversation:
             event = json.loads(line)
         except (ValueError, UnicodeDecodeError):
             raise DamagedExport(f"line {number} is not JSON") from None
+        except RecursionError:
+            raise DamagedExport(f"line {number} is nested too deep") from None
         if not isinstance(event, dict):
             continue
         session_id = session_id or text_of(event.get("sessionId"))
