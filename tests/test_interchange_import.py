@@ -409,7 +409,7 @@ def test_i18_a_file_nested_too_deep_is_damaged_in_one_line_before_the_parser_bui
     assert "3 entries found" in out
     # the guard reads no further than the chunk that goes over the limit, whatever the file's size
     stream = io.BytesIO(b"[" * (10 * deep))
-    guard = DepthGuard(stream)  # type: ignore[arg-type]
+    guard = DepthGuard(stream)
     with pytest.raises(DamagedExport):
         while guard.read(4096):
             pass
@@ -422,11 +422,22 @@ def test_i18_brackets_inside_strings_do_not_count(chunk: int) -> None:
     value = {"a[[[": ["]]]}", "x\\\"[[", "\\\\", {"東京 — perché {{{": [[["\"[", "\\"]]]}]}
     data = json.dumps(value, ensure_ascii=False).encode()
     stream = io.BytesIO(data)
-    guard = DepthGuard(stream, limit=6)  # type: ignore[arg-type]
+    guard = DepthGuard(stream, limit=6)
     while guard.read(chunk):
         pass
     assert guard.depth == 0
     with pytest.raises(DamagedExport):
-        shallow = DepthGuard(io.BytesIO(data), limit=5)  # type: ignore[arg-type]
+        shallow = DepthGuard(io.BytesIO(data), limit=5)
         while shallow.read(chunk):
             pass
+
+
+def test_i19_the_memory_file_inside_the_export_folder_is_not_read(tmp_path: Path, memory: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A layer folder given as the export: the file imported into is skipped, its own entries are not re-read."""
+    (memory.parent / "copia.md").write_text(entry("2026-04-01", "Copia — 東京, perché", "testo"), encoding="utf-8")
+    code, report, err = run(capsys, str(memory.parent), "--into", str(memory), "--container", "Viaggi")
+    assert code == 0, err
+    files = {f["name"]: (f["status"], f["reason"]) for f in report["files"]}
+    assert files[memory.name] == ("skipped", "the memory file imported into")
+    assert (report["totals"]["found"], report["totals"]["duplicates"]) == (1, 0)

@@ -112,7 +112,7 @@ def _print(report: ImportReport) -> None:
         _out(f"{c.format} {c.file}: {title!r} ({c.date or 'no date'}): {c.messages} assistant message"
              f"{'s' if c.messages != 1 else ''}, {c.found} found, {c.would_file if report.dry_run else c.filed}"
              f" {verb}, {c.duplicates} duplicate, {len(c.refused)} refused"
-             + (f", {c.skipped} not text skipped" if c.skipped else "")
+             + (f", {c.skipped} skipped (not assistant text)" if c.skipped else "")
              + (f", {c.traces} trace{'s' if c.traces != 1 else ''}" if c.traces else "") + "\n")
         for r in c.refused:
             _out(f"  refused {r.code}: LOG {r.date or '(no date)'} — {r.title or '(no title)'}: {r.reason}\n")
@@ -123,7 +123,7 @@ def _print(report: ImportReport) -> None:
     filed = report.total("would_file") if report.dry_run else report.total("filed")
     traces = report.total("traces")
     _out(f"total: {len(report.conversations)} conversations, {report.total('messages')} assistant messages"
-         f" ({report.total('skipped')} not text skipped), {report.total('found')} entries found, {filed} {verb},"
+         f" ({report.total('skipped')} turns or parts skipped: not assistant text), {report.total('found')} entries found, {filed} {verb},"
          f" {report.total('duplicates')} duplicate, {report.total('refused')} refused; {traces} trace"
          f"{'s' if traces != 1 else ''}" + (f" ({report.traces_recorded} recorded)" if not report.dry_run else "")
          + (f", {report.traces_over_limit} messages' traces over the limit" if report.traces_over_limit else "")

@@ -153,6 +153,7 @@ class Source:
     name: str
     size: int
     open: Callable[[], BinaryIO]
+    path: Path | None = None  # the file on disk (not for a member of a zip)
 
 
 def sources(export: Path) -> tuple[list[Source], zipfile.ZipFile | None]:
@@ -160,7 +161,7 @@ def sources(export: Path) -> tuple[list[Source], zipfile.ZipFile | None]:
     if export.is_dir():
         files = sorted((p for p in export.rglob("*") if p.is_file() and not p.is_symlink()),
                        key=lambda p: p.relative_to(export).as_posix())
-        return [Source(p.relative_to(export).as_posix(), p.stat().st_size, _opener(p)) for p in files], None
+        return [Source(p.relative_to(export).as_posix(), p.stat().st_size, _opener(p), p) for p in files], None
     if not export.is_file():
         raise ImportError_(f"no such folder or file: {export}")
     if zipfile.is_zipfile(export):
@@ -170,7 +171,7 @@ def sources(export: Path) -> tuple[list[Source], zipfile.ZipFile | None]:
             raise ImportError_(f"{export.name}: not a readable zip ({exc})") from None
         members = sorted((m for m in archive.infolist() if not m.is_dir()), key=lambda m: m.filename)
         return [Source(m.filename, m.file_size, _member(archive, m)) for m in members], archive
-    return [Source(export.name, export.stat().st_size, _opener(export))], None
+    return [Source(export.name, export.stat().st_size, _opener(export), export)], None
 
 
 def _opener(path: Path) -> Callable[[], BinaryIO]:
@@ -271,8 +272,13 @@ def import_export(export: str | os.PathLike[str], memory: str | os.PathLike[str]
         if progress is not None:
             progress(state.read_bytes, total, len(state.convs), len(state.pending))
 
+    own = target.resolve()
     try:
         for src in files:
+            if src.path is not None and src.path.resolve() == own:  # ruling I19: never the file imported into
+                state.files.append(FileReport(src.name, "skipped", None, "the memory file imported into"))
+                tick(src.size)
+                continue
             _read_file(src, state, tick, target, apply, since_day, conversation)
     finally:
         if archive is not None:
