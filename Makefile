@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_worst_case.py
 	$(BIN)/python bench/bench_merge.py
+	$(BIN)/python bench/bench_import.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

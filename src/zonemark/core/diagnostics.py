@@ -379,11 +379,6 @@ _CODES = [
 CATALOGUE: dict[str, CodeInfo] = {info.code: info for info in _CODES}
 
 
-def severity_of(code: str) -> Severity:
-    """The catalogue's severity of ``code``."""
-    return CATALOGUE[code].severity
-
-
 # -- the extent of a diagnostic -------------------------------------------------------------
 
 _TAG = re.compile(r"\[[^\[\]\n]*\]")

@@ -804,7 +804,8 @@ class _Resolver:
         return zones
 
     def resolve(self, node, ref: str) -> list[tuple[str, int, str]]:
-        """:func:`_resolve_ref` through an index of ``node``'s names, built once per memory (linear in the trace)."""
+        """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case; §N.3), through an
+        index of ``node``'s names built once per memory (linear in the trace)."""
         names = self._refs.get(id(node))
         if names is None:
             names = self._refs[id(node)] = _ref_index(node)
@@ -841,11 +842,6 @@ def _ref_key(text: str, fold: bool) -> str:
     """A ref or a name for comparison: dashes written alike, case folded when ``fold``."""
     text = _DASHES.sub(" — ", text.strip())
     return text.casefold() if fold else text
-
-
-def _resolve_ref(node, ref: str) -> list[tuple[str, int, str]]:
-    """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case; §N.3)."""
-    return _lookup_ref(_ref_index(node), ref)
 
 
 def _lookup_ref(names: dict[tuple[bool, str], list[tuple[str, int, str]]], ref: str) -> list[tuple[str, int, str]]:

@@ -54,7 +54,8 @@ __all__ = [
     "WriteConflict", "ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_base", "zone_hash",
     "add_container", "new_file", "plan_container", "replace_file", "AppendPlan", "BatchResult",
     "EntryOutcome", "NewEntry", "append_entries", "append_entry", "find_container", "plan_append",
-    "plan_entries",
+    "plan_entries", "ConflictRegion", "MergeInputError", "MergePlan", "plan_merge", "Written",
+    "record_written", "watching",
 ]
 
 
@@ -75,6 +76,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
+    from .merge import ConflictRegion, MergeInputError, MergePlan, plan_merge
+    from .observe import Written, record_written, watching
     from .observe import Written, record_written, watching
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,
                          find_container, plan_append, plan_entries)
