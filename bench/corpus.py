@@ -35,7 +35,7 @@ Layers (``generate_layer``): ``<agent>[reminder].md``, N ``<name>[ext_module].md
 MODULE_STATE_REGISTRY that names internal and external modules; every ``[NUCLEI: …]`` and
 every CONNECTIONS bullet of every file names a nucleus or module declared in the layer.
 
-Properties the tests pin (tests/test_corpus.py):
+Properties the tests pin (tests/meta/test_corpus.py):
 
 * same arguments => byte-identical output: one ``random.Random`` seeded with a string, no clock,
   no hash or set iteration order;

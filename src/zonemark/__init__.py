@@ -34,7 +34,7 @@ _EXPORTS = {
     "context": "zonemark.context",  # the function; the package of the same name is callable too
 }
 
-#: the same names written out, so that a type checker sees them (tests/test_lazy_exports.py keeps the two equal)
+#: the same names written out, so that a type checker sees them (tests/meta/test_lazy_exports.py keeps the two equal)
 __all__ = [
     "__version__", "STANDARD_VERSION", "CATALOGUE", "CodeInfo", "Diagnostic", "Severity", "Document",
     "Block", "Heading", "ListItem", "ModuleInfo", "NucleusInfo", "Paragraph", "Quote", "RegistryInfo",

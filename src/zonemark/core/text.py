@@ -76,7 +76,7 @@ def escape_controls(text: str) -> str:
 #: variation selectors and the format controls (Cf), less the interlinear annotation characters
 #: U+FFF9-U+FFFB, the Egyptian hieroglyph format controls U+13430-U+1343F and the prepended
 #: concatenation marks (U+0600-U+0605, U+06DD, U+070F, U+0890-U+0891, U+08E2, U+110BD, U+110CD), which
-#: draw a visible sign.  The standard library has no property lookup; tests/test_sanitize_unicode.py checks the
+#: draw a visible sign.  The standard library has no property lookup; tests/writer/test_sanitize_unicode.py checks the
 #: table against unicodedata.
 DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),

@@ -15,7 +15,7 @@ blocks locate the changed bytes; only the pieces around them are parsed again, b
 synthetic head that gives the parser the state it had there (file type, open headers, open
 zone).  The result is used only if the re-parsed pieces end in the same state the next
 unchanged piece starts from and raise no structural error; otherwise the whole file is parsed.
-``tests/test_search_incremental.py`` checks on random edits that both ways give the same index.
+``tests/services/test_search_incremental.py`` checks on random edits that both ways give the same index.
 A row's line is kept relative to the top-level block it sits in (an *anchor*), so the lines
 that follow a change move by updating one anchor per block, not one row per entry.
 

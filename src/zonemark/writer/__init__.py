@@ -2,7 +2,7 @@
 
 ``from zonemark.writer import append_entry, rewrite_registry, edit_zone, propose,
 apply_proposal, history, undo, RefusedWrite, Store``.  Every name a service or a face uses is
-public here (``tests/test_architecture.py`` checks that nothing outside the writer imports a name
+public here (``tests/meta/test_architecture.py`` checks that nothing outside the writer imports a name
 of its modules that this table does not list).  See :mod:`.rules` for the permission matrix and the
 date rule, :mod:`.snapshot` for the one read of a file every planner works on, one module per
 operation for its planner (:mod:`.append`, :mod:`.zone_edit`, :mod:`.registry`, :mod:`.proposals`,
@@ -42,7 +42,7 @@ _EXPORTS = {
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
 
-#: the same names written out, so that a type checker sees them (tests/test_lazy_exports.py keeps the two equal)
+#: the same names written out, so that a type checker sees them (tests/meta/test_lazy_exports.py keeps the two equal)
 __all__ = [
     "ACTOR_HELP", "ACTORS", "DATE_HELP", "check_date", "AppendResult", "ApplyResult", "RegistryResult",
     "WriteResult", "ZoneEditResult", "FileSnapshot", "Plan", "history", "undo", "edit_zone",

@@ -12,7 +12,7 @@ from the same table (``WRITE_CONFLICT``, ``FILE_NOT_WRITABLE``, ``NOTHING_TO_UND
 ``NO_SUCH_VERSION``, ``HISTORY_CORRUPT``), and so does :class:`InvalidDate` (``BAD_DATE``, a
 ``ValueError``: a bad argument to the command line), so a face can treat every refusal alike.
 
-``tests/test_refusals.py`` checks that every ``RefusedWrite`` in the writer is raised with a
+``tests/writer/test_refusals.py`` checks that every ``RefusedWrite`` in the writer is raised with a
 code of this table, and produces every code from a real write.
 """
 

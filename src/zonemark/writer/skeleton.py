@@ -29,7 +29,7 @@ state of text blocks, which the index does not hold.  The exception is the first
 line, which is the title whatever it says: hence the verbatim head.  The once-per-file
 diagnostics the index remembers (control characters, CR) are looked for in the whole file.
 
-``tests/test_skeleton.py`` checks on generated valid and broken files that the result equals
+``tests/writer/test_skeleton.py`` checks on generated valid and broken files that the result equals
 ``ZoneIndex.build(parse(text))`` field for field, and that an append writes the same bytes
 either way.
 """

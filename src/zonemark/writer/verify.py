@@ -26,7 +26,7 @@ counts in the file-wide duplicate checks), touches a version pin (the first pin 
 file wins), lies under a ``MODULE_STATE_REGISTRY`` header (only the file's first registry
 counts), or removes a character counted by a once-per-file diagnostic (control
 characters, CR).  Once-per-file diagnostics it does see are placed at the file's first
-occurrence, known from the index.  ``tests/test_verify_property.py`` checks on generated
+occurrence, known from the index.  ``tests/writer/test_verify_property.py`` checks on generated
 files and payloads that the verdict and the new diagnostics (code, line) equal a full
 re-parse's whenever the mini check decides, and that a fast-path accept is a full accept.
 """

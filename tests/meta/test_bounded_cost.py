@@ -1,0 +1,193 @@
+"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B9).
+
+Never a wall time: each test counts steps, calls or retained objects, or the bytes allocated at
+the peak (tracemalloc), on inputs built to be the worst case of one entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+import zonemark
+from zonemark.core import text as text_policy
+from zonemark.core.parser import parse, parse_bytes
+from zonemark.layer import Layer
+from zonemark.layer.containers import list_containers
+from zonemark.layer.graph import build_graph
+from zonemark.render.graph_text import to_json
+from zonemark.search import index as index_module
+from zonemark.search import search
+
+
+def _peak(fn, *args):
+    """The most bytes allocated at once while ``fn(*args)`` runs (its result included)."""
+    tracemalloc.start()
+    try:
+        result = fn(*args)
+        return tracemalloc.get_traced_memory()[1], result
+    finally:
+        tracemalloc.stop()
+
+
+def test_b1_counting_invalid_bytes_holds_no_copy_of_them():
+    """Random bytes: about half of them are kept as escaped bytes; the count needs no list of them."""
+    data = random.Random(7).randbytes(300_000)
+    source = text_policy.decode(data)
+    peak, (line, column, byte, count) = _peak(text_policy.first_escaped_byte, source)
+    assert count == sum(1 for ch in source if "\udc80" <= ch <= "\udcff") > 100_000
+    assert peak < 64_000  # before: a list of ~150,000 one-character strings, ~40x the file
+
+
+def test_b1_parse_of_random_bytes_peaks_under_8x_the_file():
+    data = random.Random(8).randbytes(300_000) + "\nperché — 東京\n".encode()
+    peak, doc = _peak(parse_bytes, data)
+    assert "INVALID_UTF8" in {d.code for d in doc.diagnostics}
+    assert peak <= 8 * len(data)  # before: ~40x
+
+
+
+def _entries(n: int) -> str:
+    return "# Notes — 東京 [external_memory]\n\n[P4]\n" + "".join(
+        f"###### LOG: 2026-01-03 — entry {i}\nbody perché\n" for i in range(n)) + "[/P4]\n"
+
+
+def _topic_groups(n: int) -> str:
+    group = ("[P1]\n## TOPIC: T{i}\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n[/P1]\n\n"
+             "[P1]\n##### SUBTOPIC3: C — perché\n[/P1]\n\n[P4]\n[/P4]\n\n")
+    return "# Notes — 東京 [external_memory]\n\n" + "".join(group.format(i=i) for i in range(n))
+
+
+def test_b6_parse_of_many_entries_in_one_zone_holds_no_frame_of_the_built_ones():
+    """10,000 entries in one [P4]: each frame is built when its next sibling starts (B6)."""
+    text = _entries(10_000)
+    size = len(text.encode())
+    peak, doc = _peak(parse, text)
+    assert len(doc.blocks[-1].children) == 10_000 and doc.serialize() == text
+    assert peak <= 16 * size, peak / size  # before: ~24x (every frame alive until the zone closed)
+
+
+def test_b6_parse_of_many_containers_frees_each_as_it_is_frozen():
+    text = _topic_groups(2_000)
+    size = len(text.encode())
+    peak, doc = _peak(parse, text)
+    assert len(doc.modules) == 8_000 and doc.serialize() == text
+    assert peak <= 29 * size, peak / size  # before: ~31x (containers and their frozen infos at once)
+
+
+# -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
+
+SRC = str(Path(zonemark.__file__).resolve().parent)
+
+
+def steps(fn, *args, **kwargs) -> int:
+    """How many lines of zonemark's code run for ``fn(*args)`` (comprehension loops count per item)."""
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def call(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(SRC) else None
+
+    sys.settrace(call)
+    try:
+        fn(*args, **kwargs)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def linear(make, run, n: int = 100) -> tuple[int, int]:
+    """Steps of ``run(make(n))`` and of ``run(make(10 n))``; the second must stay within 12x the first."""
+    small, big = steps(run, make(n)), steps(run, make(10 * n))
+    assert big <= 12 * small, (small, big)
+    return small, big
+
+
+MEMORY = "# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha\n[/P1]\n\n[P4]\n[/P4]\n\n"
+
+
+def same_name(n: int) -> str:
+    return MEMORY + "[P1]\n## TOPIC: Città — 東京\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — x\ny\n[/P4]\n\n" * n
+
+
+def nested(n: int) -> str:
+    group = ("[P1]\n## TOPIC: T{i}\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n[/P1]\n\n"
+             "[P4]\n[/P4]\n\n")
+    return MEMORY + "".join(group.format(i=i) for i in range(n))
+
+
+@pytest.mark.parametrize("make", [same_name, nested], ids=["same-name", "header-nesting"])
+def test_b2_naming_containers_is_linear_in_their_number(make):
+    """Each container's address was found by scanning all its siblings (and all containers): n²."""
+    def run(text):
+        found = list_containers(parse(text))
+        assert len(found) > 100
+    linear(make, run)
+
+
+def test_b2_same_name_addresses_are_positional():
+    names = [c.address for c in list_containers(parse(same_name(3)))]
+    assert names == ["Alpha", "#2", "#3", "#4"]
+
+
+@pytest.mark.parametrize("make", [same_name, nested], ids=["same-name", "header-nesting"])
+def test_b3_the_search_index_of_many_stacks_is_built_in_linear_steps(tmp_path, monkeypatch, make):
+    """Each new header stack was looked up by an unindexed scan of the file's stored stacks: n²
+    (a step count of SQLite's virtual machine, counted by its progress handler)."""
+    def run(n):
+        folder = tmp_path / f"l{n}"
+        folder.mkdir()
+        (folder / "notes[ext_memory].md").write_text(make(n), encoding="utf-8")
+        con_steps = [0]
+        real = index_module._connect
+
+        def counted(path, busy_timeout):
+            con = real(path, busy_timeout)
+            con.set_progress_handler(lambda: con_steps.__setitem__(0, con_steps[0] + 1) or 0, 100)
+            return con
+        monkeypatch.setattr(index_module, "_connect", counted)
+        search(folder, "perché")
+        monkeypatch.undo()
+        return con_steps[0]
+    small, big = run(100), run(1000)
+    assert big <= 12 * small, (small, big)
+
+
+def _entries_layer(folder: Path, n: int) -> Layer:
+    folder.mkdir()
+    (folder / "notes[ext_memory].md").write_text(
+        MEMORY.replace("[P4]\n[/P4]", "[P4]\n" + "".join(f"###### LOG: 2026-01-03 — voce {i}\nperché 東京\n"
+                                                         for i in range(n)) + "[/P4]"), encoding="utf-8")
+    return Layer.load(folder)
+
+
+def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
+    graph = build_graph(_entries_layer(tmp_path / "l", 3_000))
+    peak, text = _peak(to_json, graph)
+    assert text == json.dumps(graph, ensure_ascii=False, indent=2) + "\n"
+    assert json.loads(text)["nodes"][-1]["label"].endswith("voce 2999")
+    # The result and one list of its node-sized parts; the indenting encoder held every token
+    # of the graph (keys, values, separators) as a string at once: 3.4x the result.
+    assert peak <= 2.5 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+def test_the_bounded_cost_rulings_cite_tests_that_exist():
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "conformance.md").read_text(encoding="utf-8")
+    section = doc.split("### Bounded cost", 1)[1].split("\n### ", 1)[0]
+    here = "".join(f.read_text(encoding="utf-8") for f in sorted((root / "tests").rglob("test_*.py")))
+    numbers = re.findall(r"^\*\*B(\d+) — ", section, re.M)
+    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
+    for name in re.findall(r"`(test_\w+)`", section):
+        assert f"def {name}(" in here, name

@@ -1,0 +1,55 @@
+"""One table of rows per format family (W61): the faces take choices, help and the renderer from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zonemark.cli.main import build_parser, main
+from zonemark.render import formats, graph_formats
+from zonemark.render.registry import Format, names, row, spoken
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "layer"
+
+
+def test_w61_the_tables_hold_today_s_formats_in_order():
+    assert names(graph_formats.GRAPH_FORMATS) == ("json", "dot", "mermaid", "html")
+    assert names(formats.DIAGNOSTICS_FORMATS) == ("text", "json", "sarif", "github")
+    assert [f.name for f in graph_formats.GRAPH_FORMATS if f.carries_trace] == ["json", "html"]
+    assert row(formats.DIAGNOSTICS_FORMATS, "sarif").media_type == "application/sarif+json"
+    with pytest.raises(KeyError):
+        row(graph_formats.GRAPH_FORMATS, "svg")
+    assert spoken(["a", "b", "c"]) == "a, b or c" and spoken(["a", "b", "c"], serial_comma=True) == "a, b, or c"
+    assert spoken(["perché", "東京"], serial_comma=True) == "perché or 東京"
+
+
+def test_w61_a_new_graph_format_is_one_row(monkeypatch, capsys):
+    seen: list[int] = []
+
+    def count(graph):
+        seen.append(len(graph.nodes if hasattr(graph, "nodes") else graph["nodes"]))
+        return "nodes — perché\n"
+    extra = Format("count", count, "text/plain", "count (the nodes)")
+    monkeypatch.setattr(graph_formats, "GRAPH_FORMATS", (*graph_formats.GRAPH_FORMATS, extra))
+    assert "html (a page that works offline), or count (the nodes)" in " ".join(
+        build_parser()._subparsers._group_actions[0].choices["graph"].format_help().split())
+    assert main(["graph", str(EXAMPLE), "--format", "count"]) == 0
+    assert capsys.readouterr().out == "nodes — perché\n" and len(seen) == 1 and seen[0] > 0
+    assert main(["graph", str(EXAMPLE), "--format", "count", "--trace", "-"]) == 2
+    assert "--trace works with --format json or html, not count" in capsys.readouterr().err
+
+
+def test_w61_a_new_diagnostics_format_is_one_row(monkeypatch, capsys, tmp_path):
+    md = tmp_path / "東京[reminder].md"
+    md.write_text("# 東京 — perché\n", encoding="utf-8")
+    extra = Format("codes", lambda results: json.dumps([d.code for _, ds in results for d in ds]) + "\n",
+                   "application/json", "codes")
+    monkeypatch.setattr(formats, "DIAGNOSTICS_FORMATS", (*formats.DIAGNOSTICS_FORMATS, extra))
+    code = main(["check", str(md), "--format", "codes"])
+    out = capsys.readouterr().out
+    assert isinstance(json.loads(out), list) and code in (0, 1)
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["check"].format_help().split())
+    assert "sarif, github annotations or codes" in help_text
