@@ -53,3 +53,23 @@ def test_w61_a_new_diagnostics_format_is_one_row(monkeypatch, capsys, tmp_path):
     assert isinstance(json.loads(out), list) and code in (0, 1)
     help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["check"].format_help().split())
     assert "sarif, github annotations or codes" in help_text
+
+
+def test_w61_a_new_context_format_is_one_row(monkeypatch, capsys):
+    from zonemark.render import context_formats
+    assert names(context_formats.CONTEXT_FORMATS) == ("markdown", "json")
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["context"].format_help().split())
+    assert "markdown (the text to paste; the default) or json (the text and what was left out)" in help_text
+    seen: list[int] = []
+
+    def words(result):
+        seen.append(len(result.text.split()))
+        return "parole — 東京\n"
+    extra = Format("words", words, "text/plain", "words (how many)")
+    monkeypatch.setattr(context_formats, "CONTEXT_FORMATS", (*context_formats.CONTEXT_FORMATS, extra))
+    assert "or words (how many)" in " ".join(
+        build_parser()._subparsers._group_actions[0].choices["context"].format_help().split())
+    assert main(["context", str(EXAMPLE), "--format", "words"]) == 0
+    assert capsys.readouterr().out == "parole — 東京\n" and len(seen) == 1 and seen[0] > 0
+    assert main(["context", str(EXAMPLE), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["text"]

@@ -8,11 +8,11 @@ line on stderr says so, W52); 2 the command could not run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ..core.text import printable
+from ..render.registry import names, row
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, Command, layer_errors
 
 
@@ -29,8 +29,8 @@ def _budget(value: str) -> int:
 def _arguments_context(c: argparse.ArgumentParser) -> None:
     c.add_argument("path", metavar="LAYER", help="the layer folder (or a single file)")
     c.add_argument("--budget", metavar="TOKENS", help="leave out the oldest journal entries to fit TOKENS")
-    c.add_argument("--format", choices=("markdown", "json"), default="markdown",
-                   help="markdown (the text to paste; the default) or json (the text and what was left out)")
+    from ..render.context_formats import CONTEXT_FORMATS, context_formats_help
+    c.add_argument("--format", choices=names(CONTEXT_FORMATS), default="markdown", help=context_formats_help())
     c.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     c.add_argument("--only", action="append", metavar="GLOB", help="keep only matching files of the layer")
     c.add_argument("--exclude", action="append", metavar="GLOB", help="leave out matching files of the layer")
@@ -50,8 +50,8 @@ def run_context(args: argparse.Namespace) -> int:
         result = context(layer, budget)
     except ContextRefused as exc:
         raise CliError(f"{exc}; raise --budget, or leave files out with --exclude", EXIT_FINDINGS) from None
-    text = result.text if args.format == "markdown" else json.dumps(result.to_dict(), ensure_ascii=False,
-                                                                      indent=2) + "\n"
+    from ..render.context_formats import CONTEXT_FORMATS
+    text = row(CONTEXT_FORMATS, args.format).render(result)
     _emit(printable(text), args.output, layer)
     return layer_errors("context", args.path, layer)
 
