@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .depth import DepthGuard
-from .model import Conversation, DamagedExport, Message, epoch, text_of
+from .depth import array_objects
+from .model import Conversation, Message, epoch, text_of
 
 _TEXT_TYPES = ("text", "multimodal_text")
 _SHAPE = re.compile(r'^\s*\[\s*(\{|\])')
@@ -28,13 +28,7 @@ def sniff(head: str) -> bool:
 
 def read(stream: BinaryIO) -> Iterator[Conversation]:
     """Every conversation of the array, one at a time (ijson: the file is never loaded whole)."""
-    import ijson  # type: ignore[import-untyped]
-    try:
-        for raw in ijson.items(DepthGuard(stream), "item", use_float=True, buf_size=262_144):
-            if isinstance(raw, dict):
-                yield conversation(raw)
-    except ijson.JSONError as exc:
-        raise DamagedExport(f"not valid JSON ({exc})") from None
+    return (conversation(raw) for raw in array_objects(stream))
 
 
 def branch(mapping: dict[str, Any], current: object) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ chunk is done by ``bytes`` methods (replace, split, translate): linear in the by
 from __future__ import annotations
 
 import itertools
-from typing import BinaryIO
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 from .model import DamagedExport
 
@@ -76,3 +77,15 @@ class DepthGuard:
             return bound
         steps = itertools.accumulate((1 if b == 1 else -1 for b in brackets), initial=start)
         return max(steps)
+
+
+def array_objects(stream: BinaryIO) -> Iterator[dict[str, Any]]:
+    """Every object of the file's top-level JSON array, one at a time, behind the depth guard (ijson: the
+    file is never loaded whole); invalid JSON is :class:`DamagedExport`."""
+    import ijson  # type: ignore[import-untyped]
+    try:
+        for raw in ijson.items(DepthGuard(stream), "item", use_float=True, buf_size=262_144):
+            if isinstance(raw, dict):
+                yield raw
+    except ijson.JSONError as exc:
+        raise DamagedExport(f"not valid JSON ({exc})") from None
