@@ -12,11 +12,20 @@ from pathlib import Path
 
 from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    from ..writer.scaffold import NewFile
+
+    _T = TypeVar("_T")
+
 KINDS = ("reminder", "module", "memory")
 _LABEL = {"reminder": "reminder", "external_module": "external module", "external_memory": "external memory"}
 
 
-def _guard(action):
+def _guard(action: Callable[[], _T]) -> _T:
     """Run a scaffold call, turning every failure into one line and an exit code."""
     from ..writer import RefusedWrite, StoreError
     try:
@@ -41,7 +50,7 @@ def _guard(action):
         raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
 
 
-def run_new(args) -> int:
+def run_new(args: argparse.Namespace) -> int:
     from ..core.text import printable
     if args.topic and args.kind != "memory":
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
@@ -54,7 +63,7 @@ def run_new(args) -> int:
     return EXIT_OK
 
 
-def _new_in_folder(args):
+def _new_in_folder(args: argparse.Namespace) -> NewFile:
     """``new_file`` in ``--dir``; a folder that cannot be created is said as such (never "no such file")."""
     from ..writer import new_file
     try:
@@ -75,7 +84,7 @@ def _new_in_folder(args):
         raise CliError(f"zonemark new: cannot create the folder {args.dir} (--dir): {why}", EXIT_USAGE) from None
 
 
-def run_add_container(args) -> int:
+def run_add_container(args: argparse.Namespace) -> int:
     from ..core.text import printable
     from ..writer import add_container
     path = Path(args.file)
