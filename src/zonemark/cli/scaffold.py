@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
 
-    from ..writer.scaffold import NewFile
-
     _T = TypeVar("_T")
 
 KINDS = ("reminder", "module", "memory")
@@ -56,18 +54,20 @@ def run_new(args: argparse.Namespace) -> int:
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
     if args.id is not None and args.kind != "module":
         raise CliError("zonemark new: --id is for a module", EXIT_USAGE)
-    made = _guard(lambda: _new_in_folder(args))
+    from ..writer import new_file
+    made = _guard(lambda: _in_folder(args, lambda: new_file(args.kind, args.name, args.dir, topics=args.topic or (),
+                                                            module_id=args.id)))
     what = ", ".join(f"'{c}'" for c in made.containers)
     extra = " and a MODULE_STATE_REGISTRY" if made.file_type == "reminder" else ""
     print(printable(f"created {made.path}: {_LABEL[made.file_type]} with {what}{extra}"))
     return EXIT_OK
 
 
-def _new_in_folder(args: argparse.Namespace) -> NewFile:
-    """``new_file`` in ``--dir``; a folder that cannot be created is said as such (never "no such file")."""
-    from ..writer import new_file
+def _in_folder(args: argparse.Namespace, make: Callable[[], _T]) -> _T:
+    """``make()`` (``new_file`` in ``--dir``); a folder that cannot be created is said as such (never "no such
+    file")."""
     try:
-        return new_file(args.kind, args.name, args.dir, topics=args.topic or (), module_id=args.id)
+        return make()
     except OSError as exc:
         folder = Path(args.dir)
         if folder.is_dir():
