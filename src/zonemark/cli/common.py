@@ -63,7 +63,6 @@ def read_input(name: str | None, *, prefix: str, what: str, missing: str) -> tup
     Every failure is one line starting with ``prefix``: ``missing`` when there is no file and stdin is a
     terminal, then a file that does not exist, is a folder or cannot be read, and bytes that are not UTF-8.
     """
-    import sys
     from pathlib import Path
 
     if name is None or name == "-":

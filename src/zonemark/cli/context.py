@@ -15,6 +15,10 @@ from ..core.text import printable
 from ..render.registry import names, row
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, Command, layer_errors
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from ..layer import Layer
+
 
 def _budget(value: str) -> int:
     try:
@@ -56,7 +60,7 @@ def run_context(args: argparse.Namespace) -> int:
     return layer_errors("context", args.path, layer)
 
 
-def _emit(text: str, output: str | None, layer) -> None:
+def _emit(text: str, output: str | None, layer: Layer) -> None:
     if output is None or output == "-":
         sys.stdout.write(text)
         return

@@ -11,8 +11,15 @@ from ..render import formats
 from ..render.registry import names
 from .common import EXIT_FINDINGS, EXIT_OK, CliError, Command, json_text, read_stdin_bytes
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
 
-def read_document(path: Path):
+    from ..core.diagnostics import Diagnostic
+    from ..core.document import Document
+
+
+def read_document(path: Path) -> Document:
     """Parse one file, turning OS errors into CliError."""
     from ..core.parser import parse_file
     if path.is_dir():
@@ -29,7 +36,7 @@ def read_document(path: Path):
     return doc
 
 
-def warn_if_not_utf8(diagnostics, path: str) -> bool:
+def warn_if_not_utf8(diagnostics: Iterable[Diagnostic], path: str) -> bool:
     """One stderr line for a file that is not UTF-8 (§1); True when it is not."""
     bad = next((d for d in diagnostics if d.code == "INVALID_UTF8"), None)
     if bad is not None:
@@ -40,7 +47,7 @@ def warn_if_not_utf8(diagnostics, path: str) -> bool:
 
 # -- commands -------------------------------------------------------------------------
 
-def run_check(args) -> int:
+def run_check(args: argparse.Namespace) -> int:
     from ..layer import LayerError
     from ..layer.check import check_paths
     from ..render.formats import render_diagnostics
@@ -79,19 +86,19 @@ def run_check(args) -> int:
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
-def _printable_message(d):
+def _printable_message(d: Diagnostic) -> Diagnostic:
     """``d`` itself, or a copy whose message shows its control characters (most messages have none)."""
     from dataclasses import replace
     shown = printable(d.message)
     return d if shown == d.message else replace(d, message=shown)
 
 
-def _fail_on(value: str | None):
+def _fail_on(value: str | None) -> Callable[[Diagnostic], bool]:
     """What makes ``check`` exit 1 (W51): any error (the default), ``warning`` (any finding), or errors and the
     findings of the codes listed (``CODE,CODE``)."""
     from ..core.diagnostics import CATALOGUE, Severity
 
-    def is_error(d) -> bool:
+    def is_error(d: Diagnostic) -> bool:
         return d.severity is Severity.ERROR
     if value is None or value.strip().lower() == "error":
         return is_error
@@ -105,7 +112,7 @@ def _fail_on(value: str | None):
     return lambda d: is_error(d) or d.code in codes
 
 
-def _check_stdin() -> list:
+def _check_stdin() -> list[tuple[str, Sequence[Diagnostic]]]:
     """The findings of the file piped on stdin, checked as a file and named '-' (§1: bytes as they are)."""
     from ..core.parser import parse_bytes
     data = read_stdin_bytes("zonemark check", "'-' reads the file from stdin: pipe it in (zonemark check - < FILE)")
@@ -122,7 +129,7 @@ def cmd_explain(code: str) -> int:
     return EXIT_OK
 
 
-def run_codes(args) -> int:
+def run_codes(args: argparse.Namespace) -> int:
     from ..core.diagnostics import CATALOGUE
     infos = sorted(CATALOGUE.values(), key=lambda i: (i.origin != "spec", i.code))
     code_w, section_w = max(len(i.code) for i in infos), max(len(i.section) for i in infos)
@@ -131,14 +138,14 @@ def run_codes(args) -> int:
     return EXIT_OK
 
 
-def run_parse(args) -> int:
+def run_parse(args: argparse.Namespace) -> int:
     doc = read_document(Path(args.file))
     data = doc.to_dict()
     sys.stdout.write(json_text(data, args.indent))
     return EXIT_FINDINGS if doc.errors else EXIT_OK
 
 
-def run_outline(args) -> int:
+def run_outline(args: argparse.Namespace) -> int:
     doc = read_document(Path(args.file))
     root = doc.outline()
     if args.json:
@@ -156,7 +163,7 @@ def run_outline(args) -> int:
     return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
 
 
-def run_roundtrip(args) -> int:
+def run_roundtrip(args: argparse.Namespace) -> int:
     from ..core.serialize import serialize_bytes
     path = Path(args.file)
     doc = read_document(path)

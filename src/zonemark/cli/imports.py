@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, json_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..interchange.importing import ImportReport, Progress
+    from ..interchange.importing import ImportReport
 
 
 def _arguments_import(p: argparse.ArgumentParser) -> None:
@@ -115,7 +114,8 @@ def _print(report: ImportReport) -> None:
     filed = report.total("would_file") if report.dry_run else report.total("filed")
     traces = report.total("traces")
     _out(f"total: {len(report.conversations)} conversations, {report.total('messages')} assistant messages"
-         f" ({report.total('skipped')} turns or parts skipped: not assistant text), {report.total('found')} entries found, {filed} {verb},"
+         f" ({report.total('skipped')} turns or parts skipped: not assistant text),"
+         f" {report.total('found')} entries found, {filed} {verb},"
          f" {report.total('duplicates')} duplicate, {report.total('refused')} refused; {traces} trace"
          f"{'s' if traces != 1 else ''}" + (f" ({report.traces_recorded} recorded)" if not report.dry_run else "")
          + (f", {report.traces_over_limit} messages' traces over the limit" if report.traces_over_limit else "")

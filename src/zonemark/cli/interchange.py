@@ -19,7 +19,13 @@ from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, layer
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from ..interchange.notices import Notice
     from ..interchange.records import RecordOutcome
+    from ..interchange.trace import TraceResult
+    from ..layer import Layer
 
 
 def read_chat_text(name: str | None, command: str) -> tuple[str, str]:
@@ -39,12 +45,12 @@ def _out(text: str) -> None:
     sys.stdout.write(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02X}", printable(text)))
 
 
-def _out_json(data: dict) -> None:
+def _out_json(data: dict[str, Any]) -> None:
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     sys.stdout.write(_CONTROL_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", printable(text)))
 
 
-def _warn(notices) -> None:
+def _warn(notices: Iterable[Notice]) -> None:
     for w in notices:
         line = printable(f"warning: {w.code}: {w.message}")
         print(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02X}", line), file=sys.stderr)
@@ -72,7 +78,7 @@ def _arguments_trace(t: argparse.ArgumentParser) -> None:
 
 # -- ingest ------------------------------------------------------------------------------
 
-def run_ingest(args) -> int:
+def run_ingest(args: argparse.Namespace) -> int:
     if args.extract:
         extra = [flag for flag, given in (("--container", args.container), ("--date", args.date),
                                           ("--dry-run", args.dry_run), ("--as", args.actor != "ai")) if given]
@@ -148,7 +154,7 @@ def run_ingest(args) -> int:
 
 # -- trace -------------------------------------------------------------------------------
 
-def load_layer(path: str, command: str, only=None, exclude=None):
+def load_layer(path: str, command: str, only: list[str] | None = None, exclude: list[str] | None = None) -> Layer:
     from ..layer import Layer, LayerError
     try:
         return Layer.load(path, only=only, exclude=exclude)
@@ -158,7 +164,7 @@ def load_layer(path: str, command: str, only=None, exclude=None):
         raise CliError(f"zonemark {command}: cannot read {path}: {exc.strerror or exc}") from None
 
 
-def run_trace(args) -> int:
+def run_trace(args: argparse.Namespace) -> int:
     if len(args.operands) > 2:
         raise CliError("zonemark trace: give LAYER and at most one chat text (FILE or -)", EXIT_USAGE)
     layer = load_layer(args.operands[0], "trace", args.only, args.exclude)
@@ -190,7 +196,7 @@ def run_trace(args) -> int:
     return EXIT_OK if result.illuminated and found == EXIT_OK else EXIT_FINDINGS
 
 
-def _print_trace(result, recorded) -> None:
+def _print_trace(result: TraceResult, recorded: tuple[RecordOutcome, ...]) -> None:
     from ..interchange.trace import MAX_LISTED_BLOCKS, MAX_LISTED_WARNINGS, left_out
     for b in result.blocks[:MAX_LISTED_BLOCKS]:
         span = f"lines {b.open_line}-{b.close_line}" if b.close_line and b.close_line != b.open_line else \

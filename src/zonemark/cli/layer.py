@@ -17,6 +17,13 @@ from ..render import graph_formats
 from ..render.registry import names, row, spoken
 from .common import CliError, Command, json_text, layer_errors
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..core.diagnostics import Diagnostic
+    from ..layer import Layer
+
 
 def _arguments_graph(g: argparse.ArgumentParser) -> None:
     g.add_argument("path", metavar="PATH", help="a layer folder (or a single file)")
@@ -34,14 +41,14 @@ def _arguments_status(s: argparse.ArgumentParser) -> None:
     _selection(s)
 
 
-def _selection(p) -> None:
+def _selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", action="append", metavar="GLOB",
                    help="keep only files whose relative path matches (repeatable; [ and ] are literal)")
     p.add_argument("--exclude", action="append", metavar="GLOB",
                    help="leave out files whose relative path matches (repeatable)")
 
 
-def _load(args):
+def _load(args: argparse.Namespace) -> Layer:
     from ..layer import Layer, LayerError
     try:
         return Layer.load(args.path, only=args.only, exclude=args.exclude)
@@ -51,7 +58,7 @@ def _load(args):
         raise CliError(f"zonemark {args.command}: cannot read {args.path}: {exc.strerror or exc}") from None
 
 
-def _findings(args, layer) -> list:
+def _findings(args: argparse.Namespace, layer: Layer) -> list[Diagnostic]:
     """What ``check`` reports for the same path: a file's own diagnostics, or the whole layer's."""
     from ..layer.check import reported_diagnostics
     return reported_diagnostics(layer, single_file=Path(args.path).is_file())
@@ -59,7 +66,7 @@ def _findings(args, layer) -> list:
 
 # -- graph ------------------------------------------------------------------------------
 
-def run_graph(args) -> int:
+def run_graph(args: argparse.Namespace) -> int:
     from ..layer.graph import build_graph
 
     fmt = row(graph_formats.GRAPH_FORMATS, args.format)
@@ -82,7 +89,7 @@ def run_graph(args) -> int:
     return layer_errors(args.command, args.path, layer)
 
 
-def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
+def _with_trace(graph: dict[str, Any], layer: Layer, trace_file: str | None) -> dict[str, Any]:
     """The graph with the trace marks (``--trace``) and the heat of recorded traces, when there are any."""
     from ..interchange.illuminate import with_recorded_traces
     trace, source = None, None
@@ -94,7 +101,7 @@ def _with_trace(graph: dict, layer, trace_file: str | None) -> dict:
     return with_recorded_traces(graph, layer, trace, source=source)
 
 
-def _emit(text: str, output: str | None, layer) -> None:
+def _emit(text: str, output: str | None, layer: Layer) -> None:
     text = _printable(text)
     if output is None or output == "-":
         sys.stdout.write(text)
@@ -114,7 +121,7 @@ def _emit(text: str, output: str | None, layer) -> None:
         raise CliError(f"zonemark graph: cannot write {output}: {exc.strerror or exc}") from None
 
 
-def run_status(args) -> int:
+def run_status(args: argparse.Namespace) -> int:
     from ..layer.status import layer_status
     from ..render.status_text import render_status
     layer = _load(args)

@@ -15,7 +15,8 @@ from .common import EXIT_OK, EXIT_USAGE, CliError, Command
 
 
 def _arguments_lsp(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
+    p.add_argument("--stdio", action="store_true",
+                   help="accepted for editors that pass it (stdio is the only transport)")
 
 
 def run_lsp(args: argparse.Namespace) -> int:

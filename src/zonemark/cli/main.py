@@ -26,7 +26,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="zonemark",
                 description="Check, outline and safely edit files of the IllAIra Markdown Standard v1.13.")
-    p.add_argument("--version", action="version", version=f"zonemark {__version__} (implements the IllAIra Markdown Standard {STANDARD_VERSION})")
+    p.add_argument("--version", action="version",
+                   version=f"zonemark {__version__} (implements the IllAIra Markdown Standard {STANDARD_VERSION})")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for group in (core, layer, write, search, scaffold, mcp, lsp, context, interchange, imports, review, merge,
                   gitsync):

@@ -9,7 +9,6 @@ base (a sync folder's conflict copy) by the same rules.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
 
@@ -56,7 +55,8 @@ def run_merge_file(args: argparse.Namespace) -> int:
         try:
             replace_file(Path(ours_name), plan.data)
         except OSError as exc:
-            raise CliError(f"{_PREFIX}: cannot write {printable(ours_name)}: {exc.strerror or exc}", EXIT_USAGE) from None
+            raise CliError(f"{_PREFIX}: cannot write {printable(ours_name)}: {exc.strerror or exc}",
+                           EXIT_USAGE) from None
     if plan.outcome == "merged":
         added = f", {plan.entries_added} journal entr{'y' if plan.entries_added == 1 else 'ies'} from theirs" \
             if plan.entries_added else ""

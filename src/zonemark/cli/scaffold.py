@@ -12,11 +12,18 @@ from pathlib import Path
 
 from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 KINDS = ("reminder", "module", "memory")
 _LABEL = {"reminder": "reminder", "external_module": "external module", "external_memory": "external memory"}
 
 
-def _guard(action):
+def _guard(action: Callable[[], _T]) -> _T:
     """Run a scaffold call, turning every failure into one line and an exit code."""
     from ..writer import RefusedWrite, StoreError
     try:
@@ -41,24 +48,26 @@ def _guard(action):
         raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})", EXIT_USAGE) from None
 
 
-def run_new(args) -> int:
+def run_new(args: argparse.Namespace) -> int:
     from ..core.text import printable
     if args.topic and args.kind != "memory":
         raise CliError("zonemark new: --topic is for a memory", EXIT_USAGE)
     if args.id is not None and args.kind != "module":
         raise CliError("zonemark new: --id is for a module", EXIT_USAGE)
-    made = _guard(lambda: _new_in_folder(args))
+    from ..writer import new_file
+    made = _guard(lambda: _in_folder(args, lambda: new_file(args.kind, args.name, args.dir, topics=args.topic or (),
+                                                            module_id=args.id)))
     what = ", ".join(f"'{c}'" for c in made.containers)
     extra = " and a MODULE_STATE_REGISTRY" if made.file_type == "reminder" else ""
     print(printable(f"created {made.path}: {_LABEL[made.file_type]} with {what}{extra}"))
     return EXIT_OK
 
 
-def _new_in_folder(args):
-    """``new_file`` in ``--dir``; a folder that cannot be created is said as such (never "no such file")."""
-    from ..writer import new_file
+def _in_folder(args: argparse.Namespace, make: Callable[[], _T]) -> _T:
+    """``make()`` (``new_file`` in ``--dir``); a folder that cannot be created is said as such (never "no such
+    file")."""
     try:
-        return new_file(args.kind, args.name, args.dir, topics=args.topic or (), module_id=args.id)
+        return make()
     except OSError as exc:
         folder = Path(args.dir)
         if folder.is_dir():
@@ -75,7 +84,7 @@ def _new_in_folder(args):
         raise CliError(f"zonemark new: cannot create the folder {args.dir} (--dir): {why}", EXIT_USAGE) from None
 
 
-def run_add_container(args) -> int:
+def run_add_container(args: argparse.Namespace) -> int:
     from ..core.text import printable
     from ..writer import add_container
     path = Path(args.file)

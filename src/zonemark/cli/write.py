@@ -15,6 +15,13 @@ from pathlib import Path
 from ..writer import ACTOR_HELP, ACTORS, DATE_HELP  # the writer's own words (writer.rules imports nothing more)
 from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command, read_input
 
+TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 
 def _actor(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--as", dest="actor", choices=ACTORS, default="ai", help=ACTOR_HELP)
@@ -42,7 +49,7 @@ def _existing_file(name: str) -> Path:
     return p
 
 
-def _run(action):
+def _run(action: Callable[[], _T]) -> _T:
     """Run a write, mapping every failure to one line and an exit code."""
     from ..writer import RefusedWrite, StoreError
     try:
@@ -75,7 +82,7 @@ def _one_line(message: str) -> str:
     return reveal(escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n")))
 
 
-def _notes(changes) -> None:
+def _notes(changes: Iterable[str]) -> None:
     for note in changes:
         print(f"note: {note}", file=sys.stderr)
 
@@ -137,7 +144,7 @@ def _states_now(target: Path) -> list[str]:
     return out
 
 
-def _proposal_path(args, verb: str) -> Path:
+def _proposal_path(args: argparse.Namespace, verb: str) -> Path:
     """The record ``apply``/``reject`` acts on: a proposal file, or an id looked up in ``--layer`` (a layer
     folder or a file; default the current folder).  With ``--layer``, a file too must be that layer's (W33)."""
     from ..writer import find_proposal

@@ -264,7 +264,8 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
     if not isinstance(layer, Layer):
         if not isinstance(layer, (str, os.PathLike)):
             raise TypeError(f"layer must be a Layer or a path, not {type(layer).__name__}")
-        layer = Layer.load(Path(layer), only=None if only is None else list(only), exclude=None if exclude is None else list(exclude))
+        layer = Layer.load(Path(layer), only=None if only is None else list(only),
+                           exclude=None if exclude is None else list(exclude))
     files, left_out, left_modules = _select(layer)
     parts = [_Part(lf, _normalised_lines(lf)) for lf in files]
     dropped: list[_Entry] = []

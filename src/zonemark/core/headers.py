@@ -257,7 +257,8 @@ def _declaration(word: str, level: int, text: str, column: int, memory: bool, re
         dm = sx.SUBTOPIC_DECL.match(text)
         if not dm:
             return _malformed(level, text, column, "MALFORMED_DECLARATION",
-                              f"sub-topic declaration must read '{'#' * level} {container_keyword(max(level, 3))}: <name>'")
+                              f"sub-topic declaration must read"
+                              f" '{'#' * level} {container_keyword(max(level, 3))}: <name>'")
         digit = dm.group(1)
         name = dm.group(3).strip()
         if level == 2:

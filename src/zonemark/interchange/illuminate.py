@@ -70,8 +70,8 @@ def illuminate(graph: dict[str, Any], layer: Layer, trace: TraceResult | None = 
     return out
 
 
-def with_recorded_traces(graph: dict, layer: Layer, trace: TraceResult | None = None, *,
-                         source: str | None = None) -> dict:
+def with_recorded_traces(graph: dict[str, Any], layer: Layer, trace: TraceResult | None = None, *,
+                         source: str | None = None) -> dict[str, Any]:
     """``graph`` lit by ``trace`` and heated by the traces recorded in ``.zonemark/traces`` (§N.18).
 
     ``graph`` itself when there is neither a trace nor a record nor an unreadable record file: the

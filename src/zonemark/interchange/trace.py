@@ -42,8 +42,9 @@ Validation (§N.2, §N.4):
   ``DEFERRED_NEURAL_TRACING`` — or the legacy ``DEFERRED_NEURAL_TRACE`` — declared in a
   ``[P1]``–``[P3]`` zone of a merged file is effectively ``active`` (registry applied,
   §7.3.1), or is loaded with no STATE and no registry entry (§N.6's skeleton declares none:
-  it is neither absent nor inactive, §N.2; ``TRACE_ENABLED_WITHOUT_STATE`` says so).  Otherwise ``enabled`` is false, nothing is illuminated and ``TRACE_DISABLED``
-  says why.  The rest is still validated, so the user sees what the trace says.
+  it is neither absent nor inactive, §N.2; ``TRACE_ENABLED_WITHOUT_STATE`` says so).  Otherwise
+  ``enabled`` is false, nothing is illuminated and ``TRACE_DISABLED`` says why.  The rest is still
+  validated, so the user sees what the trace says.
 * **Identifiers.** Nuclei must be declared (``## NUCLEUS n:``), modules declared with an id
   (temporary ids are not referenceable, §7.1.1), memories must be the H1 title — or the file
   name without ``[ext_memory]``/``.md`` — of an ``[external_memory]`` file, or the name (or
@@ -71,7 +72,9 @@ from __future__ import annotations
 import bisect
 import datetime as _dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.headers import spelled_keyword
 from ..core.outline import OutlineNode
@@ -124,7 +127,7 @@ class TraceModule:
     state: str | None
     line: int = field(default=0, compare=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "state": self.state}
 
 
@@ -136,7 +139,7 @@ class TraceLog:
     text: str
     line: int = field(default=0, compare=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"module": self.module, "date": self.date, "action": self.action, "text": self.text}
 
 
@@ -147,7 +150,7 @@ class TraceMemory:
     action: str | None
     line: int = field(default=0, compare=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "ref": self.ref, "action": self.action}
 
 
@@ -161,7 +164,7 @@ class TraceContent:
     memories: tuple[TraceMemory, ...] = ()
     nucleus_lines: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"nuclei": list(self.nuclei), "modules": [m.to_dict() for m in self.modules],
                 "logs": [g.to_dict() for g in self.logs], "memories": [m.to_dict() for m in self.memories]}
 
@@ -170,7 +173,7 @@ class TraceContent:
         return not (self.nuclei or self.modules or self.logs or self.memories)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "TraceContent":
+    def from_dict(cls, data: dict[str, Any]) -> "TraceContent":
         """The inverse of :meth:`to_dict` (for recorded traces); raises ValueError on a wrong shape."""
         try:
             nuclei = tuple(int(n) for n in data.get("nuclei", ()))
@@ -196,7 +199,7 @@ class TraceBlock:
     reason: str | None
     parsed: TraceContent | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"openLine": self.open_line, "closeLine": self.close_line, "form": self.form, "marker": self.marker,
                 "version": self.version, "rejected": self.rejected, "reason": self.reason,
                 "parsed": None if self.parsed is None else self.parsed.to_dict()}
@@ -220,7 +223,7 @@ class Dropped:
     id: str | int  # a nucleus id is an integer (§13 nucleusId: number); the others are strings
     reason: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "entry": self.entry, "kind": self.kind, "id": self.id, "reason": self.reason}
 
 
@@ -264,9 +267,10 @@ class TraceResult:
         """Whether anything lights up: tracing enabled and a non-empty result."""
         return self.enabled and not self.result.empty
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The answer, bounded (ruling CL30): the first :data:`MAX_LISTED_BLOCKS` blocks and
-        :data:`MAX_LISTED_WARNINGS` warnings, then a ``TRACE_LEFT_OUT`` warning saying how many of each were left out."""
+        :data:`MAX_LISTED_WARNINGS` warnings, then a ``TRACE_LEFT_OUT`` warning saying how many of each were left
+        out."""
         warnings = [w.to_dict() for w in self.warnings[:MAX_LISTED_WARNINGS]]
         blocks_out = max(0, len(self.blocks) - MAX_LISTED_BLOCKS)
         warnings_out = max(0, len(self.warnings) - MAX_LISTED_WARNINGS)
@@ -300,7 +304,7 @@ def _bare(text: str) -> str:
 
 def _untoken(text: str) -> str:
     """Emphasis stripped around every token — a run touching a boundary — never inside an identifier."""
-    def keep(m: re.Match) -> str:
+    def keep(m: re.Match[str]) -> str:
         start, end = m.start(), m.end()
         before = start == 0 or _BOUNDARY.match(text, start - 1) is not None
         after = end == len(text) or _BOUNDARY.match(text, end) is not None
@@ -326,9 +330,9 @@ def parse_trace(text: str) -> ParsedTraces:
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
     blocks: list[TraceBlock] = []
     warnings: list[Notice] = []
-    current: dict | None = None  # open_line, marker, version, form, content [(line, text)]
+    current: dict[str, Any] | None = None  # open_line, marker, version, form, content [(line, text)]
 
-    def finish(c: dict, close_line: int | None, close_marker: str | None, reason: str | None) -> None:
+    def finish(c: dict[str, Any], close_line: int | None, close_marker: str | None, reason: str | None) -> None:
         nonlocal current
         current = None
         rejected = reason is not None
@@ -350,7 +354,7 @@ def parse_trace(text: str) -> ParsedTraces:
         blocks.append(TraceBlock(c["open"], close_line, c["form"], c["marker"], c["version"] or None, rejected,
                                  reason, parsed))
 
-    def open_block(i: int, m: re.Match, bare: str) -> None:
+    def open_block(i: int, m: re.Match[str], bare: str) -> None:
         """Open a block at line ``i`` (``m``: its opening marker); a compact one may close on the same line."""
         nonlocal current
         rest = _bare(bare[m.end():])
@@ -621,10 +625,14 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
                        per_block)
 
 
-def _union(contents) -> TraceContent:
+def _union(contents: Iterable[TraceContent]) -> TraceContent:
     """The blocks' lists in document order, each item once (module by id and state, memory by id, ref, action)."""
-    nuclei, nucleus_lines, modules, logs, memories = [], [], [], [], []
-    seen: set = set()
+    nuclei: list[int] = []
+    nucleus_lines: list[int] = []
+    modules: list[TraceModule] = []
+    logs: list[TraceLog] = []
+    memories: list[TraceMemory] = []
+    seen: set[tuple[object, ...]] = set()
     for c in contents:
         for n, ln in zip(c.nuclei, c.nucleus_lines or (0,) * len(c.nuclei)):
             if ("n", n) not in seen:
@@ -639,10 +647,10 @@ def _union(contents) -> TraceContent:
             if ("g", g) not in seen:
                 seen.add(("g", g))
                 logs.append(g)
-        for m in c.memories:
-            if ("y", m) not in seen:
-                seen.add(("y", m))
-                memories.append(m)
+        for y in c.memories:
+            if ("y", y) not in seen:
+                seen.add(("y", y))
+                memories.append(y)
     return TraceContent(tuple(nuclei), tuple(modules), tuple(logs), tuple(memories), tuple(nucleus_lines))
 
 
@@ -653,10 +661,10 @@ def contents_targets(content: TraceContent, layer: Layer) -> list[Target]:
     return resolver.targets(kept, [])
 
 
-def _entry_text(kind: str, item) -> str:
-    if kind == "module":
+def _entry_text(kind: str, item: TraceModule | TraceLog | TraceMemory) -> str:
+    if isinstance(item, TraceModule):
         return f"MODULE {item.id}: " + " ".join(x for x in (item.name, item.state) if x)
-    if kind == "log":
+    if isinstance(item, TraceLog):
         return f"LOG {item.module}: {item.date} — {item.action or ''} — {item.text}"
     return f"MEMORY {item.id}" + (f" @ {item.ref}" if item.ref else "") + f": {item.action or ''}"
 
@@ -689,10 +697,11 @@ class _Resolver:
         self._refs: dict[int, dict[tuple[bool, str], list[tuple[str, int, str]]]] = {}
 
     # identifiers
-    def filter(self, content: TraceContent, dropped, unknown, warnings, *, caution: bool) -> TraceContent:
+    def filter(self, content: TraceContent, dropped: list[Dropped], unknown: list[tuple[str, str | int]],
+               warnings: list[Notice], *, caution: bool) -> TraceContent:
         listed = set(unknown)
 
-        def miss(kind, ident, line, entry, what):
+        def miss(kind: str, ident: str | int, line: int, entry: str, what: str) -> None:
             dropped.append(Dropped(line, entry, kind, ident, f"unknown {what} identifier: no {what} {ident} in the"
                                                               f" layer"))
             key = (kind if kind != "log" else "module", ident)
@@ -700,14 +709,16 @@ class _Resolver:
                 listed.add(key)
                 unknown.append(key)
 
-        nuclei, lines = [], []
+        nuclei: list[int] = []
+        lines: list[int] = []
         for n, ln in zip(content.nuclei, content.nucleus_lines or (0,) * len(content.nuclei)):
             if n in self.nuclei:
                 nuclei.append(n)
                 lines.append(ln)
             else:
                 miss("nucleus", n, ln, f"NUCLEI: … {n} …", "nucleus")
-        def quotes_restricted(kind, ident, line, entry, free_text, what) -> bool:
+        def quotes_restricted(kind: str, ident: str, line: int, entry: str, free_text: str | None,
+                              what: str) -> bool:
             """§N.4 caution: the line's free-form text reproduces [P1]/[P2] content -> dropped."""
             hit = self.restricted(free_text) if caution and free_text else None
             if hit is None:
@@ -720,7 +731,7 @@ class _Resolver:
                                    f" {reason}", line))
             return True
 
-        modules = []
+        modules: list[TraceModule] = []
         for m in content.modules:
             lm = self.modules.get(m.id)
             if lm is None:
@@ -733,7 +744,7 @@ class _Resolver:
                 warnings.append(notice("TRACE_INACTIVE_MODULE", f"line {m.line}: MODULE {m.id} is inactive in the"
                                        f" layer, but the trace says {m.state}: kept", m.line))
             modules.append(m)
-        logs = []
+        logs: list[TraceLog] = []
         for g in content.logs:
             if g.module not in self.modules:
                 miss("log", g.module, g.line, _entry_text("log", g), "module")
@@ -741,7 +752,7 @@ class _Resolver:
             if quotes_restricted("log", g.module, g.line, _entry_text("log", g), g.text, "free text"):
                 continue
             logs.append(g)
-        memories = []
+        memories: list[TraceMemory] = []
         for y in content.memories:
             if y.id not in self.memories:
                 miss("memory", y.id, y.line, _entry_text("memory", y), "memory")
@@ -803,7 +814,7 @@ class _Resolver:
         self._verbatim = zones
         return zones
 
-    def resolve(self, node, ref: str) -> list[tuple[str, int, str]]:
+    def resolve(self, node: OutlineNode, ref: str) -> list[tuple[str, int, str]]:
         """Entries and containers under ``node`` that ``ref`` names (exactly, else ignoring case; §N.3), through an
         index of ``node``'s names built once per memory (linear in the trace)."""
         names = self._refs.get(id(node))
@@ -812,7 +823,7 @@ class _Resolver:
         return _lookup_ref(names, ref)
 
     # where things are
-    def targets(self, content: TraceContent, warnings) -> list[Target]:
+    def targets(self, content: TraceContent, warnings: list[Notice]) -> list[Target]:
         out: list[Target] = []
         for order, n in enumerate(content.nuclei, start=1):
             ln = self.nuclei[n]
@@ -853,13 +864,13 @@ def _lookup_ref(names: dict[tuple[bool, str], list[tuple[str, int, str]]], ref: 
     return []
 
 
-def _ref_index(node) -> dict[tuple[bool, str], list[tuple[str, int, str]]]:
+def _ref_index(node: OutlineNode) -> dict[tuple[bool, str], list[tuple[str, int, str]]]:
     """(folded, key) -> the targets under ``node`` answering to that name, in document order, each once."""
     named: list[tuple[tuple[str, int, str], list[str]]] = []  # (target, the names it answers to)
 
-    def walk(n, path):
+    def walk(n: OutlineNode, path: list[str]) -> None:
         for e in n.entries:
-            names = []
+            names: list[str] = []
             if e.date:
                 names += [e.date, e.date.split("T", 1)[0]]
             if e.title:

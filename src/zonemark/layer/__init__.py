@@ -7,5 +7,5 @@
 from .loader import (Layer, LayerEdge, LayerError, LayerFile, LayerModule, LayerNucleus, StateSource, discover,
                      left_out, matches, select)
 
-__all__ = ["Layer", "LayerEdge", "LayerError", "LayerFile", "LayerModule", "LayerNucleus", "StateSource", "discover", "left_out",
-           "matches", "select"]
+__all__ = ["Layer", "LayerEdge", "LayerError", "LayerFile", "LayerModule", "LayerNucleus", "StateSource", "discover",
+           "left_out", "matches", "select"]

@@ -1,8 +1,9 @@
 """The layer as it is on disk now, parsed once per content: no stale state, no needless re-parse.
 
 For the long-running faces that read the disk (the MCP server, the review page).  A call asks for
-the parsed document of a file or for the whole :class:`~zonemark.layer.Layer`; :class:`LayerCache` answers from the documents it holds when the files have not changed, and reads
-and parses again the ones that have.  A file's entry is keyed by its size, modification time,
+the parsed document of a file or for the whole :class:`~zonemark.layer.Layer`; :class:`LayerCache`
+answers from the documents it holds when the files have not changed, and reads and parses again
+the ones that have.  A file's entry is keyed by its size, modification time,
 status-change time and identity (device, inode) *and* by the SHA-256 of its bytes:
 
 * when any stat field differs, the file is read and hashed, and parsed again only if the hash

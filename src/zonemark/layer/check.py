@@ -130,4 +130,5 @@ def held_by_a_layer(raw: str) -> bool:
     return p.is_dir() or walked_name(p.name) or not (p.exists() or p.is_symlink())
 
 
-__all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "error_count", "held_by_a_layer", "reported_diagnostics"]
+__all__ = ["STATE_FOLDER", "CheckReport", "LayerError", "check_paths", "error_count", "held_by_a_layer",
+           "reported_diagnostics"]

@@ -31,14 +31,15 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Literal, get_args
+from collections.abc import Sequence
+from typing import Any, Literal, get_args
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic
 from ..core.headers import spelled_keyword
 from ..core.nodes import Heading
 from ..core.outline import headings as headings_of
-from .loader import Layer, LayerFile
+from .loader import Layer, LayerFile, LayerModule, LayerNucleus
 
 SOURCE_CAP = 4000
 #: The kind of a node of the graph document.
@@ -49,6 +50,10 @@ NODE_KINDS: tuple[NodeKind, ...] = get_args(NodeKind)
 LINK_KINDS: tuple[LinkKind, ...] = get_args(LinkKind)
 
 
+_ModuleByPos = dict[tuple[str, int], LayerModule]
+_NucleusByPos = dict[tuple[str, int], LayerNucleus]
+
+
 class _FileNodes:
     """The nodes of one file, with their logical extents (lines and offsets)."""
 
@@ -56,7 +61,7 @@ class _FileNodes:
         self.lf = lf
         self.source = lf.doc.source
         self.last_line = max(lf.doc.line_count, 1)
-        self.nodes: list[dict] = []
+        self.nodes: list[dict[str, Any]] = []
         self.lines: list[tuple[int, int]] = []  # (first line, last line) per node
         self.spans: list[tuple[int, int]] = []  # (start offset, end offset) per node
         self.parent: list[int] = []  # index of the parent node, -1 for the file node
@@ -64,7 +69,7 @@ class _FileNodes:
         self._firsts: list[int] | None = None
         self._order: list[int] = []
 
-    def add(self, node: dict, lines, span, parent: int) -> int:
+    def add(self, node: dict[str, Any], lines: tuple[int, int], span: tuple[int, int], parent: int) -> int:
         index = len(self.nodes)
         self.nodes.append(node)
         self.lines.append(lines)
@@ -82,7 +87,8 @@ class _FileNodes:
         kids = self.children[index]
         if not kids:
             return src[start:min(end, start + SOURCE_CAP)]
-        pieces, size, cursor = [], 0, start
+        pieces: list[str] = []
+        size, cursor = 0, start
         for a, b in sorted(self.spans[k] for k in kids) + [(end, end)]:
             if a > cursor:
                 piece = src[cursor:min(a, cursor + SOURCE_CAP - size)]
@@ -102,16 +108,17 @@ class _FileNodes:
         k = self._order[pos] if pos >= 0 else 0
         while k > 0 and not (self.lines[k][0] <= line <= self.lines[k][1]):
             k = self.parent[k]
-        return self.nodes[k]["id"]
+        node_id: str = self.nodes[k]["id"]
+        return node_id
 
 
-def _extents(heads, last_line, size):
+def _extents(heads: Sequence[Heading], last_line: int, size: int) -> dict[int, tuple[int, int]]:
     """Logical extent of each header: up to the next header of the same or a higher level (§2.3).
 
     H6 entries count as level 6, so an entry ends at the next header of any level.
     Returns {line: (last line, end offset)}.
     """
-    out = {}
+    out: dict[int, tuple[int, int]] = {}
     stack: list[tuple[int, int]] = []  # (level, line)
     for h in heads:
         level, line = h.level, h.line
@@ -124,7 +131,7 @@ def _extents(heads, last_line, size):
     return out
 
 
-def build_graph(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict:
+def build_graph(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict[str, Any]:
     """The node-link JSON document of the layer (see the module docstring).
 
     ``diagnostics`` are the findings to place on the nodes, by default the whole layer's; for a
@@ -134,11 +141,11 @@ def build_graph(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
         return _build_graph(layer, layer.all_diagnostics() if diagnostics is None else diagnostics)
 
 
-def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> dict:
+def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> dict[str, Any]:
     module_by_pos = {(m.file, m.info.line): m for m in layer.modules}
     nucleus_by_pos = {(n.file, n.info.line): n for n in layer.nuclei}
-    nodes: list[dict] = []
-    links: list[dict] = []
+    nodes: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
     per_file: dict[str, _FileNodes] = {}
     id_of: dict[tuple[str, int], str] = {}
     files_with_diagnostics = {d.path for d in all_diagnostics}
@@ -170,7 +177,7 @@ def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> dict:
     if any(f.doc.surrogate_escaped for f in layer.files):
         for n in nodes:  # undecodable bytes (INVALID_UTF8) must not leak into the document as lone surrogates
             n["label"], n["source"] = _valid_text(n["label"]), _valid_text(n["source"])
-    diags = []
+    diags: list[dict[str, Any]] = []
     for d in all_diagnostics:
         owner = per_file.get(d.path) if d.path is not None else None
         diags.append({"path": d.path, "line": d.line, "column": d.column, "code": d.code,
@@ -186,7 +193,8 @@ def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> dict:
     }
 
 
-def _file_tree(fn: _FileNodes, rel, module_by_pos, nucleus_by_pos, links) -> None:
+def _file_tree(fn: _FileNodes, rel: str, module_by_pos: _ModuleByPos, nucleus_by_pos: _NucleusByPos,
+               links: list[dict[str, Any]]) -> None:
     """Nodes and ``contains`` links of one merged file, nested exactly as ``doc.outline()`` nests them."""
     doc = fn.lf.doc
     heads = [h for h in headings_of(doc) if not h.refused and h.level > 1]
@@ -203,9 +211,9 @@ def _file_tree(fn: _FileNodes, rel, module_by_pos, nucleus_by_pos, links) -> Non
             label = h.title or h.text or "(entry)"
             if h.date and h.title:
                 label = f"{h.date} {h.title}"
-            node = _node(f"entry:{rel}:{line}", "entry", label, rel, line, h.permission_level)
-            add(node, (line, last), (h.start, end), parent)
-            links.append({"source": nodes[parent]["id"], "target": node["id"], "kind": "contains"})
+            entry = _node(f"entry:{rel}:{line}", "entry", label, rel, line, h.permission_level)
+            add(entry, (line, last), (h.start, end), parent)
+            links.append({"source": nodes[parent]["id"], "target": entry["id"], "kind": "contains"})
             continue
         while len(stack) > 1 and stack[-1][0] >= h.level:
             stack.pop()
@@ -226,14 +234,15 @@ def _valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _node(node_id, kind: NodeKind, label, rel, line, permission_level, *, state=None, permanent=False,
-          module_id=None) -> dict:
+def _node(node_id: str, kind: NodeKind, label: str, rel: str, line: int, permission_level: int | None, *,
+          state: str | None = None, permanent: bool = False, module_id: str | None = None) -> dict[str, Any]:
     return {"id": node_id, "kind": kind, "label": label, "file": rel, "line": line,
             "permissionLevel": permission_level, "state": state, "permanent": permanent, "moduleId": module_id,
             "source": ""}
 
 
-def _container_node(h: Heading, rel, module_by_pos, nucleus_by_pos, ignored):
+def _container_node(h: Heading, rel: str, module_by_pos: _ModuleByPos, nucleus_by_pos: _NucleusByPos,
+                    ignored: bool) -> dict[str, Any] | None:
     line = h.line
     pos = (rel, line)
     container_id = f"container:{rel}:{line}"

@@ -189,7 +189,8 @@ class Layer:
     nuclei: tuple[LayerNucleus, ...]
     edges: tuple[LayerEdge, ...]
     reminder: str | None  # relative path of the layer's reminder
-    superseded: frozenset[tuple[str, int]] = field(default_factory=frozenset, repr=False)  # (rel, index in doc.diagnostics)
+    # (rel, index in doc.diagnostics)
+    superseded: frozenset[tuple[str, int]] = field(default_factory=frozenset, repr=False)
 
     # -- loading ------------------------------------------------------------------------
     @classmethod
@@ -236,7 +237,8 @@ class Layer:
         return [replace(d, path=rel) for i, d in enumerate(f.doc.diagnostics) if (rel, i) not in self.superseded]
 
     def superseded_diagnostics(self) -> list[Diagnostic]:
-        """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE, UNRESOLVED_CONNECTION), path = ``rel``."""
+        """File-level diagnostics the layer resolves (UNRESOLVED_NUCLEUS_REFERENCE, UNRESOLVED_CONNECTION),
+        path = ``rel``."""
         out: list[Diagnostic] = []
         for f in self.files:
             out.extend(replace(d, path=f.rel) for i, d in enumerate(f.doc.diagnostics)

@@ -284,7 +284,8 @@ def build_server() -> ZonemarkServer:
                 rng = ls.span_range(ctx, occ.span)
         lines = source_lines(ctx.doc)
         for d, shown in ls.findings(ctx):
-            if d.touches(line, column) if shown is None else lines.span(ctx.rel, shown, 1, d.code).contains(line, column):
+            if (d.touches(line, column) if shown is None
+                    else lines.span(ctx.rel, shown, 1, d.code).contains(line, column)):
                 parts.append(hover_text.code_markdown(d.code))
                 rng = rng or ls.diagnostic_range(ctx, lines, d, shown)
         if not parts:
@@ -323,7 +324,8 @@ def build_server() -> ZonemarkServer:
         def convert(s: Symbol) -> types.DocumentSymbol:
             last = lines.line(s.end_line)
             return types.DocumentSymbol(
-                name=s.name or "(unnamed)", detail=s.detail or None, kind=_SYMBOL_KIND.get(s.kind, types.SymbolKind.Key),
+                name=s.name or "(unnamed)", detail=s.detail or None,
+                kind=_SYMBOL_KIND.get(s.kind, types.SymbolKind.Key),
                 range=types.Range(start=ctx.text.position(lines.offset(s.line, 1)),
                                   end=ctx.text.position(lines.offset(s.end_line, len(last) + 1))),
                 selection_range=lsp_range(lines, ctx.text, s.line, s.start, s.end),

@@ -58,7 +58,7 @@ class LayerFolder:
         except Exception:  # no .md file (yet), or an unreadable folder: nothing to list
             return []
         out = []
-        for rel, path in found:
+        for rel, _path in found:
             try:
                 self.file(rel, listed=True)
             except PathRefused:  # a link that leaves the folder is not the layer's to show

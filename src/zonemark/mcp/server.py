@@ -292,7 +292,7 @@ def _relative(text: str, target: LayerFile) -> str:
     return text.replace(str(target.path), target.rel)
 
 
-# -- read tools (each a function of a ToolContext and its arguments) ------------------------------------------------------------------------
+# -- read tools (each a function of a ToolContext and its arguments) ---------------------------------------------
 
 def layer_status(ctx: ToolContext) -> dict[str, Any]:
     """Files, modules with their effective states, nuclei, memories with their topics and entry counts, and
@@ -300,8 +300,9 @@ def layer_status(ctx: ToolContext) -> dict[str, Any]:
     with _agent_errors(ctx, "layer_status"):
         return _status(ctx)
 
-def list_containers(ctx: ToolContext, file: Annotated[str | None, Field(description="one file of the layer; all files when "
-                                                                  "omitted", max_length=MAX_PATH_CHARS)] = None
+def list_containers(ctx: ToolContext,
+                    file: Annotated[str | None, Field(description="one file of the layer; all files when omitted",
+                                                      max_length=MAX_PATH_CHARS)] = None
                     ) -> dict[str, Any]:
     """The containers of the layer's files — topics and sub-topics of memories, modules, sub-modules, nuclei,
     H2 sections — with the zone of their declaration, how many entries they own, the date of the latest, the
@@ -375,7 +376,8 @@ def check(ctx: ToolContext) -> dict[str, Any]:
                             for d in diags[:MAX_DIAGNOSTICS]],
             "truncated": len(diags) > MAX_DIAGNOSTICS})
 
-def search_memory(ctx: ToolContext, query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
+def search_memory(ctx: ToolContext,
+                  query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
                                                           "double quotes; word* for a prefix",
                                               max_length=MAX_QUERY_CHARS)],
                   file: Annotated[str | None, Field(description="only this file of the layer",
@@ -404,7 +406,8 @@ def search_memory(ctx: ToolContext, query: Annotated[str, Field(description="wor
         return _plain({"query": result.query, "hits": hits, "more": result.more, "files": result.files,
                        "ranked_window": result.ranked_window})
 
-def build_context(ctx: ToolContext, budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
+def build_context(ctx: ToolContext,
+                  budget_tokens: Annotated[int | None, Field(description="leave out the oldest journal "
                                                                          "entries to fit this many tokens "
                                                                          "(an offline estimate)", ge=1,
                                                             strict=True)]
@@ -457,10 +460,10 @@ def append_entry(ctx: ToolContext, file: FileArg, container: ContainerArg,
 
 def set_module_state(ctx: ToolContext, activate: Annotated[list[Annotated[str, Field(max_length=200)]],
                                          Field(description="module ids to make active", max_length=MAX_IDS)]
-                     = [],
+                     = [],  # noqa: B006 -- the tool schema's default; never mutated (set_states reads it)
                      deactivate: Annotated[list[Annotated[str, Field(max_length=200)]],
                                            Field(description="module ids to make inactive", max_length=MAX_IDS)]
-                     = []) -> dict[str, Any]:
+                     = []) -> dict[str, Any]:  # noqa: B006 -- as activate's
     """Move modules between ACTIVE and INACTIVE in the reminder's MODULE_STATE_REGISTRY (§7.3.1), which is
     rewritten whole; other entries stay as they are. Permanent modules cannot be overridden."""
     if not activate and not deactivate:
@@ -510,12 +513,14 @@ def propose_change(ctx: ToolContext, file: FileArg,
                        "zone": _zone(p.zone_level), "would_add": [_relative(w, target) for w in p.would_add],
                        "diff": p.diff, "escaped": list(p.changes)})
 
-def ingest_log(ctx: ToolContext, text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "
+def ingest_log(ctx: ToolContext,
+               text: Annotated[str, Field(description="chat text holding '###### LOG: <date> — <title>' "
                                                       "entries, each closed by [/LOG] (§N.19)",
                                           max_length=MAX_CHAT_CHARS)],
                file: FileArg, container: ContainerArg,
                dry_run: Annotated[bool, Field(description="only report what would be filed (the default); "
-                                                          "false files the entries", strict=True)] = True) -> dict[str, Any]:
+                                                          "false files the entries", strict=True)] = True
+               ) -> dict[str, Any]:
     """File the log entries of chat text into a container, each through the same checks as append_entry,
     as `zonemark ingest` does: one item per entry (filed, would_file, duplicate — already in the container —
     or refused, with its code and what to do instead); when every entry is refused, nothing is filed and the

@@ -67,7 +67,8 @@ _PAGE = """<!DOCTYPE html>
 <span class="warnings"><span class="count" id="warning-count">0</span> warnings</span>
 <span class="hint" id="skipped-note"></span>
 </div>
-<input id="search" type="search" placeholder="Search label or module" autocomplete="off" spellcheck="false" aria-label="Search nodes">
+<input id="search" type="search" placeholder="Search label or module" autocomplete="off" spellcheck="false"
+ aria-label="Search nodes">
 <span id="search-count"></span>
 <label>Layout <select id="layout">
 <option value="auto" selected>auto</option>
@@ -78,8 +79,10 @@ _PAGE = """<!DOCTYPE html>
 </select></label>
 <span id="layout-used" class="hint"></span>
 <button type="button" id="fit">Fit</button>
-<label id="heat-control" hidden><input type="checkbox" id="heat-toggle"> heat (<span id="heat-records">0</span> recorded traces)</label>
-<div id="filter-row"><div id="filters" aria-label="Show node kinds"></div><span id="hidden-note" class="hint"></span></div>
+<label id="heat-control" hidden><input type="checkbox"
+ id="heat-toggle"> heat (<span id="heat-records">0</span> recorded traces)</label>
+<div id="filter-row"><div id="filters"
+ aria-label="Show node kinds"></div><span id="hidden-note" class="hint"></span></div>
 </header>
 <main id="graph-area">
 <div id="cy"></div>

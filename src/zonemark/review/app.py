@@ -18,9 +18,11 @@ the page it came from; the page never decides a rule itself.  Actions run one at
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -41,12 +43,17 @@ from . import pages
 from .pages import Note, Site
 from .security import Gate
 
+TYPE_CHECKING = False  # types for the type checker only: each is imported where it is used
+if TYPE_CHECKING:
+    from ..interchange.trace import TraceResult
+    from ..writer.proposals import Proposal
+
 ACTIVITY_LIMIT = 200
 NOTES_KEPT = 100
 TRACE_SOURCE = "pasted answer"
 
 
-def _committed(note: Note, paths: list) -> Note:
+def _committed(note: Note, paths: list[Path]) -> Note:
     """Commit what a page action wrote (G25); a failed commit's warning is added to the page's note."""
     from .. import __version__
     from ..gitlayer.commits import commit_written
@@ -108,12 +115,13 @@ class Review:
         url = self.site.url("/" + page, note=self.remember(note)) + ("#note" if not anchor else anchor)
         return RedirectResponse(url, status_code=303)
 
-    def act(self, page: str, action) -> RedirectResponse:
+    def act(self, page: str, action: Callable[[], Note]) -> RedirectResponse:
         """Run ``action`` (a writer call returning a Note) alone; a refusal becomes the note."""
         from ..gitlayer.commits import commit_layer, commit_lock
         from ..writer.observe import watching
         layer = commit_layer(self.root)
-        with self.action_lock, (commit_lock(layer) if layer is not None else contextlib.nullcontext()), watching() as seen:
+        with (self.action_lock, (commit_lock(layer) if layer is not None else contextlib.nullcontext()),
+              watching() as seen):
             try:
                 note = action()
             except Exception as exc:  # the writer's refusals and any failure: one line on the page
@@ -174,7 +182,7 @@ class Review:
     def graph_frame(self, request: Request) -> Response:
         return self._graph_response(self.layer(), None)
 
-    def _graph_response(self, layer: Layer, trace) -> Response:
+    def _graph_response(self, layer: Layer, trace: TraceResult | None) -> Response:
         from ..interchange.illuminate import with_recorded_traces
         from ..layer.graph import build_graph
         from ..render.graph_html import content_security_policy, render_html
@@ -218,7 +226,7 @@ class Review:
         fields = await self.form(request)
         return await run_in_threadpool(self.act, "proposals", lambda: self._apply(fields.get("id", "")))
 
-    def _proposal(self, ident: str):
+    def _proposal(self, ident: str) -> Proposal:
         from ..writer.proposals import stored_proposals
         found = [p for p in stored_proposals(self.root) if p.id == ident]
         if not found:
@@ -293,7 +301,7 @@ class Review:
         return RedirectResponse(self.site.url("/activity"), status_code=303)
 
 
-def _page_errors(handler):
+def _page_errors(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """A page that cannot be built (the layer folder is gone, …) is one line on the page, not a traceback."""
 
     async def endpoint(request: Request) -> Response:
@@ -309,7 +317,7 @@ def _page_errors(handler):
     return endpoint
 
 
-def build_app(root, *, token: str, port: int):
+def build_app(root: str | os.PathLike[str], *, token: str, port: int) -> Gate:
     """The ASGI application of the review page of the layer folder ``root``, behind the :class:`Gate`."""
     review = Review(Path(root), token)
     get = ["GET", "HEAD"]

@@ -9,12 +9,20 @@ markup is written here.  Actions are ``<form method="post">`` with the token in 
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from ..layer.status import LayerStatus
 from ..render.formats import counted
 from ..render.diff_html import side_by_side_html, unified_html, unified_text_html, visible_text_html
+
+TYPE_CHECKING = False  # the types of the pages' arguments, for the type checker only
+if TYPE_CHECKING:
+    from ..core.diagnostics import CodeInfo, Diagnostic
+    from ..render.activity import ActivityItem
+    from ..render.proposal_change import ProposalChange
+    from ..writer import Proposal
 
 DASH = "\u2014"
 PAGES = (("activity", "Activity"), ("proposals", "Proposals"), ("modules", "Modules"), ("graph", "Graph"),
@@ -47,7 +55,7 @@ class Site:
         self.token = token
         self.layer_name = layer_name
 
-    def url(self, route: str, /, **params) -> str:
+    def url(self, route: str, /, **params: object) -> str:
         query = {"token": self.token, **{k: v for k, v in params.items() if v is not None}}
         return f"{route}?{urlencode(query)}"
 
@@ -105,7 +113,8 @@ def _facts(rows: list[tuple[str, str]]) -> str:
 
 # -- Activity --------------------------------------------------------------------------------
 
-def activity_page(site: Site, items, *, note: Note | None, counts, shown_limit: int, total: int) -> str:
+def activity_page(site: Site, items: Sequence[ActivityItem], *, note: Note | None, counts: dict[str, int],
+                  shown_limit: int, total: int) -> str:
     intro = ('<p class="lead">zonemark\u2019s writes to the files of this layer, newest first: who wrote, where, '
              'when, and what changed. <strong>Undo</strong> restores the version before a write, as '
              '<code>zonemark undo FILE --as user</code> does: only the newest write of a file can be undone, '
@@ -146,7 +155,8 @@ def activity_page(site: Site, items, *, note: Note | None, counts, shown_limit: 
 
 # -- Proposals -------------------------------------------------------------------------------
 
-def proposals_page(site: Site, changes, decided, *, note: Note | None, counts) -> str:
+def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Sequence[Proposal], *,
+                   note: Note | None, counts: dict[str, int]) -> str:
     out = ['<p class="lead">Changes the AI asked for in zones it may not write itself ([P3] long-term memory, '
            'and [P1]/[P2]/[P4] where it may only ask). <strong>Apply</strong> runs the same checks as '
            '<code>zonemark apply ID --as user</code>: a proposal whose zone changed since it was made is '
@@ -207,7 +217,7 @@ def proposals_page(site: Site, changes, decided, *, note: Note | None, counts) -
 
 # -- Modules ---------------------------------------------------------------------------------
 
-def modules_page(site: Site, status: LayerStatus, *, note: Note | None, counts) -> str:
+def modules_page(site: Site, status: LayerStatus, *, note: Note | None, counts: dict[str, int]) -> str:
     reminder = status.reminder
     where = (f"the registry of {site.file_link(reminder)}" if reminder else "the layer's registry")
     out = [f'<p class="lead">Every module of the layer with its declared state (its <code>STATE</code> field) and '
@@ -254,7 +264,7 @@ def modules_page(site: Site, status: LayerStatus, *, note: Note | None, counts) 
 
 # -- Graph -----------------------------------------------------------------------------------
 
-def graph_page(site: Site, *, note: Note | None, counts) -> str:
+def graph_page(site: Site, *, note: Note | None, counts: dict[str, int]) -> str:
     body = (
         '<div class="graph-layout">'
         f'<form method="post" action="{_a(site.url("/graph/trace"))}" target="graph-frame" class="trace-form">'
@@ -276,7 +286,8 @@ def graph_page(site: Site, *, note: Note | None, counts) -> str:
 
 # -- Check -----------------------------------------------------------------------------------
 
-def check_page(site: Site, diagnostics, catalogue, *, note: Note | None, counts) -> str:
+def check_page(site: Site, diagnostics: Sequence[Diagnostic], catalogue: Mapping[str, CodeInfo], *,
+               note: Note | None, counts: dict[str, int]) -> str:
     errors = sum(1 for d in diagnostics if d.severity.value == "error")
     warnings = len(diagnostics) - errors
     out = [f'<p class="lead">What <code>zonemark check LAYER</code> reports for this layer: '
@@ -312,7 +323,7 @@ def check_page(site: Site, diagnostics, catalogue, *, note: Note | None, counts)
 
 # -- one file --------------------------------------------------------------------------------
 
-def file_page(site: Site, rel: str, text: str, line: int | None, *, counts) -> str:
+def file_page(site: Site, rel: str, text: str, line: int | None, *, counts: dict[str, int]) -> str:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -327,7 +338,7 @@ def file_page(site: Site, rel: str, text: str, line: int | None, *, counts) -> s
     return site.page("file", rel, body, counts=counts)
 
 
-def message_page(site: Site, title: str, text: str, *, counts) -> str:
+def message_page(site: Site, title: str, text: str, *, counts: dict[str, int]) -> str:
     return site.page("message", title, f'<p class="lead">{_t(text)}</p>', counts=counts)
 
 

@@ -21,7 +21,16 @@ Tokens are compared in constant time.  A refusal is a one-line ``text/plain`` an
 from __future__ import annotations
 
 import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
 from urllib.parse import parse_qs
+
+# The ASGI callables this middleware sits between (the ASGI 3 specification's shapes).
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
 
 TOKEN_FIELD = "token"
 TOKEN_HEADER = b"x-zonemark-token"
@@ -53,7 +62,7 @@ def _one(values: list[str] | None) -> str | None:
 class Gate:
     """ASGI middleware: checks host, token and method before ``app`` sees a request (module docstring)."""
 
-    def __init__(self, app, *, token: str, port: int, max_body: int = MAX_BODY):
+    def __init__(self, app: _ASGIApp, *, token: str, port: int, max_body: int = MAX_BODY) -> None:
         if not token or not token.isascii():
             raise ValueError("the token must be non-empty ASCII")
         self.app = app
@@ -62,7 +71,7 @@ class Gate:
         self.origin = f"http://127.0.0.1:{port}".encode("ascii")
         self.max_body = max_body
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
@@ -117,7 +126,7 @@ class Gate:
         await self.app(scope, _replay(body), send)
 
 
-async def _read_body(receive, limit: int) -> bytes | None:
+async def _read_body(receive: _Receive, limit: int) -> bytes | None:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -133,10 +142,10 @@ async def _read_body(receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-def _replay(body: bytes):
+def _replay(body: bytes) -> _Receive:
     sent = False
 
-    async def receive():
+    async def receive() -> _Message:
         nonlocal sent
         if not sent:
             sent = True
@@ -146,10 +155,10 @@ def _replay(body: bytes):
     return receive
 
 
-def _with_headers(send):
+def _with_headers(send: _Send) -> _Send:
     """``send`` adding the default security headers the application did not set itself."""
 
-    async def wrapped(message):
+    async def wrapped(message: _Message) -> None:
         if message["type"] == "http.response.start":
             headers = list(message.get("headers", ()))
             present = {name.lower() for name, _ in headers}
@@ -160,7 +169,7 @@ def _with_headers(send):
     return wrapped
 
 
-async def _refuse(send, status: int, text: str, extra=()) -> None:
+async def _refuse(send: _Send, status: int, text: str, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     body = (text + "\n").encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),

@@ -18,7 +18,9 @@ import shutil
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 LOOPBACK = "127.0.0.1"
 #: Top-level modules of the extra: a failed import of one of them means the extra is missing.
@@ -59,7 +61,8 @@ def page_url(port: int, token: str) -> str:
     return f"http://{LOOPBACK}:{port}/?token={token}"
 
 
-def serve(root, *, port: int = 0, open_browser: bool = False, out=None) -> None:
+def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = False,
+          out: TextIO | None = None) -> None:
     """Serve the review page of the layer folder ``root`` until interrupted (Ctrl-C)."""
     try:
         import uvicorn
@@ -89,7 +92,7 @@ def serve(root, *, port: int = 0, open_browser: bool = False, out=None) -> None:
             shutil.rmtree(launch.parent, ignore_errors=True)
 
 
-def open_page(url: str, opener=None) -> Path:
+def open_page(url: str, opener: Callable[[str], object] | None = None) -> Path:
     """Open ``url`` in the browser without putting it on any command line (W41).
 
     A browser is started with the address it opens in its arguments, which every local user reads

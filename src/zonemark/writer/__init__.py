@@ -78,11 +78,9 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .atomic import replace_file
     from .merge import ConflictRegion, MergeInputError, MergePlan, plan_merge
     from .observe import Written, record_written, watching
-    from .observe import Written, record_written, watching
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,
                          find_container, plan_append, plan_entries)
     from .versions import history, undo
-    from .merge import ConflictRegion, MergeInputError, MergePlan, plan_merge
     from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash
     from .proposals import (MAX_REASON_CHARS, PendingProposal, Proposal, apply_proposal, find_proposal,
                             list_proposals, plan_apply, plan_proposal, preview_proposal, propose, reject_proposal,

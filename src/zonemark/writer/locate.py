@@ -205,7 +205,8 @@ class ZoneIndex:
                     out[k] = v + delta
             return out
 
-        def move_inner(values: list[Any], pivot: int, delta: int) -> list[Any]:  # text inserted right after an opening line stays inside
+        # text inserted right after an opening line stays inside
+        def move_inner(values: list[Any], pivot: int, delta: int) -> list[Any]:
             return [v + delta if v > pivot else v for v in values]
         pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_bytes),
                move_inner(self.z_inner, at, d_bytes), move(self.z_close_line, at_line, d_lines),
@@ -321,7 +322,7 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
             return whole[0]
     parent: int | None = None
     segments = [s.strip() for s in address.split("/")]
-    for depth, seg in enumerate(segments):
+    for seg in segments:
         found = _match(index, containers, parent, seg, top_only=True)
         if not found:
             where = "at the top of the file" if parent is None else f"under {index.label(parent)}"

@@ -370,8 +370,8 @@ def _check_result(before: Document, after: Document, at_line: int, added_lines: 
     return journals[-1].line
 
 
-def add_container(path: str | os.PathLike[str], container_path: str, *, actor: str = "user", module_id: str | None = None,
-                  store: Store | None = None) -> AddedContainer:
+def add_container(path: str | os.PathLike[str], container_path: str, *, actor: str = "user",
+                  module_id: str | None = None, store: Store | None = None) -> AddedContainer:
     """Add a topic or sub-topic (memory) or a module skeleton (reminder, external module) to ``path``.
 
     ``container_path``: in a memory a path of names, 'Maintenance' (a new topic) or
