@@ -58,4 +58,11 @@ def diagnostics_made(monkeypatch) -> list[int]:
         made[0] += 1
         init(self, *args, **kwargs)
     monkeypatch.setattr(Diagnostic, "__init__", counted)
+    from zonemark.core import diagnostics
+    fast = diagnostics._new_diagnostic
+
+    def counted_fast(*args):
+        made[0] += 1
+        return fast(*args)
+    monkeypatch.setattr(diagnostics, "_new_diagnostic", counted_fast)  # what placed() makes them with
     return made

@@ -138,3 +138,11 @@ def test_the_language_server_reads_the_extent_and_computes_no_span(tmp_path: Pat
             for d in parse(MEMORY).diagnostics]
     assert got == want
     assert ("HEADER_INDENTED", 4, 0, 4, len("   ### SUBTOPIC1: 東京 — treni")) in got
+
+
+def test_the_fast_constructor_makes_the_same_diagnostic_as_the_dataclass() -> None:
+    from zonemark.core.diagnostics import CATALOGUE, Diagnostic, _new_diagnostic
+    values = ("HEADER_INDENTED", CATALOGUE["HEADER_INDENTED"].severity, 3, 2, "perché — 東京", "a/東京.md", 7, None, 3, 9)
+    fast, slow = _new_diagnostic(*values), Diagnostic(*values)
+    assert fast == slow and repr(fast) == repr(slow) and fast.to_dict() == slow.to_dict()
+    assert hash(fast) == hash(slow)

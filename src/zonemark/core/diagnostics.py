@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Literal, cast
 
@@ -73,6 +73,29 @@ class Diagnostic:
 #: related_line, count)``, a plain tuple (a scan may make hundreds of thousands); :func:`placed` makes the
 #: :class:`Diagnostic` of it, once.
 Pending = tuple[str, int, int, str, "str | None", "int | None", "int | None"]
+
+
+(_set_code, _set_severity, _set_line, _set_column, _set_message, _set_path, _set_related, _set_count, _set_end_line,
+ _set_end_column) = (getattr(Diagnostic, f.name).__set__ for f in fields(Diagnostic))
+
+
+def _new_diagnostic(code: str, severity: Severity, line: int, column: int, message: str, path: str | None,
+                    related_line: int | None, count: int | None, end_line: int, end_column: int) -> Diagnostic:
+    """``Diagnostic(...)`` of these ten values, without the ten ``object.__setattr__`` calls of a frozen
+    dataclass's ``__init__``: :func:`placed` makes one per finding, ~10^5 on a file full of them (the
+    same object either way: ``tests/core/test_diagnostic_extent.py``)."""
+    d: Diagnostic = object.__new__(Diagnostic)
+    _set_code(d, code)
+    _set_severity(d, severity)
+    _set_line(d, line)
+    _set_column(d, column)
+    _set_message(d, message)
+    _set_path(d, path)
+    _set_related(d, related_line)
+    _set_count(d, count)
+    _set_end_line(d, end_line)
+    _set_end_column(d, end_column)
+    return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,27 +478,29 @@ def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
     """
     items = list(pending)
     lines = [p[1] for p in items]
-    order = sorted(range(len(items)), key=lines.__getitem__)
+    in_order = all(a <= b for a, b in zip(lines, lines[1:]))  # the parser's findings come sorted
+    order: Iterable[int] = range(len(items)) if in_order else sorted(range(len(items)), key=lines.__getitem__)
     out: list[Diagnostic | None] = [None] * len(items)
     find = source.find
     n = len(source)
     severity = {code: info.severity for code, info in CATALOGUE.items()}
+    new = _new_diagnostic
     line_no, pos = 1, 0  # pos: the start of line line_no, n + 1 past the end of source
     shape_line, shape = 0, None
     for k in order:
         code, line, column, message, path, related, total = items[k]
-        target = max(line, 1)
-        while line_no < target and pos <= n:
-            nl = find("\n", pos)
-            pos = n + 1 if nl < 0 else nl + 1
-            line_no += 1
-        if shape is None or shape_line != target:
+        target = line if line > 1 else 1
+        if shape is None or target != shape_line:  # a new line: walk to it and read its shape (once per line)
+            while line_no < target and pos <= n:
+                nl = find("\n", pos)
+                pos = n + 1 if nl < 0 else nl + 1
+                line_no += 1
             if pos > n or line_no < target:
                 text = ""
             else:
                 nl = find("\n", pos)
                 text = source[pos:n if nl < 0 else nl]
             shape_line, shape = target, _LineShape(text)
-        out[k] = Diagnostic(code, severity[code], line, column, message, path, related, total, line,
-                            shape.span(column, code)[1])
+        out[k] = new(code, severity[code], line, column, message, path, related, total, line,
+                     shape.span(column, code)[1])
     return cast("list[Diagnostic]", out)
