@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -441,3 +443,17 @@ def test_i19_the_memory_file_inside_the_export_folder_is_not_read(tmp_path: Path
     files = {f["name"]: (f["status"], f["reason"]) for f in report["files"]}
     assert files[memory.name] == ("skipped", "the memory file imported into")
     assert (report["totals"]["found"], report["totals"]["duplicates"]) == (1, 0)
+
+
+def test_a_damaged_file_is_one_line_even_when_the_json_parser_draws_where_it_failed(tmp_path: Path) -> None:
+    (tmp_path / "rotto — 東京.json").write_text('[{"mapping": {', encoding="utf-8")
+    memory = tmp_path / "mem[ext_memory].md"
+    memory.write_text("# Memoria — perché [external_memory]\n\n[P1]\n## TOPIC: Viaggi\n[/P1]\n\n[P4]\n[/P4]\n",
+                      encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "zonemark", "import", str(tmp_path / "rotto — 東京.json"),
+                           "--into", str(memory), "--container", "Viaggi", "--quiet"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert proc.returncode == 1
+    damaged = [line for line in proc.stdout.splitlines() if line.startswith("damaged:")]
+    assert len(damaged) == 1 and "rotto — 東京.json" in damaged[0] and "not valid JSON" in damaged[0]
+    assert all(line.startswith(("damaged:", "total:")) for line in proc.stdout.splitlines()), proc.stdout

@@ -326,10 +326,10 @@ def _read_file(src: Source, state: _State, tick: Callable[[int], None], memory: 
                     conv = Conversation(conv.id or src.name, src.name, conv.time, conv.messages, conv.skipped)
                 _read_conversation(src.name, fmt.name, conv, state, memory, apply, since)
     except DamagedExport as exc:
-        state.files.append(FileReport(src.name, "damaged", fmt.name if fmt else None, str(exc)))
+        state.files.append(FileReport(src.name, "damaged", fmt.name if fmt else None, _one_line(str(exc))))
         return
     except (OSError, zipfile.BadZipFile, EOFError, RuntimeError) as exc:  # RuntimeError: an encrypted member
-        state.files.append(FileReport(src.name, "damaged", None, f"cannot be read ({exc})"))
+        state.files.append(FileReport(src.name, "damaged", None, _one_line(f"cannot be read ({exc})")))
         return
     state.files.append(FileReport(src.name, "read", fmt.name if fmt else None, None))
 
@@ -380,3 +380,13 @@ def _traces(message: Message, time: _dt.datetime | None, state: _State, memory: 
         state.traces_recorded += sum(1 for r in record_trace(state.layer, message.text, result, now=time)
                                      if r.created)
     return sum(1 for _, content in result.accepted if not content.empty)
+
+
+#: the longest reason a damaged file's line gives (a parser's message can quote much of the file)
+MAX_REASON = 300
+
+
+def _one_line(reason: str) -> str:
+    """A damaged file's reason as one line: a JSON parser's message spans lines (it draws where it failed)."""
+    line = " ".join(reason.split())
+    return line if len(line) <= MAX_REASON else line[:MAX_REASON - 1] + "…"
