@@ -483,3 +483,21 @@ def test_two_devices_append_to_one_journal_and_sync_without_conflict(tmp_path: P
     assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD") == git(bare, "rev-parse", "main")
     for device in (a, b):
         assert run("check", str(device)) == 0
+
+
+def test_an_import_with_apply_is_one_commit_of_the_memory_file(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "layer")
+    assert run("git", "setup", str(repo), "--commit-writes") == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "setup")
+    chat = tmp_path / "chat — 東京.md"  # a plain copy of a chat, outside the layer
+    chat.write_text("Ecco la nota:\n\n###### LOG: 2026-03-04 — catene montate\nCatene montate, perché nevica a 東京.\n",
+                    encoding="utf-8")
+    before = git(repo, "rev-parse", "HEAD")
+    assert run("import", str(chat), "--into", str(memory(repo)), "--container", "Maintenance/Tyres",
+               "--apply", "--quiet") == 0
+    assert "catene montate" in memory(repo).read_text(encoding="utf-8")
+    assert git(repo, "rev-parse", "HEAD~1") == before
+    assert last_commit_files(repo) == ["Garage[ext_memory].md"]
+    assert git(repo, "log", "-1", "--format=%s") == "zonemark: user imported chat entries into Maintenance/Tyres\n"
+    assert git(repo, "status", "--porcelain") == ""

@@ -12,7 +12,7 @@ from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
 
 #: the commands whose writes become one git commit each (when the layer has commit_writes)
 WRITE_COMMANDS = frozenset({"append", "edit", "state", "propose", "apply", "reject", "undo", "add-container",
-                            "new", "ingest"})
+                            "new", "ingest", "import"})
 
 
 def run_git_setup(args: argparse.Namespace) -> int:
@@ -94,7 +94,7 @@ def _where(args: argparse.Namespace) -> str:
     operands = getattr(args, "operands", None)
     if isinstance(operands, list) and operands and isinstance(operands[0], str):
         return operands[0]
-    for name in ("file", "target", "layer", "dir", "proposal"):
+    for name in ("file", "target", "into", "layer", "dir", "proposal"):
         value = getattr(args, name, None)
         if isinstance(value, str) and value and value != "-":
             return value
@@ -135,6 +135,8 @@ def commit_subject(args: argparse.Namespace, actor: str) -> str:
         return f"{actor} created the {args.kind} {args.name}"
     if command == "ingest":
         return f"{actor} filed chat entries into {args.container}"
+    if command == "import":
+        return f"{actor or 'user'} imported chat entries into {args.container}"
     return f"{actor} ran {command}"
 
 
