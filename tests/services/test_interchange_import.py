@@ -457,3 +457,27 @@ def test_a_damaged_file_is_one_line_even_when_the_json_parser_draws_where_it_fai
     damaged = [line for line in proc.stdout.splitlines() if line.startswith("damaged:")]
     assert len(damaged) == 1 and "rotto — 東京.json" in damaged[0] and "not valid JSON" in damaged[0]
     assert all(line.startswith(("damaged:", "total:")) for line in proc.stdout.splitlines()), proc.stdout
+
+
+def test_a_zip_member_that_unpacks_a_thousand_times_its_size_is_refused_unread(tmp_path: Path) -> None:
+    import zipfile
+    bomb = tmp_path / "export — 東京.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("conversations.json", b"[" + b" " * (40 * 1024 * 1024) + b"]")
+        z.writestr("chat — perché.md", "###### LOG: 2026-03-04 — catene\nCatene montate a 東京.\n")
+    memory = tmp_path / "mem[ext_memory].md"
+    memory.write_text("# Memoria — perché [external_memory]\n\n[P1]\n## TOPIC: Viaggi\n[/P1]\n\n[P4]\n[/P4]\n",
+                      encoding="utf-8")
+    opened: list[str] = []
+    real = zipfile.ZipFile.open
+
+    def spy(self: zipfile.ZipFile, name: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(getattr(name, "filename", name))
+        return real(self, name, *args, **kwargs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(zipfile.ZipFile, "open", spy)
+        report = importing.import_export(bomb, memory, "Viaggi")
+    damaged = [f for f in report.files if f.status == "damaged"]
+    assert [f.name for f in damaged] == ["conversations.json"] and "MAX_ZIP_RATIO" in (damaged[0].reason or "")
+    assert "conversations.json" not in opened  # never unpacked
+    assert sum(c.found for c in report.conversations) == 1  # the rest still imports

@@ -154,6 +154,14 @@ class Source:
     size: int
     open: Callable[[], BinaryIO]
     path: Path | None = None  # the file on disk (not for a member of a zip)
+    packed: int | None = None  # a zip member's compressed size
+
+
+#: A zip member that unpacks to more than this many times its packed size (and to more than
+#: :data:`ZIP_RATIO_FLOOR` bytes) is refused unread: chat JSON packs about 5-20 times, a zip bomb
+#: thousands of times, and reading one would cost minutes.
+MAX_ZIP_RATIO = 100
+ZIP_RATIO_FLOOR = 16 * 1024 * 1024
 
 
 def sources(export: Path) -> tuple[list[Source], zipfile.ZipFile | None]:
@@ -170,7 +178,7 @@ def sources(export: Path) -> tuple[list[Source], zipfile.ZipFile | None]:
         except (zipfile.BadZipFile, OSError) as exc:
             raise ImportError_(f"{export.name}: not a readable zip ({exc})") from None
         members = sorted((m for m in archive.infolist() if not m.is_dir()), key=lambda m: m.filename)
-        return [Source(m.filename, m.file_size, _member(archive, m)) for m in members], archive
+        return [Source(m.filename, m.file_size, _member(archive, m), None, m.compress_size) for m in members], archive
     return [Source(export.name, export.stat().st_size, _opener(export), export)], None
 
 
@@ -310,6 +318,12 @@ def _read_file(src: Source, state: _State, tick: Callable[[int], None], memory: 
                since: str | None, pick: str | None) -> None:
     """Recognise one file and read its conversations into ``state``; one report line for the file."""
     fmt = None
+    if src.packed is not None and src.size > ZIP_RATIO_FLOOR and src.size > MAX_ZIP_RATIO * max(src.packed, 1):
+        state.files.append(FileReport(src.name, "damaged", None,
+                                      f"unpacks to {src.size:,} bytes, {src.size // max(src.packed, 1):,} times its "
+                                      f"packed size (at most MAX_ZIP_RATIO = {MAX_ZIP_RATIO}): not read"))
+        tick(src.size)
+        return
     try:
         with src.open() as stream:
             head = stream.read(HEAD_BYTES)
