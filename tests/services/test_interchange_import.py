@@ -481,3 +481,16 @@ def test_a_zip_member_that_unpacks_a_thousand_times_its_size_is_refused_unread(t
     assert [f.name for f in damaged] == ["conversations.json"] and "MAX_ZIP_RATIO" in (damaged[0].reason or "")
     assert "conversations.json" not in opened  # never unpacked
     assert sum(c.found for c in report.conversations) == 1  # the rest still imports
+
+
+def test_a_name_in_the_export_cannot_start_a_line_of_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import zipfile
+    export = tmp_path / "export — 東京.zip"
+    with zipfile.ZipFile(export, "w") as z:
+        z.writestr("note\ntotal: 999 entries filed — perché.bin", b"\x00\x01 not chat")
+    memory = tmp_path / "mem[ext_memory].md"
+    memory.write_text("# Memoria — perché [external_memory]\n\n[P1]\n## TOPIC: Viaggi\n[/P1]\n\n[P4]\n[/P4]\n",
+                      encoding="utf-8")
+    assert main(["import", str(export), "--into", str(memory), "--container", "Viaggi", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("skipped: note\\ntotal: 999") and lines[1].startswith("total: 0")

@@ -144,3 +144,10 @@ def add_commands(subparsers: Any, rows: Sequence[Command]) -> None:
         parser = subparsers.add_parser(row.name, help=row.help, description=row.description, usage=row.usage)
         row.arguments(parser)
         parser.set_defaults(func=row.run)
+
+
+def one_line(message: str) -> str:
+    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN, invisible and
+    direction-changing characters as ⟨U+202E⟩, W30)."""
+    from ..core.text import escape_controls, printable, reveal
+    return reveal(escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n")))

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, one_line
 
 #: the commands whose writes become one git commit each (when the layer has commit_writes)
 WRITE_COMMANDS = frozenset({"append", "edit", "state", "propose", "apply", "reject", "undo", "add-container",
@@ -25,15 +25,16 @@ def run_git_setup(args: argparse.Namespace) -> int:
     try:
         done = setup_layer(args.layer, init=args.init, commit_writes=commit_writes)
     except GitError as exc:
-        raise CliError(_line(f"zonemark git setup: {exc}"), EXIT_USAGE) from None
+        raise CliError(one_line(f"zonemark git setup: {exc}"), EXIT_USAGE) from None
     except OSError as exc:
-        raise CliError(_line(f"zonemark git setup: {exc.strerror or exc}"), EXIT_USAGE) from None
+        raise CliError(one_line(f"zonemark git setup: {exc.strerror or exc}"), EXIT_USAGE) from None
     for change in done.changes:
-        print(_line(change))
+        print(one_line(change))
     if not done.changes:
-        print(_line(f"{args.layer}: already set up; nothing written"))
-    print(_line(f"commit-writes: {'on' if done.commit_writes else 'off'} (each clone runs 'zonemark git setup' once: "
-                "git does not carry config)"), file=sys.stderr)
+        print(one_line(f"{args.layer}: already set up; nothing written"))
+    state = "on" if done.commit_writes else "off"
+    print(one_line(f"commit-writes: {state} (each clone runs 'zonemark git setup' once: git does not carry config)"),
+          file=sys.stderr)
     return EXIT_OK
 
 
@@ -44,28 +45,28 @@ def run_sync(args: argparse.Namespace) -> int:
     try:
         r = sync_layer(args.layer)
     except SyncRefused as exc:
-        raise CliError(_line(f"zonemark sync: {exc}"), EXIT_FINDINGS) from None
+        raise CliError(one_line(f"zonemark sync: {exc}"), EXIT_FINDINGS) from None
     except GitError as exc:
-        raise CliError(_line(f"zonemark sync: {exc}"), EXIT_USAGE) from None
-    print(_line(f"{r.branch} <- {r.upstream}: {r.incoming} commit{'s' if r.incoming != 1 else ''} in"))
+        raise CliError(one_line(f"zonemark sync: {exc}"), EXIT_USAGE) from None
+    print(one_line(f"{r.branch} <- {r.upstream}: {r.incoming} commit{'s' if r.incoming != 1 else ''} in"))
     for rel, address, added in r.entries:
-        print(_line(f"  {rel}: {address}: +{added} entr{'ies' if added != 1 else 'y'}"))
+        print(one_line(f"  {rel}: {address}: +{added} entr{'ies' if added != 1 else 'y'}"))
     counted = {rel for rel, _, _ in r.entries}
     for rel in r.changed:
         if rel not in counted:
-            print(_line(f"  {rel}: changed"))
+            print(one_line(f"  {rel}: changed"))
     if r.conflicts:
         for rel in r.conflicts:
-            print(_line(f"  conflict: {rel}"))
-        print(_line(f"zonemark sync: {len(r.conflicts)} file{'s' if len(r.conflicts) != 1 else ''} in conflict; "
+            print(one_line(f"  conflict: {rel}"))
+        print(one_line(f"zonemark sync: {len(r.conflicts)} file{'s' if len(r.conflicts) != 1 else ''} in conflict; "
                     "resolve them (zonemark check shows the regions), git commit, then sync again "
                     "(or git merge --abort); nothing was pushed"), file=sys.stderr)
         return EXIT_FINDINGS
     if r.push_error is not None:
-        print(_line(f"zonemark sync: the push was refused ({r.push_error}); nothing was forced: sync again to "
+        print(one_line(f"zonemark sync: the push was refused ({r.push_error}); nothing was forced: sync again to "
                     "merge what arrived meanwhile"), file=sys.stderr)
         return EXIT_FINDINGS
-    print(_line(f"{r.branch} -> {r.upstream}: {r.outgoing} commit{'s' if r.outgoing != 1 else ''} out"
+    print(one_line(f"{r.branch} -> {r.upstream}: {r.outgoing} commit{'s' if r.outgoing != 1 else ''} out"
                 + (" (pushed)" if r.pushed else "")))
     return EXIT_OK
 
@@ -108,7 +109,7 @@ def _commit(args: argparse.Namespace, paths: list[Any], actor: str) -> None:
     outcome = commit_written(paths, "zonemark: " + commit_subject(args, actor), actor=actor,
                              client=f"zonemark-cli {__version__}")
     if outcome is not None and outcome.warning:
-        print(_line(outcome.warning), file=sys.stderr)
+        print(one_line(outcome.warning), file=sys.stderr)
 
 
 def commit_subject(args: argparse.Namespace, actor: str) -> str:
@@ -139,10 +140,6 @@ def commit_subject(args: argparse.Namespace, actor: str) -> str:
         return f"{actor or 'user'} imported chat entries into {args.container}"
     return f"{actor} ran {command}"
 
-
-def _line(text: str) -> str:
-    from .write import _one_line
-    return _one_line(text)
 
 
 def _arguments_git(s: argparse.ArgumentParser) -> None:

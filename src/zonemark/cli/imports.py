@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, json_text
+from .common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError, Command, json_text, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,8 +95,13 @@ def _bar() -> _Bar | None:
         return None  # no tqdm: no bar, the import still runs
 
 
+def _out(line: str) -> None:
+    """One line of the report: whatever a file, a title or a reason quotes stays on it (names in a zip are
+    the export's, not ours)."""
+    sys.stdout.write(one_line(line.removesuffix("\n")) + "\n")
+
+
 def _print(report: ImportReport) -> None:
-    from .interchange import _out
     for c in report.conversations:
         title = c.title or "(untitled)"
         verb = "would file" if report.dry_run else "filed"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..writer import ACTOR_HELP, ACTORS, DATE_HELP  # the writer's own words (writer.rules imports nothing more)
-from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command, read_input
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command, one_line, read_input
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
@@ -57,11 +57,11 @@ def _run(action: Callable[[], _T]) -> _T:
     except CliError:
         raise
     except RefusedWrite as exc:
-        raise CliError(_one_line(str(exc)), EXIT_REFUSED) from None
+        raise CliError(one_line(str(exc)), EXIT_REFUSED) from None
     except StoreError as exc:
-        raise CliError(_one_line(f"refused: {exc}"), EXIT_REFUSED) from None
+        raise CliError(one_line(f"refused: {exc}"), EXIT_REFUSED) from None
     except (ValueError, TypeError) as exc:
-        raise CliError(_one_line(f"zonemark: {exc}"), EXIT_USAGE) from None
+        raise CliError(one_line(f"zonemark: {exc}"), EXIT_USAGE) from None
     except FileNotFoundError as exc:
         raise CliError(f"zonemark: no such file: {exc.filename or exc}", EXIT_USAGE) from None
     except IsADirectoryError as exc:
@@ -73,13 +73,6 @@ def _run(action: Callable[[], _T]) -> _T:
     except Exception as exc:  # a defect: still one line, never a traceback
         raise CliError(f"zonemark: internal error ({exc.__class__.__name__}: {exc})",
                        EXIT_USAGE) from None
-
-
-def _one_line(message: str) -> str:
-    """A message as one line, whatever it quotes (line breaks shown as \\n, invalid bytes as \\xNN, invisible and
-    direction-changing characters as ⟨U+202E⟩, W30)."""
-    from ..core.text import escape_controls, printable, reveal
-    return reveal(escape_controls(printable(message).replace("\r", "\\r").replace("\n", "\\n")))
 
 
 def _notes(changes: Iterable[str]) -> None:
@@ -119,7 +112,7 @@ def _states_now(target: Path) -> list[str]:
     try:
         layer = Layer.load(folder)
     except LayerError as exc:
-        raise CliError(_one_line(f"zonemark state: {exc}"), EXIT_USAGE) from None
+        raise CliError(one_line(f"zonemark state: {exc}"), EXIT_USAGE) from None
     rel = layer.reminder if target.is_dir() else next(
         (f.rel for f in layer.files if f.path.resolve() == target.resolve()), target.name)
     file = next((f for f in layer.files if f.rel == rel), None) if rel else None
@@ -150,13 +143,13 @@ def _proposal_path(args: argparse.Namespace, verb: str) -> Path:
     from ..writer import find_proposal
     given = Path(args.proposal)
     if given.is_dir():
-        raise CliError(_one_line(f"zonemark {verb}: {args.proposal} is a folder; give a proposal file or id "
+        raise CliError(one_line(f"zonemark {verb}: {args.proposal} is a folder; give a proposal file or id "
                                  f"('zonemark proposals' lists them)"), EXIT_USAGE)
     if args.layer is None and given.is_file():
         return given
     where = Path(args.layer if args.layer is not None else ".")
     if not where.exists():
-        raise CliError(_one_line(f"zonemark: no such file or folder: {args.layer}"), EXIT_USAGE)
+        raise CliError(one_line(f"zonemark: no such file or folder: {args.layer}"), EXIT_USAGE)
     return _run(lambda: find_proposal(where, args.proposal)).path
 
 
@@ -177,7 +170,7 @@ def run_append(args: argparse.Namespace) -> int:
     r = _run(lambda: append_entry(path, args.container, args.title, body, actor=args.actor,
                                             date=args.date, timestamp=args.timestamp))
     _notes(r.changes)
-    print(_one_line(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
+    print(one_line(f"{path}: appended to {r.target} at line {r.line} (zone at line {r.zone}; "
                     f"history {r.history_id}; {r.method} check)"))
     return EXIT_OK
 
@@ -188,7 +181,7 @@ def run_state(args: argparse.Namespace) -> int:
         raise CliError(f"zonemark: no such file or folder: {args.target}", EXIT_USAGE)
     if not args.activate and not args.deactivate:
         for line in _run(lambda: _states_now(target)):
-            print(_one_line(line))
+            print(one_line(line))
         return EXIT_OK
     ids = [i.strip() for raw in (args.activate or []) + (args.deactivate or []) for i in raw.split(",")]
     if not any(ids):
@@ -226,7 +219,7 @@ def run_propose(args: argparse.Namespace) -> int:
     _notes(p.changes)
     if p.would_add:
         n = len(p.would_add)
-        print(_one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "
+        print(one_line(f"note: the change would add {n} finding{'s' if n != 1 else ''} (first: {p.would_add[0]}); "
                         f"'zonemark proposals --show {p.id}' shows the change"), file=sys.stderr)
     print(f"{p.path}")
     return EXIT_OK
@@ -256,17 +249,17 @@ def run_proposals(args: argparse.Namespace) -> int:
         return EXIT_OK
     pending = _run(lambda: list_proposals(where))
     if not pending:
-        print(_one_line(f"{args.target}: no pending proposals"))
+        print(one_line(f"{args.target}: no pending proposals"))
         return EXIT_OK
-    rows = [tuple(_one_line(cell) for cell in (  # the cells as printed, so the widths hold
+    rows = [tuple(one_line(cell) for cell in (  # the cells as printed, so the widths hold
                 p.id, _rel(p.proposal.target, where), f"[P{p.proposal.zone_level}] line "
                 f"{p.zone_now if p.zone_now is not None else p.proposal.zone_line}",
                 _age(p.proposal.created), "STALE" if p.stale else "ok", p.proposal.reason)) for p in pending]
     head = ("ID", "FILE", "ZONE", "AGE", "STATE", "REASON")
     widths = [max(len(r[k]) for r in rows + [head]) for k in range(5)]
     for row in [head] + rows:
-        print(_one_line("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row[:5])) + "  " + row[5]))
-    print(_one_line(f"{len(pending)} pending; 'zonemark proposals {args.target} --show ID' shows one, "
+        print(one_line("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row[:5])) + "  " + row[5]))
+    print(one_line(f"{len(pending)} pending; 'zonemark proposals {args.target} --show ID' shows one, "
                     f"'zonemark apply ID --as user' applies it"), file=sys.stderr)
     return EXIT_OK
 
@@ -278,7 +271,7 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"{path}: no saved versions")
         return EXIT_OK
     for e in entries:
-        print(_one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
+        print(one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
     return EXIT_OK
 
 def run_undo(args: argparse.Namespace) -> int:
