@@ -77,12 +77,8 @@ def run_with_commits(args: argparse.Namespace, func: Callable[[argparse.Namespac
     layer's commit lock is held from before the write to its commit, so each write is its own commit."""
     if getattr(args, "command", None) not in WRITE_COMMANDS:
         return func(args)
-    from ..gitlayer.commits import commit_layer, commit_lock
-    from ..writer.observe import watching
-    layer = commit_layer(_where(args))
-    if layer is None:
-        return func(args)
-    with commit_lock(layer), watching() as seen:
+    from ..gitlayer.commits import writes_to_commit
+    with writes_to_commit(_where(args)) as seen:
         try:
             return func(args)
         finally:

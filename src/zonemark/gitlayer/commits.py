@@ -8,8 +8,10 @@ missing identity) the caller gets one warning line saying how to commit by hand.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -18,6 +20,8 @@ import filelock
 
 from .git import GitError, run_git, work_tree
 from .settings import STATE_DIR, layer_of, read_settings
+
+from ..writer.observe import Written, watching
 
 #: seconds a commit is retried while another git process holds the repository's lock
 RETRY_SECONDS = 5.0
@@ -56,6 +60,20 @@ def commit_lock(layer: Path) -> filelock.BaseFileLock:
     lock_file = layer / STATE_DIR / "locks" / "git-commit.lock"
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     return filelock.FileLock(str(lock_file), timeout=-1)
+
+
+@contextlib.contextmanager
+def writes_to_commit(where: str | os.PathLike[str]) -> Iterator[list[Written] | None]:
+    """Around one write at ``where``: None when its layer does not commit its writes; else the list the writer
+    fills with the files it wrote (:func:`zonemark.writer.observe.watching`), while the layer's
+    :func:`commit_lock` is held, so that the caller commits them with :func:`commit_written` before the block
+    ends and each write is its own commit (G28).  Every face that writes uses it."""
+    layer = commit_layer(where)
+    if layer is None:
+        yield None
+        return
+    with commit_lock(layer), watching() as seen:
+        yield seen
 
 
 def commit_written(paths: Sequence[str | os.PathLike[str]], subject: str, *, actor: str,

@@ -652,12 +652,8 @@ class _LayerServer(MCPServer):
                                                        f"{', '.join(sorted(known)) or 'none'}{note}"))
         if name not in WRITE_TOOLS:
             return await self._call_tool(name, arguments, context)
-        from ..gitlayer.commits import commit_layer, commit_lock
-        from ..writer.observe import watching
-        layer = commit_layer(self.folder.root)
-        if layer is None:
-            return await self._call_tool(name, arguments, context)
-        with commit_lock(layer), watching() as seen:  # G28: each write is its own commit
+        from ..gitlayer.commits import writes_to_commit
+        with writes_to_commit(self.folder.root) as seen:  # G28: each write is its own commit
             try:
                 return await self._call_tool(name, arguments, context)
             finally:

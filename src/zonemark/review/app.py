@@ -17,7 +17,6 @@ the page it came from; the page never decides a rule itself.  Actions run one at
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import threading
@@ -117,16 +116,13 @@ class Review:
 
     def act(self, page: str, action: Callable[[], Note]) -> RedirectResponse:
         """Run ``action`` (a writer call returning a Note) alone; a refusal becomes the note."""
-        from ..gitlayer.commits import commit_layer, commit_lock
-        from ..writer.observe import watching
-        layer = commit_layer(self.root)
-        with (self.action_lock, (commit_lock(layer) if layer is not None else contextlib.nullcontext()),
-              watching() as seen):
+        from ..gitlayer.commits import writes_to_commit
+        with self.action_lock, writes_to_commit(self.root) as seen:
             try:
                 note = action()
             except Exception as exc:  # the writer's refusals and any failure: one line on the page
                 note = _refusal(exc)
-            if seen and layer is not None:  # G25: the write is one git commit of what it wrote
+            if seen:  # G25: the write is one git commit of what it wrote
                 note = _committed(note, [w.path for w in seen])
             return self.back(page, note)
 
