@@ -86,22 +86,23 @@ def _read(name: str) -> bytes:
 def _git_merge_file(ours: str, base: str | None, theirs: str, labels: list[str]) -> int:
     """A file that is not a layer file: git's own line merge, in place on OURS (an empty base for --two-way)."""
     import os
-    import subprocess
     import tempfile
 
+    from ..gitlayer.git import GitError, run_git
     empty = None
     if base is None:
         fd, empty = tempfile.mkstemp(prefix="zonemark-merge-base-")
         os.close(fd)
         base = empty
-    command = ["git", "merge-file"]
+    command = ["merge-file"]
     for label in labels:
         command += ["-L", label]
     try:
-        done = subprocess.run([*command, ours, base, theirs], capture_output=True, text=True, check=False)
-    except OSError as exc:
-        raise CliError(f"{_PREFIX}: not a layer file, and git cannot run for its line merge: "
-                       f"{exc.strerror or exc}", EXIT_USAGE) from None
+        done = run_git([*command, ours, base, theirs], os.getcwd())  # the one way git runs: a timeout, no prompt
+    except (GitError, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CliError(f"{_PREFIX}: not a layer file, and git cannot run for its line merge: {reason}",
+                       EXIT_USAGE) from None
     finally:
         if empty is not None:
             os.unlink(empty)
