@@ -119,13 +119,11 @@ def _decode(data: bytes, what: str) -> str:
 
 
 def _line_starts(text: str) -> tuple[int, ...]:
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
+    """Where each line of ``text`` starts (the parser's lines), without the empty one after a last ``\n``."""
+    from ..layer.spans import SourceLines
+    starts = SourceLines(text).starts
     if starts[-1] == len(text) and len(starts) > 1:
-        starts.pop()
+        starts = starts[:-1]
     return tuple(starts)
 
 

@@ -78,15 +78,6 @@ def _registry_lines(active: list[str], inactive: list[str]) -> str:
     return _registry_line("ACTIVE", active) + "\n" + _registry_line("INACTIVE", inactive) + "\n"
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
-
-
 def _registry_entry_lines(doc: Document, heading: Heading, starts: list[int]) -> list[tuple[int, str]]:
     """The registry's own lines (line number, 'ACTIVE'|'INACTIVE'), as the parser reads them (§7.3.1).
 
@@ -121,7 +112,8 @@ def _replace_registry_lines(doc: Document, heading: Heading, active: list[str],
     registry line is removed.  Without any registry line the two go right after the header.
     """
     text = doc.source
-    starts = _line_starts(text)
+    from ..layer.spans import SourceLines
+    starts = SourceLines(text).starts
 
     def bounds(n: int) -> tuple[int, int]:
         return starts[n - 1], (starts[n] if n < len(starts) else len(text))
