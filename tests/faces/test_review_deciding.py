@@ -318,3 +318,23 @@ def test_old_records_without_decided_by_are_shown_as_decided_by_the_user(server)
     row = re.search(rf'<tr class="status-rejected"><td class="mono">{pid}</td>.*?</tr>', _html(server, "/proposals"))
     assert re.findall(r"<td[^>]*>(.*?)</td>", row.group(0))[4:6] == ["user", "vecchio — 古い"]
 
+
+
+def test_a_batch_of_applies_over_the_byte_budget_is_refused_before_any_write(tmp_path, monkeypatch):
+    """RV18: the applies of one batch rewrite at most BATCH_BYTES of files in all; one proposal alone always may."""
+    from zonemark.review import app
+    layer = make_layer(tmp_path)
+    a = add_ai_activity(layer)
+    size = (layer / MEMORY_NAME).stat().st_size
+    monkeypatch.setattr(app, "BATCH_BYTES", 2 * size)  # two applies to that file fit, three do not
+    review = app.Review(layer, "t" * 43)
+    before = tree_state(layer)
+    note = review._batch([a.apply_id, a.reject_id, a.hostile_id], "apply", "")
+    assert note.kind == "refused" and note.text.startswith("refused: applying these 3 proposals rewrites ")
+    assert "MB of files in all; a batch applies at most 0 MB (tick fewer, or apply them one by one)" in note.text
+    assert tree_state(layer) == before
+    monkeypatch.setattr(app, "BATCH_BYTES", 1)
+    assert review._batch([a.apply_id], "apply", "").text == f"applied 1 of 1 proposals: {a.apply_id}"
+    assert "foglie rosse" in (layer / MEMORY_NAME).read_text(encoding="utf-8")
+    rejected = review._batch([a.reject_id, a.hostile_id], "reject", "troppi — 多すぎ")  # rejections write no file
+    assert rejected.kind == "ok" and rejected.text.startswith("rejected 2 of 2 proposals")

@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 
 ACTIVITY_LIMIT = 50  # writes on one page of Activity (RV15: older ones are on the next pages)
 BATCH_LIMIT = 50  # proposals decided in one batch (RV18)
+#: bytes of the files a batch's applies rewrite, in all (RV18): each apply parses its file twice, about 0.35 s a MB
+#: here, so a batch at the limit takes about 2 s; a batch of one proposal is always allowed (its own button is)
+BATCH_BYTES = 6 * 1024 * 1024
 PAGE_THREADS = 8  # pages built at once; a page is built in a daemon thread (RV25)
 STATIC = {"review.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
 NOTES_KEPT = 100
@@ -278,9 +281,9 @@ class Review:
         fields = await self.form(request)
         return await run_in_threadpool(self.act, "proposals", lambda: self._apply(fields.get("id", "")))
 
-    def _proposal(self, ident: str) -> Proposal:
+    def _proposal(self, ident: str, stored: list[Proposal] | None = None) -> Proposal:
         from ..writer.proposals import stored_proposals
-        found = [p for p in stored_proposals(self.root) if p.id == ident]
+        found = [p for p in (stored_proposals(self.root) if stored is None else stored) if p.id == ident]
         if not found:
             raise ValueError(f"refused: no proposal {ident!r} in this layer")
         root = self.root.resolve()
@@ -290,9 +293,9 @@ class Review:
                 raise ValueError(f"refused: proposal {ident} is for {why}: not a file of this layer")
         return found[0]
 
-    def _apply(self, ident: str) -> Note:
+    def _apply(self, ident: str, stored: list[Proposal] | None = None) -> Note:
         from ..writer import apply_proposal
-        proposal = self._proposal(ident)
+        proposal = self._proposal(ident, stored)
         result = apply_proposal(proposal.path, actor="user")
         if not result.changed:
             return Note("ok", f"proposal {ident} applied: the zone already held that text; nothing written")
@@ -320,14 +323,29 @@ class Review:
             return Note("refused", f"refused: tick at least one proposal to {decision}")
         if len(ids) > BATCH_LIMIT:
             return Note("refused", f"refused: {len(ids)} proposals ticked; a batch decides at most {BATCH_LIMIT}")
+        from ..writer.proposals import stored_proposals
+        stored = stored_proposals(self.root)  # read once: each one is still checked by the writer when decided
+        if decision == "apply" and len(ids) > 1:
+            wanted = set(ids)
+            size = 0
+            for p in stored:
+                if p.id in wanted:
+                    try:
+                        size += p.target.stat().st_size
+                    except OSError:
+                        pass  # the apply itself says what is wrong with that file
+            if size > BATCH_BYTES:
+                return Note("refused", f"refused: applying these {len(ids)} proposals rewrites {size / 2**20:.1f} MB "
+                                       f"of files in all; a batch applies at most {BATCH_BYTES // 2**20} MB (tick "
+                                       "fewer, or apply them one by one)")
         done: list[str] = []
         refused: list[str] = []
         for ident in ids:
             try:
                 if decision == "apply":
-                    self._apply(ident)
+                    self._apply(ident, stored)
                 else:
-                    self._reject(ident, reason)
+                    self._reject(ident, reason, stored)
             except Exception as exc:  # each one refused on its own, as its single button would be
                 why = _refusal(exc)
                 refused.append(f"{ident} ({why.code}: {why.text})" if why.code else f"{ident} ({why.text})")
@@ -339,9 +357,9 @@ class Review:
             text += f"; refused {len(refused)}: " + "; ".join(refused)
         return Note("refused" if refused else "ok", text)
 
-    def _reject(self, ident: str, reason: str) -> Note:
+    def _reject(self, ident: str, reason: str, stored: list[Proposal] | None = None) -> Note:
         from ..writer import reject_proposal
-        proposal = self._proposal(ident)
+        proposal = self._proposal(ident, stored)
         reject_proposal(proposal.path, actor="user", reason=reason.strip() or None)
         return Note("ok", f"proposal {ident} rejected; {proposal.target.name} was not touched")
 
