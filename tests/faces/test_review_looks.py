@@ -113,3 +113,19 @@ def test_ctrl_c_stops_the_server_at_the_first_press_even_during_a_slow_page(tmp_
     assert (code, err) == (0, "zonemark review: stopped\n")
     assert not finished.exists()  # the slow page was not waited for
     assert answers == [503]  # its request got one line, not a dropped connection
+
+
+def test_ctrl_c_while_the_browser_starts_removes_the_private_page(tmp_path):
+    """W41 with RV25: a Ctrl-C while ``--open`` waits for the browser command leaves no page with the token."""
+    from zonemark.review.serve import open_page
+    seen = []
+
+    def interrupted(uri: str) -> None:
+        seen.append(uri)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        open_page("http://127.0.0.1:9/?token=perché-東京", opener=interrupted)
+    page = urlsplit(seen[0]).path
+    from pathlib import Path
+    assert not Path(page).exists() and not Path(page).parent.exists()

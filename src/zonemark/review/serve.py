@@ -86,11 +86,12 @@ def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = F
     url = page_url(actual, token)
     out.write(url + "\n")
     out.flush()
-    launch = open_page(url) if open_browser else None
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             date_header=False)
     server = _stop_at_once(review.abandon_pages)(config)
+    launch: Path | None = None
     try:
+        launch = open_page(url) if open_browser else None
         server.run(sockets=[sock])
     finally:
         sock.close()
@@ -139,7 +140,11 @@ def open_page(url: str, opener: Callable[[str], object] | None = None) -> Path:
     if opener is None:
         import webbrowser
         opener = webbrowser.open
-    opener(page.as_uri())
+    try:
+        opener(page.as_uri())  # webbrowser waits for a browser command that does not go to the background
+    except BaseException:  # Ctrl-C while the browser starts: the private page goes too
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return page
 
 
