@@ -26,6 +26,9 @@ DRAFT = ("# Bozza — 下書き [external_memory]\n\n[P1]\n## TOPIC: Idee\n[/P2]
          "[P4]\n###### LOG: 2026-13-01 — data sbagliata\n[/P4]\n")
 SCREENSHOTS = ("activity", "proposals", "modules", "graph", "check")
 WIDTH, HEIGHT = 1280, 800
+#: the dark and narrow pictures (RV26): (page, dark, width)
+VARIANTS = (("activity", True, WIDTH), ("proposals", True, WIDTH), ("activity", False, 400),
+            ("proposals", False, 400), ("activity", True, 400), ("proposals", True, 400))
 
 
 @pytest.fixture
@@ -318,6 +321,8 @@ def test_screenshots_of_every_page(browser, review, tmp_path):
             browser.evaluate(f"{frame}.zonemarkGraph.select('module:001')")  # its details, beside the trace
             time.sleep(0.5)  # the graph's own 250 ms zoom
             browser.evaluate("window.scrollTo(0, 0)")
+        if page == "activity":  # the newest card opened to its diff, the others on their one line
+            browser.evaluate("document.querySelector('article.write details').open = true")
         if page == "check":  # a draft file with an error, to show both severities
             (review.layer / "bozza[ext_memory].md").write_text(DRAFT, encoding="utf-8")
             open_page(browser, review.url("/check"))
@@ -331,6 +336,27 @@ def test_screenshots_of_every_page(browser, review, tmp_path):
     assert len(set(shots.values())) == len(SCREENSHOTS)
     for page in SCREENSHOTS:
         assert _png_size((folder / f"review-{page}.png").read_bytes()) == (WIDTH, HEIGHT)
+    try:
+        for page, dark, width in VARIANTS:
+            browser.call("Emulation.setEmulatedMedia",
+                         features=[{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}])
+            browser.call("Emulation.setDeviceMetricsOverride", width=width, height=HEIGHT, deviceScaleFactor=1,
+                         mobile=False)
+            open_page(browser, review.url("/" + page))
+            if page == "activity":
+                browser.evaluate("document.querySelector('article.write details').open = true")
+            assert browser.evaluate("document.documentElement.scrollWidth") <= width
+            browser.next_frames()
+            data = base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"])
+            assert _png_size(data) == (width, HEIGHT) and len(data) > 20_000
+            name = f"review-{page}{'-dark' if dark else ''}{'-narrow' if width < WIDTH else ''}.png"
+            (folder / name).write_bytes(data)
+            shots[name] = data
+        assert len(set(shots.values())) == len(SCREENSHOTS) + len(VARIANTS)
+    finally:
+        browser.call("Emulation.setEmulatedMedia", features=[])
+        browser.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1,
+                     mobile=False)
     no_problems(browser)
 
 

@@ -89,19 +89,9 @@ def _rel(target: Path, where: Path) -> str:
 
 
 def _age(created: str) -> str:
-    """'5 min', '3 h', '2 d' since an ISO timestamp ('?' when unreadable)."""
-    import datetime as dt
-    try:
-        then = dt.datetime.fromisoformat(created)
-    except ValueError:
-        return "?"
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=dt.timezone.utc)
-    seconds = max(0, int((dt.datetime.now(dt.timezone.utc) - then).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds // size} {unit}"
-    return f"{seconds} s"
+    """'5 min', '3 h', '2 d' since an ISO timestamp ('?' when unreadable): the one rule the review page shows too."""
+    from ..render.times import age
+    return age(created)
 
 
 def _states_now(target: Path) -> list[str]:

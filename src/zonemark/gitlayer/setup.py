@@ -17,7 +17,8 @@ from .settings import STATE_DIR, LayerSettings, read_settings, settings_path, se
 DRIVER_NAME = "zonemark: merges IllAIra Markdown files zone by zone"
 ATTRIBUTE_LINE = "*.md merge=zonemark"
 #: what is machine-local in ``.zonemark/``: proposals/, traces/ and settings.json stay tracked
-IGNORED = ("locks/", "history/", "search.sqlite3*", "*.lock", ".*.zonemark-tmp.*", ".zonemark-tmp.*")
+IGNORED = ("locks/", "history/", "search.sqlite3*", "review-visit.json", "*.lock", ".*.zonemark-tmp.*",
+           ".zonemark-tmp.*")
 IGNORE_TEXT = ("# zonemark git setup: what is machine-local in .zonemark/ (locks, saved versions, the search index).\n"
                "# proposals/, traces/ and settings.json stay tracked, so another device can apply a proposal.\n"
                + "".join(line + "\n" for line in IGNORED))

@@ -7,6 +7,7 @@ the very function the CLI calls with ``--as user``:
 POST /activity/undo    :func:`zonemark.writer.undo` (the write named must be the one undo reverts)
 POST /proposals/apply  :func:`zonemark.writer.apply_proposal`
 POST /proposals/reject :func:`zonemark.writer.reject_proposal`
+POST /proposals/batch  either of the two, on each ticked proposal in turn (RV18)
 POST /modules/state    :func:`zonemark.writer.set_states` on the layer folder (§7.3.1)
 POST /graph/trace      :func:`zonemark.interchange.trace.read_trace` (and ``record_trace`` when asked)
 =====================  ==================================================================
@@ -17,6 +18,8 @@ the page it came from; the page never decides a rule itself.  Actions run one at
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import os
 import sys
 import threading
@@ -45,9 +48,16 @@ from .security import Gate
 TYPE_CHECKING = False  # types for the type checker only: each is imported where it is used
 if TYPE_CHECKING:
     from ..interchange.trace import TraceResult
+    from ..render.activity import ActivityItem
     from ..writer.proposals import Proposal
 
-ACTIVITY_LIMIT = 200
+ACTIVITY_LIMIT = 50  # writes on one page of Activity (RV15: older ones are on the next pages)
+BATCH_LIMIT = 50  # proposals decided in one batch (RV18)
+#: bytes of the files a batch's applies rewrite, in all (RV18): each apply parses its file twice, about 0.35 s a MB
+#: here, so a batch at the limit takes about 2 s; a batch of one proposal is always allowed (its own button is)
+BATCH_BYTES = 6 * 1024 * 1024
+PAGE_THREADS = 8  # pages built at once; a page is built in a daemon thread (RV25)
+STATIC = {"review.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
 NOTES_KEPT = 100
 TRACE_SOURCE = "pasted answer"
 
@@ -80,6 +90,29 @@ class Review:
         self.note_count = 0
         self.action_lock = threading.Lock()
         self.cache = LayerCache(self.root, confined=False)
+        from .visit import read_visit
+        self.visit = read_visit(self.root)  # RV16: the last visit, read once for the whole run
+        self.seen: dt.datetime | None = None  # when this run last showed the newest writes
+        self.page_slots = asyncio.Semaphore(PAGE_THREADS)
+        self.building: set[asyncio.Future[Response]] = set()  # the pages being built now
+
+    def abandon_pages(self) -> None:
+        """The server stops (RV25): every page still being built is answered now with one line, not awaited."""
+        for future in list(self.building):
+            if not future.done():
+                future.set_result(PlainTextResponse("zonemark review: stopped before this page was ready",
+                                                    status_code=503))
+
+    def end_visit(self) -> None:
+        """Record this run as the last visit, when it showed the newest writes (RV16); one line if it cannot."""
+        if self.seen is None:
+            return
+        from .visit import write_visit
+        try:
+            write_visit(self.root, self.seen)
+        except OSError as exc:
+            print(printable(f"zonemark review: the visit could not be recorded: {exc.strerror or exc}"),
+                  file=sys.stderr)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -111,7 +144,7 @@ class Review:
         return key
 
     def back(self, page: str, note: Note, anchor: str = "") -> RedirectResponse:
-        url = self.site.url("/" + page, note=self.remember(note)) + ("#note" if not anchor else anchor)
+        url = self.site.url("/" + page, note=self.remember(note)) + ("#main" if not anchor else anchor)  # RV24
         return RedirectResponse(url, status_code=303)
 
     def act(self, page: str, action: Callable[[], Note]) -> RedirectResponse:
@@ -130,11 +163,37 @@ class Review:
 
     def activity(self, request: Request) -> Response:
         from ..render.activity import layer_activity
+        from ..render.activity_query import ActivityQuery, QueryError, read_query, select
         layer = self.layer()
+        try:
+            query = read_query(request.query_params)
+        except QueryError as exc:  # RV15: a bad filter is one line, status 400
+            return HTMLResponse(pages.message_page(self.site, "Activity", str(exc), counts=self.counts(layer)),
+                                status_code=400)
+        served = dt.datetime.now(dt.timezone.utc)
         items = layer_activity(layer)
-        shown = items[:ACTIVITY_LIMIT]
-        return HTMLResponse(pages.activity_page(self.site, shown, note=self.note(request), counts=self.counts(layer),
-                                                shown_limit=ACTIVITY_LIMIT, total=len(items)))
+        shown = select(items, query, page_size=ACTIVITY_LIMIT, visit=self.visit)
+        first = query == ActivityQuery()
+        summary = self.summary(layer, items) if first else None
+        if first:
+            self.seen = served
+        visit = self.visit.isoformat() if self.visit else None
+        return HTMLResponse(pages.activity_page(self.site, shown, query, note=self.note(request),
+                                                counts=self.counts(layer), visit=visit, summary=summary))
+
+    def summary(self, layer: Layer, items: list[ActivityItem]) -> pages.Summary:
+        """RV20: the AI's writes since the last visit per container, the proposals waiting, what check finds."""
+        from ..render.activity_query import after_visit, new_entries
+        from ..writer.proposals import list_proposals
+        try:
+            pending = list_proposals(self.root)
+        except (OSError, ValueError):
+            pending = []
+        found = reported_diagnostics(layer, single_file=False)
+        errors = sum(1 for d in found if d.severity.value == "error")
+        return pages.Summary(self.visit.isoformat() if self.visit else None, tuple(new_entries(items, self.visit)),
+                             sum(1 for i in items if i.entry.actor == "user" and after_visit(i, self.visit)),
+                             len(pending), sum(1 for p in pending if p.stale), errors, len(found) - errors)
 
     def proposals(self, request: Request) -> Response:
         from ..render.proposal_change import decided_proposals, pending_changes
@@ -222,9 +281,9 @@ class Review:
         fields = await self.form(request)
         return await run_in_threadpool(self.act, "proposals", lambda: self._apply(fields.get("id", "")))
 
-    def _proposal(self, ident: str) -> Proposal:
+    def _proposal(self, ident: str, stored: list[Proposal] | None = None) -> Proposal:
         from ..writer.proposals import stored_proposals
-        found = [p for p in stored_proposals(self.root) if p.id == ident]
+        found = [p for p in (stored_proposals(self.root) if stored is None else stored) if p.id == ident]
         if not found:
             raise ValueError(f"refused: no proposal {ident!r} in this layer")
         root = self.root.resolve()
@@ -234,9 +293,9 @@ class Review:
                 raise ValueError(f"refused: proposal {ident} is for {why}: not a file of this layer")
         return found[0]
 
-    def _apply(self, ident: str) -> Note:
+    def _apply(self, ident: str, stored: list[Proposal] | None = None) -> Note:
         from ..writer import apply_proposal
-        proposal = self._proposal(ident)
+        proposal = self._proposal(ident, stored)
         result = apply_proposal(proposal.path, actor="user")
         if not result.changed:
             return Note("ok", f"proposal {ident} applied: the zone already held that text; nothing written")
@@ -247,9 +306,60 @@ class Review:
         return await run_in_threadpool(self.act, "proposals",
                                        lambda: self._reject(fields.get("id", ""), fields.get("reason", "")))
 
-    def _reject(self, ident: str, reason: str) -> Note:
+    async def batch(self, request: Request) -> Response:
+        body = (await request.body()).decode("utf-8", "replace")
+        fields = parse_qs(body, keep_blank_values=True)
+        ids = list(dict.fromkeys(fields.get("id", [])))
+        decision = fields.get("decision", [""])
+        reason = fields.get("reason", [""])
+        return await run_in_threadpool(self.act, "proposals", lambda: self._batch(
+            ids, decision[0] if len(decision) == 1 else "", reason[0] if len(reason) == 1 else ""))
+
+    def _batch(self, ids: list[str], decision: str, reason: str) -> Note:
+        """RV18: each ticked proposal applied (or rejected) on its own; the refused ones named with their reason."""
+        if decision not in ("apply", "reject"):
+            return Note("refused", "refused: a batch decision is apply or reject")
+        if not ids:
+            return Note("refused", f"refused: tick at least one proposal to {decision}")
+        if len(ids) > BATCH_LIMIT:
+            return Note("refused", f"refused: {len(ids)} proposals ticked; a batch decides at most {BATCH_LIMIT}")
+        from ..writer.proposals import stored_proposals
+        stored = stored_proposals(self.root)  # read once: each one is still checked by the writer when decided
+        if decision == "apply" and len(ids) > 1:
+            wanted = set(ids)
+            size = 0
+            for p in stored:
+                if p.id in wanted:
+                    try:
+                        size += p.target.stat().st_size
+                    except OSError:
+                        pass  # the apply itself says what is wrong with that file
+            if size > BATCH_BYTES:
+                return Note("refused", f"refused: applying these {len(ids)} proposals rewrites {size / 2**20:.1f} MB "
+                                       f"of files in all; a batch applies at most {BATCH_BYTES // 2**20} MB (tick "
+                                       "fewer, or apply them one by one)")
+        done: list[str] = []
+        refused: list[str] = []
+        for ident in ids:
+            try:
+                if decision == "apply":
+                    self._apply(ident, stored)
+                else:
+                    self._reject(ident, reason, stored)
+            except Exception as exc:  # each one refused on its own, as its single button would be
+                why = _refusal(exc)
+                refused.append(f"{ident} ({why.code}: {why.text})" if why.code else f"{ident} ({why.text})")
+            else:
+                done.append(ident)
+        verb = "applied" if decision == "apply" else "rejected"
+        text = f"{verb} {len(done)} of {len(ids)} proposals" + (f": {', '.join(done)}" if done else "")
+        if refused:
+            text += f"; refused {len(refused)}: " + "; ".join(refused)
+        return Note("refused" if refused else "ok", text)
+
+    def _reject(self, ident: str, reason: str, stored: list[Proposal] | None = None) -> Note:
         from ..writer import reject_proposal
-        proposal = self._proposal(ident)
+        proposal = self._proposal(ident, stored)
         reject_proposal(proposal.path, actor="user", reason=reason.strip() or None)
         return Note("ok", f"proposal {ident} rejected; {proposal.target.name} was not touched")
 
@@ -289,19 +399,62 @@ class Review:
 
     # -- static ---------------------------------------------------------------------------
 
-    def stylesheet(self, request: Request) -> Response:
-        css = resources.files("zonemark.review").joinpath("static", "review.css").read_text(encoding="utf-8")
-        return Response(css, media_type="text/css; charset=utf-8")
+    def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return PlainTextResponse("zonemark review: no such file", status_code=404)
+        data = resources.files("zonemark.review").joinpath("static", name).read_bytes()
+        return Response(data, media_type=STATIC[name])
 
     def home(self, request: Request) -> Response:
         return RedirectResponse(self.site.url("/activity"), status_code=303)
 
 
-def _page_errors(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
-    """A page that cannot be built (the layer folder is gone, …) is one line on the page, not a traceback."""
+async def _in_daemon_thread(slots: asyncio.Semaphore, building: set[asyncio.Future[Response]],
+                            handler: Callable[[Request], Response], request: Request) -> Response:
+    """``handler(request)`` in a daemon thread of its own (RV25): a page that only reads never holds up the
+    server's stop; actions stay in the worker threads, which the process waits for, so a write ends whole."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Response] = loop.create_future()
+
+    def settle(outcome: Response | BaseException) -> None:
+        if future.done():
+            return
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+    def work() -> None:
+        outcome: Response | BaseException
+        try:
+            outcome = handler(request)
+        except Exception as exc:
+            outcome = exc
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:  # the server stopped meanwhile: nobody waits for this page
+            pass
+
+    async with slots:
+        building.add(future)
+        try:
+            threading.Thread(target=work, name="zonemark review page", daemon=True).start()
+            return await future
+        finally:
+            building.discard(future)
+
+
+def _page_errors(handler: Callable[[Request], Response],
+                 review: Review | None = None) -> Callable[[Request], Awaitable[Response]]:
+    """A page that cannot be built (the layer folder is gone, …) is one line on the page, not a traceback.
+
+    With ``review`` the page is built in a daemon thread (:func:`_in_daemon_thread`), else in a worker thread."""
 
     async def endpoint(request: Request) -> Response:
         try:
+            if review is not None:
+                return await _in_daemon_thread(review.page_slots, review.building, handler, request)
             return await run_in_threadpool(handler, request)
         except LayerError as exc:
             return PlainTextResponse(printable(f"zonemark review: {exc}"), status_code=500)
@@ -313,23 +466,28 @@ def _page_errors(handler: Callable[[Request], Response]) -> Callable[[Request], 
     return endpoint
 
 
-def build_app(root: str | os.PathLike[str], *, token: str, port: int) -> Gate:
-    """The ASGI application of the review page of the layer folder ``root``, behind the :class:`Gate`."""
-    review = Review(Path(root), token)
+def build_app(root: str | os.PathLike[str], *, token: str, port: int, review: Review | None = None) -> Gate:
+    """The ASGI application of the review page of the layer folder ``root``, behind the :class:`Gate`
+    (``review``: the run's state, made here unless the caller keeps it to end the visit)."""
+    review = review or Review(Path(root), token)
     get = ["GET", "HEAD"]
+    def page(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+        return _page_errors(handler, review)
+
     routes = [
-        Route("/", _page_errors(review.home), methods=get),
-        Route("/activity", _page_errors(review.activity), methods=get),
-        Route("/proposals", _page_errors(review.proposals), methods=get),
-        Route("/modules", _page_errors(review.modules), methods=get),
-        Route("/graph", _page_errors(review.graph), methods=get),
-        Route("/graph/frame", _page_errors(review.graph_frame), methods=get),
-        Route("/check", _page_errors(review.check), methods=get),
-        Route("/file", _page_errors(review.file), methods=get),
-        Route("/static/review.css", _page_errors(review.stylesheet), methods=get),
+        Route("/", page(review.home), methods=get),
+        Route("/activity", page(review.activity), methods=get),
+        Route("/proposals", page(review.proposals), methods=get),
+        Route("/modules", page(review.modules), methods=get),
+        Route("/graph", page(review.graph), methods=get),
+        Route("/graph/frame", page(review.graph_frame), methods=get),
+        Route("/check", page(review.check), methods=get),
+        Route("/file", page(review.file), methods=get),
+        Route("/static/{name}", page(review.static), methods=get),
         Route("/activity/undo", review.undo, methods=["POST"]),
         Route("/proposals/apply", review.apply, methods=["POST"]),
         Route("/proposals/reject", review.reject, methods=["POST"]),
+        Route("/proposals/batch", review.batch, methods=["POST"]),
         Route("/modules/state", review.set_state, methods=["POST"]),
         Route("/graph/trace", review.trace, methods=["POST"]),
     ]

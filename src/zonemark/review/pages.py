@@ -20,7 +20,7 @@ from ..render.diff_html import side_by_side_html, unified_html, unified_text_htm
 TYPE_CHECKING = False  # the types of the pages' arguments, for the type checker only
 if TYPE_CHECKING:
     from ..core.diagnostics import CodeInfo, Diagnostic
-    from ..render.activity import ActivityItem
+    from ..render.activity_query import ActivityPage, ActivityQuery
     from ..render.proposal_change import ProposalChange
     from ..writer import Proposal
 
@@ -37,6 +37,20 @@ def _t(value: object) -> str:
 def _a(value: str) -> str:
     """An attribute value (ours: URLs, ids)."""
     return html.escape(value, quote=True)
+
+
+_BREAK_AFTER = frozenset("/[]_-.")
+
+
+def _name(value: str) -> str:
+    """A file name or path for the page, with a break opportunity (``<wbr>``) after ``/ [ ] _ - .`` (RV22)."""
+    pieces, start = [], 0
+    for k, char in enumerate(value):
+        if char in _BREAK_AFTER and k + 1 < len(value):
+            pieces.append(value[start:k + 1])
+            start = k + 1
+    pieces.append(value[start:])
+    return "<wbr>".join(_t(piece) for piece in pieces)
 
 
 @dataclass(frozen=True)
@@ -62,7 +76,7 @@ class Site:
     def file_link(self, rel: str, line: int | None = None, label: str | None = None) -> str:
         text = label if label is not None else (rel if line is None else f"{rel}:{line}")
         href = self.url("/file", path=rel, line=line) + (f"#L{line}" if line else "")
-        return f'<a href="{_a(href)}">{_t(text)}</a>'
+        return f'<a href="{_a(href)}">{_name(text)}</a>'
 
     def form(self, action: str, fields: dict[str, str], button: str, *, css: str = "", extra: str = "",
              label: str | None = None) -> str:
@@ -90,7 +104,8 @@ class Site:
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             '<meta name="referrer" content="same-origin">\n'
             f"<title>{_t(title)} \u2014 {_t(self.layer_name)} \u2014 zonemark review</title>\n"
-            f'<link rel="stylesheet" href="{_a(self.url("/static/review.css"))}">\n</head>\n'
+            f'<link rel="stylesheet" href="{_a(self.url("/static/review.css"))}">\n'
+            f'<link rel="icon" type="image/svg+xml" href="{_a(self.url("/static/favicon.svg"))}">\n</head>\n'
             f'<body class="page-{_a(current)}{" wide" if wide else ""}">\n'
             '<a class="skip" href="#main">Skip to content</a>\n'
             f'<header class="top"><p class="brand">zonemark review <span class="layer">{_t(self.layer_name)}</span></p>'
@@ -99,12 +114,12 @@ class Site:
 
 
 def _time(timestamp: str) -> str:
-    shown = timestamp.replace("T", " ")
-    if "." in shown:
-        shown = shown.split(".", 1)[0] + (" UTC" if shown.endswith("+00:00") else "")
-    elif shown.endswith("+00:00"):
-        shown = shown[:-6] + " UTC"
-    return f'<time datetime="{_a(timestamp)}">{_t(shown)}</time>'
+    """A stored time in the machine's local time with its age ("23 min ago"), the exact UTC on hover (RV21)."""
+    from ..render.times import age, local_time, parse_time, utc_time
+    if parse_time(timestamp) is None:
+        return f'<time>{_t(timestamp)}</time>'
+    return (f'<time datetime="{_a(timestamp)}" title="{_a(utc_time(timestamp))}">{_t(local_time(timestamp))} '
+            f'<span class="age">({_t(age(timestamp))} ago)</span></time>')
 
 
 def _facts(rows: list[tuple[str, str]]) -> str:
@@ -113,24 +128,116 @@ def _facts(rows: list[tuple[str, str]]) -> str:
 
 # -- Activity --------------------------------------------------------------------------------
 
-def activity_page(site: Site, items: Sequence[ActivityItem], *, note: Note | None, counts: dict[str, int],
-                  shown_limit: int, total: int) -> str:
+@dataclass(frozen=True)
+class Summary:
+    """The top of the first Activity page (RV20): what is new since the last visit, what waits, what check finds."""
+
+    visit: str | None  # the last visit (ISO 8601), None when none is recorded
+    new_ai: tuple[tuple[str, int], ...]  # the AI's writes since then, per container ('' unknown), most first
+    new_user: int  # the user's own writes since then
+    pending: int
+    stale: int
+    errors: int
+    warnings: int
+
+
+def _summary(site: Site, summary: Summary) -> str:
+    since = f"since your last visit ({_time(summary.visit)})" if summary.visit else \
+        "since zonemark kept the history (no earlier visit is recorded)"
+    wrote = sum(n for _, n in summary.new_ai)
+    if wrote:
+        where = ", ".join(f"{_t(label) if label else 'a container not found'} ({n})" for label, n in summary.new_ai)
+        ai = (f'<li><strong>The AI wrote {counted(wrote, "time")}</strong> {since}: {where}. '
+              f'<a href="{_a(site.url("/activity", actor="ai", new="1"))}">Show them</a></li>')
+    else:
+        ai = f"<li>The AI wrote nothing {since}.</li>"
+    user = f"<li>You wrote {counted(summary.new_user, 'time')} yourself.</li>" if summary.new_user else ""
+    stale = f" ({summary.stale} stale)" if summary.stale else ""
+    waiting = (f'<li><a href="{_a(site.url("/proposals"))}">{counted(summary.pending, "proposal")} '
+               f'{"waits" if summary.pending == 1 else "wait"} for a decision</a>{stale}.</li>'
+               if summary.pending else "<li>No proposal waits for a decision.</li>")
+    found = (f'<li><a href="{_a(site.url("/check"))}"><code>check</code> finds {counted(summary.errors, "error")} '
+             f'and {counted(summary.warnings, "warning")}</a>.</li>' if summary.errors or summary.warnings else
+             "<li><code>check</code> finds nothing: every file checks clean.</li>")
+    return (f'<section class="summary" aria-labelledby="summary-title"><h2 id="summary-title">At a glance</h2>'
+            f'<ul>{ai}{user}{waiting}{found}</ul></section>')
+
+
+def _select(name: str, label: str, choices: Sequence[tuple[str, str]], chosen: str) -> str:
+    options = "".join(f'<option value="{_a(value)}"{" selected" if value == chosen else ""}>{_t(text)}</option>'
+                      for value, text in choices)
+    return (f'<span class="field"><label for="f-{name}">{label}</label><select id="f-{name}" name="{name}">'
+            f'{options}</select></span>')
+
+
+def _filters(site: Site, query: ActivityQuery, page: ActivityPage, visit: str | None) -> str:
+    """The filter form (RV15): a plain GET form, the token in a hidden field like every address."""
+    files = [("", "every file"), *((f, f) for f in page.files)]
+    if query.file and query.file not in page.files:
+        files.append((query.file, query.file))
+    containers = [("", "every container"), *((c, c) for c in page.containers)]
+    if query.container and query.container not in page.containers:
+        containers.append((query.container, query.container))
+    since = query.since.isoformat() if query.since else ""
+    until = query.until.isoformat() if query.until else ""
+    new_label = f"only since my last visit ({_time(visit)})" if visit else "only since my last visit (none recorded)"
+    return (f'<form method="get" action="/activity" class="filters" aria-label="Filter the writes">'
+            f'<input type="hidden" name="token" value="{_a(site.token)}">'
+            + _select("actor", "Who", [("", "everyone"), ("ai", "the AI\u2019s writes"), ("user", "my own")],
+                      query.actor)
+            + _select("file", "File", files, query.file) + _select("container", "Container", containers,
+                                                                   query.container)
+            + f'<span class="field"><label for="f-since">From</label><input type="date" id="f-since" name="since" '
+            f'value="{_a(since)}"></span><span class="field"><label for="f-until">To</label><input type="date" '
+            f'id="f-until" name="until" value="{_a(until)}"></span>'
+            f'<label class="check"><input type="checkbox" name="new" value="1"{" checked" if query.new else ""}> '
+            f'{new_label}</label>'
+            f'<button type="submit" id="f-show">Show</button>'
+            f'<a href="{_a(site.url("/activity"))}" class="clear">Clear</a></form>')
+
+
+def _pager(site: Site, query: ActivityQuery, page: ActivityPage) -> str:
+    if page.pages <= 1:
+        return ""
+    links = []
+    if page.page > 1:
+        links.append(f'<a rel="prev" href="{_a(site.url("/activity", **query.params(page=page.page - 1)))}">'
+                     '\u2190 Newer</a>')
+    links.append(f'<span>page {page.page} of {page.pages}</span>')
+    if page.page < page.pages:
+        links.append(f'<a rel="next" href="{_a(site.url("/activity", **query.params(page=page.page + 1)))}">'
+                     'Older \u2192</a>')
+    return f'<nav class="pager" aria-label="Pages of writes">{"".join(links)}</nav>'
+
+
+def activity_page(site: Site, page: ActivityPage, query: ActivityQuery, *, note: Note | None,
+                  counts: dict[str, int], visit: str | None = None, summary: Summary | None = None) -> str:
     intro = ('<p class="lead">zonemark\u2019s writes to the files of this layer, newest first: who wrote, where, '
-             'when, and what changed. <strong>Undo</strong> restores the version before a write, as '
+             'when; open one to see what changed. <strong>Undo</strong> restores the version before a write, as '
              '<code>zonemark undo FILE --as user</code> does: only the newest write of a file can be undone, '
              'and only while the file is still what zonemark wrote.</p>')
-    if not items:
-        return site.page("activity", "Activity", intro + '<p class="empty">No write yet: zonemark has kept no '
-                         'history for the files of this layer.</p>', note=note, counts=counts)
-    out = [intro]
-    if total > len(items):
-        out.append(f'<p class="hint">The newest {shown_limit} of {total} writes are shown.</p>')
+    out = [_summary(site, summary) if summary is not None else "", intro]
+    if not page.total:
+        return site.page("activity", "Activity", "".join(out) + '<p class="empty">No write yet: zonemark has kept '
+                         'no history for the files of this layer.</p>', note=note, counts=counts)
+    out.append(_filters(site, query, page, visit))
+    shown = (f"{counted(page.matched, 'write')} of {page.total} match" if query.filtered
+             else counted(page.total, "write"))
+    first = page.start
+    if page.items:
+        shown += f"; {first + 1}\u2013{first + len(page.items)} shown"
+    out.append(f'<p class="hint" id="shown">{shown}.</p>')
+    if not page.items:
+        out.append('<p class="empty">No write matches these filters.</p>')
+    pager = _pager(site, query, page)
+    out.append(pager)
     out.append('<ol class="cards">')
-    for n, item in enumerate(items, 1):
+    for n, item in enumerate(page.items, first + 1):
         entry = item.entry
         heading_id = f"write-{n}"
         actor = entry.actor if entry.actor in ("ai", "user") else "other"
         undoes = f" (undoes {_t(entry.undoes)})" if entry.undoes else ""
+        where = _t(item.container.label) if item.container else '<span class="hint">container unknown</span>'
         facts = [("File", site.file_link(item.file)),
                  ("Container", _t(item.container.label) if item.container else '<span class="hint">unknown</span>'),
                  ("Time", _time(entry.timestamp)),
@@ -147,13 +254,32 @@ def activity_page(site: Site, items: Sequence[ActivityItem], *, note: Note | Non
                 label=f"Undo write {entry.id} to {item.file}") +
                 '<span class="hint">restores the version before it (kept in history too)</span></div>')
         out.append(f'<li><article class="card write actor-{actor}" aria-labelledby="{heading_id}">'
-                   f'<h2 id="{heading_id}"><span class="actor">{_t(entry.actor)}</span> {_t(entry.action)}</h2>'
-                   f'{_facts(facts)}{diff}{action}</article></li>')
+                   f'<details><summary><h2 id="{heading_id}"><span class="actor">{_t(entry.actor)}</span> '
+                   f'{_t(entry.action)}</h2> <span class="line"><span class="where">{_name(item.file)} \u00b7 '
+                   f'{where}</span> <span class="when">{_time(entry.timestamp)}</span></span></summary>'
+                   f'{_facts(facts)}{diff}</details>{action}</article></li>')
     out.append("</ol>")
+    out.append(pager)
     return site.page("activity", "Activity", "".join(out), note=note, counts=counts)
 
 
 # -- Proposals -------------------------------------------------------------------------------
+
+DECIDED_SHOWN = 50
+
+
+def _batch_form(site: Site) -> str:
+    """One form for the ticked proposals (RV18): each checkbox below belongs to it by ``form="batch"``."""
+    return (f'<form method="post" action="{_a(site.url("/proposals/batch"))}" id="batch" class="batch">'
+            f'<input type="hidden" name="token" value="{_a(site.token)}">'
+            '<span class="hint">Tick proposals below, then decide them together; each is checked on its own, '
+            'and one that cannot be applied is refused and named.</span>'
+            '<button type="submit" name="decision" value="apply" class="primary" id="batch-apply">'
+            'Apply selected</button>'
+            '<label for="batch-reason">Why (for a rejection, optional)</label>'
+            '<input type="text" id="batch-reason" name="reason" maxlength="500" autocomplete="off">'
+            '<button type="submit" name="decision" value="reject" class="danger" id="batch-reject">'
+            'Reject selected</button></form>')
 
 def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Sequence[Proposal], *,
                    note: Note | None, counts: dict[str, int]) -> str:
@@ -164,6 +290,8 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
            'record.</p>']
     if not changes:
         out.append('<p class="empty">No proposal is waiting.</p>')
+    else:
+        out.append(_batch_form(site))
     for change in changes:
         p = change.proposal
         anchor = f"proposal-{p.id}"
@@ -179,7 +307,9 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
             facts.append(("Would add", "<ul>" + "".join(f"<li>{_t(x)}</li>" for x in p.would_add) + "</ul>"))
         parts = [f'<article class="card proposal{" stale" if change.stale else ""}" id="{_a(anchor)}" '
                  f'aria-labelledby="{_a(anchor)}-title">',
-                 f'<h2 id="{_a(anchor)}-title">Proposal <span class="mono">{_t(p.id)}</span></h2>',
+                 f'<h2 id="{_a(anchor)}-title">Proposal <span class="mono">{_t(p.id)}</span></h2>'
+                 f'<p class="pick"><input type="checkbox" name="id" value="{_a(p.id)}" form="batch" '
+                 f'id="pick-{_a(p.id)}"><label for="pick-{_a(p.id)}">select for the batch</label></p>',
                  f'<p class="reason"><strong>Reason:</strong> <span class="reason-text">{_t(p.reason)}</span></p>',
                  _facts(facts)]
         if change.before is None:
@@ -205,13 +335,19 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
         parts.append('<div class="actions">' + "".join(buttons) + "</div></article>")
         out.append("".join(parts))
     if decided:
-        out.append('<h2 class="section">Already decided</h2><table class="grid"><thead><tr>'
-                   '<th scope="col">Proposal</th><th scope="col">Status</th><th scope="col">File</th>'
-                   '<th scope="col">Reason</th><th scope="col">Created</th></tr></thead><tbody>')
-        for p in decided[:50]:
+        out.append('<h2 class="section">Already decided</h2><table class="grid decided"><thead><tr>'
+                   '<th scope="col">Proposal</th><th scope="col">Decision</th><th scope="col">File</th>'
+                   '<th scope="col">When</th><th scope="col">By</th><th scope="col">Your reason</th>'
+                   '<th scope="col">The AI\u2019s reason</th></tr></thead><tbody>')
+        for p in decided[:DECIDED_SHOWN]:
+            when = _time(p.decided) if p.decided else '<span class="hint">not recorded</span>'
+            mine = _t(p.rejection_reason) if p.rejection_reason else DASH
             out.append(f'<tr class="status-{_a(p.status)}"><td class="mono">{_t(p.id)}</td><td>{_t(p.status)}</td>'
-                       f'<td>{_t(p.target.name)}</td><td>{_t(p.reason)}</td><td>{_time(p.created)}</td></tr>')
+                       f'<td>{_name(p.target.name)}</td><td>{when}</td><td>{_t(p.decided_by or "user")}</td>'
+                       f'<td class="mine">{mine}</td><td>{_t(p.reason)}</td></tr>')
         out.append("</tbody></table>")
+        if len(decided) > DECIDED_SHOWN:
+            out.append(f'<p class="hint">The newest {DECIDED_SHOWN} of {len(decided)} decisions are shown.</p>')
     return site.page("proposals", "Proposals", "".join(out), note=note, counts=counts)
 
 
@@ -342,5 +478,5 @@ def message_page(site: Site, title: str, text: str, *, counts: dict[str, int]) -
     return site.page("message", title, f'<p class="lead">{_t(text)}</p>', counts=counts)
 
 
-__all__ = ["Note", "PAGES", "Site", "activity_page", "check_page", "file_page", "graph_page", "message_page",
-           "modules_page", "proposals_page"]
+__all__ = ["DECIDED_SHOWN", "Note", "PAGES", "Site", "Summary", "activity_page", "check_page", "file_page",
+           "graph_page", "message_page", "modules_page", "proposals_page"]

@@ -20,7 +20,12 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
+
+TYPE_CHECKING = False  # uvicorn is imported when the server starts; its type only for the type checker
+if TYPE_CHECKING:
+    import uvicorn
 
 LOOPBACK = "127.0.0.1"
 #: Top-level modules of the extra: a failed import of one of them means the extra is missing.
@@ -67,7 +72,7 @@ def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = F
     try:
         import uvicorn
 
-        from .app import build_app
+        from .app import Review, build_app
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] in EXTRA_MODULES:
             raise MissingExtra("the review page needs the 'review' extra: pip install 'zonemark[review]'") from None
@@ -76,20 +81,43 @@ def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = F
     sock = bind_loopback(port)
     actual = sock.getsockname()[1]
     token = new_token()
-    app = build_app(root, token=token, port=actual)
+    review = Review(Path(root), token)
+    app = build_app(root, token=token, port=actual, review=review)
     url = page_url(actual, token)
     out.write(url + "\n")
     out.flush()
-    launch = open_page(url) if open_browser else None
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             date_header=False)
-    server = uvicorn.Server(config)
+    server = _stop_at_once(review.abandon_pages)(config)
+    launch: Path | None = None
     try:
+        launch = open_page(url) if open_browser else None
         server.run(sockets=[sock])
     finally:
         sock.close()
+        review.end_visit()
         if launch is not None:
             shutil.rmtree(launch.parent, ignore_errors=True)
+
+
+def _stop_at_once(on_stop: Callable[[], None]) -> type[uvicorn.Server]:
+    """uvicorn's server, stopping at the first Ctrl-C (RV25): it does not wait for the open connections.
+
+    A page is built in a daemon thread, so a slow page does not hold the process; an action runs in a worker
+    thread, which the interpreter waits for on the way out, so a write in progress still ends whole.  ``on_stop``
+    runs first, on the server's loop: it answers the pages still being built."""
+    import uvicorn
+
+    class StopAtOnce(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            self.force_exit = True
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            on_stop()
+            await super().shutdown(sockets)
+
+    return StopAtOnce
 
 
 def open_page(url: str, opener: Callable[[str], object] | None = None) -> Path:
@@ -112,7 +140,11 @@ def open_page(url: str, opener: Callable[[str], object] | None = None) -> Path:
     if opener is None:
         import webbrowser
         opener = webbrowser.open
-    opener(page.as_uri())
+    try:
+        opener(page.as_uri())  # webbrowser waits for a browser command that does not go to the background
+    except BaseException:  # Ctrl-C while the browser starts: the private page goes too
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return page
 
 

@@ -84,6 +84,11 @@ class Proposal:
     zone_context: tuple[str, ...] | None = None
     #: what the writer removed from the proposed content (W23), as ``append_entry`` reports it; () when read back
     changes: tuple[str, ...] = ()
+    #: when it was applied or rejected (ISO 8601, UTC), who decided, and the user's reason for a rejection;
+    #: "" while open (and ``decided_by`` "" for a record made before it was kept: only the user decides)
+    decided: str = ""
+    decided_by: str = ""
+    rejection_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -291,7 +296,10 @@ def _from_record(p: Path, record: dict[str, Any], target: Path) -> Proposal:
                     record["new_content"], str(record.get("diff", "")), str(record.get("reason", "")),
                     str(record.get("proposed_by", "")), str(record.get("created", "")),
                     str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()),
-                    None if context is None else tuple(context))
+                    None if context is None else tuple(context),
+                    decided=str(record.get("applied") or record.get("rejected") or ""),
+                    decided_by=str(record.get("decided_by", "")),
+                    rejection_reason=str(record.get("rejection_reason", "")))
 
 
 def load(proposal_path: str | os.PathLike[str]) -> Proposal:
@@ -319,7 +327,9 @@ def load(proposal_path: str | os.PathLike[str]) -> Proposal:
     # Every other field as propose() writes it: a record edited by hand is set aside, never half read.
     would_add = record.get("would_add", [])
     if (record.get("id", p.stem) != p.stem or record.get("status") not in _STATUSES
-            or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff"))
+            or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff",
+                                                                    "applied", "rejected", "decided_by",
+                                                                    "rejection_reason"))
             or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)
             or not (zone.get("context") is None or (isinstance(zone["context"], list)
                                                     and all(isinstance(x, str) for x in zone["context"])))):
@@ -390,7 +400,7 @@ def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user"
                         action=f"apply proposal {proposal.id}")
     record = json.loads(proposal.path.read_text(encoding="utf-8"))
     record.update(status="applied", applied=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                  history_id=done.history_id)
+                  history_id=done.history_id, decided_by=actor)
     _write_json(proposal.path, record)
     u = done.update
     return ApplyResult(u.path, u.changed, u.old_size, u.new_size, u.history_id, done.result.zone)
@@ -411,7 +421,8 @@ def reject_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user
         raise RefusedWrite(f"refused: proposal {proposal.id} is already {proposal.status}", code="PROPOSAL_CLOSED",
                            rule="W2")
     record = json.loads(proposal.path.read_text(encoding="utf-8"))
-    record.update(status="rejected", rejected=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    record.update(status="rejected", rejected=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                  decided_by=actor)
     if reason and reason.strip():
         record["rejection_reason"] = reason.strip()
     _write_json(proposal.path, record)
@@ -438,7 +449,7 @@ def reopen_undone_proposal(target: str | os.PathLike[str], undone: HistoryEntry)
             break
     else:
         return False
-    for key in ("applied", "history_id"):
+    for key in ("applied", "history_id", "decided_by"):
         record.pop(key, None)
     record.update(status="open", reopened=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     _write_json(path, record)
