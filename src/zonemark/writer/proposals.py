@@ -46,6 +46,7 @@ from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
 from .results import ApplyResult
+from .attribution import current_via
 from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_characters, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
@@ -84,6 +85,13 @@ class Proposal:
     zone_context: tuple[str, ...] | None = None
     #: what the writer removed from the proposed content (W23), as ``append_entry`` reports it; () when read back
     changes: tuple[str, ...] = ()
+    #: the client the proposal was made for (``name (token id)``, :mod:`.attribution`), when a face named one
+    via: str | None = None
+
+    @property
+    def who(self) -> str:
+        """Who proposed it: ``ai via ChatGPT (3f9a2b1c)``, or ``ai``."""
+        return f"{self.proposed_by} via {self.via}" if self.via else self.proposed_by
 
 
 @dataclass(frozen=True)
@@ -274,6 +282,7 @@ def propose(path: str | os.PathLike[str], target: int | str | None, new_content:
         "format": FORMAT, "id": pid, "status": "open", "file": path.name,  # relative to its .zonemark's folder
         "zone": {"line": zone.line, "level": zone.level, "sha256": plan.zone_sha256, "context": list(plan.context)},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
+        **({"via": via} if (via := current_via()) is not None else {}),
         "would_add": list(plan.would_add), "new_content": plan.inner, "diff": _diff(path.name, data, plan.new_data),
     }
     out = proposals_dir(path) / f"{pid}.json"
@@ -291,7 +300,8 @@ def _from_record(p: Path, record: dict[str, Any], target: Path) -> Proposal:
                     record["new_content"], str(record.get("diff", "")), str(record.get("reason", "")),
                     str(record.get("proposed_by", "")), str(record.get("created", "")),
                     str(record.get("status", "")), tuple(str(x) for x in record.get("would_add", ()) or ()),
-                    None if context is None else tuple(context))
+                    None if context is None else tuple(context),
+                    via=record["via"] if isinstance(record.get("via"), str) else None)
 
 
 def load(proposal_path: str | os.PathLike[str]) -> Proposal:
@@ -320,6 +330,7 @@ def load(proposal_path: str | os.PathLike[str]) -> Proposal:
     would_add = record.get("would_add", [])
     if (record.get("id", p.stem) != p.stem or record.get("status") not in _STATUSES
             or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff"))
+            or not isinstance(record.get("via", ""), str)
             or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)
             or not (zone.get("context") is None or (isinstance(zone["context"], list)
                                                     and all(isinstance(x, str) for x in zone["context"])))):
@@ -555,7 +566,7 @@ def show_proposal(proposal: Proposal) -> str:
             f"file:     {printable(str(proposal.target))}",
             f"zone:     [P{proposal.zone_level}] at line {proposal.zone_line}",
             f"reason:   {printable(proposal.reason)}",
-            f"by:       {proposal.proposed_by}, {proposal.created}"]
+            f"by:       {proposal.who}, {proposal.created}"]
     try:
         data = proposal.target.read_bytes()
     except OSError as exc:
