@@ -202,9 +202,6 @@ class LayerProvider:
         if isinstance(grant, str):
             self.store.revoke_grant(grant)
 
-    async def exchange_identity_assertion(self, client: OAuthClientInformationFull, params: Any) -> OAuthToken:
-        raise TokenError("unsupported_grant_type", "The JWT bearer grant is not supported by this server")
-
     def approve(self, pending: _Pending, granted: list[str]) -> str:
         """The redirect that gives the client its authorization code for the ``granted`` scopes (those the owner
         ticked of those asked), once the pairing code was right."""
