@@ -307,12 +307,14 @@ def _pkce() -> tuple[str, str]:
 
 
 async def _authorize(served: Served, client_id: str, challenge: str, codes: list[str], *,
-                     redirect: str = REDIRECT, method: str = "S256") -> tuple[httpx2.Response, list[str]]:
+                     redirect: str = REDIRECT, method: str = "S256", resource: str | None = None
+                     ) -> tuple[httpx2.Response, list[str]]:
     """Open /authorize and type ``codes`` one after the other: the last answer and every page seen."""
     async with httpx2.AsyncClient(timeout=30) as web:
         first = await web.get(served.origin + "/authorize", params={
             "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "state": "s1",
-            "code_challenge": challenge, "code_challenge_method": method, "scope": "read append"})
+            "code_challenge": challenge, "code_challenge_method": method, "scope": "read append",
+            **({"resource": resource} if resource else {})})
         if first.status_code != 302 or not first.headers["location"].startswith(served.origin + "/pair"):
             return first, []
         page_url = first.headers["location"]
@@ -356,7 +358,7 @@ def test_replayed_code_and_wrong_pkce_verifier_are_refused(served: Served) -> No
     assert run(lambda: status_of(served.url, issued)) == 401  # the replay ended the grant it made
 
 
-def test_unregistered_redirect_and_plain_pkce_are_refused(served: Served) -> None:
+def test_unregistered_redirect_plain_pkce_and_another_resource_are_refused(served: Served) -> None:
     client = _register(served.origin)
     _, challenge = _pkce()
     answer, _ = run(lambda: _authorize(served, client["client_id"], challenge, [served.code],
@@ -366,6 +368,9 @@ def test_unregistered_redirect_and_plain_pkce_are_refused(served: Served) -> Non
     assert plain.status_code in (302, 400)
     if plain.status_code == 302:  # an error sent back to the registered redirect
         assert "error=invalid_request" in plain.headers["location"]
+    other, _ = run(lambda: _authorize(served, client["client_id"], challenge, [served.code],
+                                      resource="https://other.example/mcp"))
+    assert other.status_code == 302 and "error=invalid_target" in other.headers["location"]
 
 
 def test_a_wrong_pairing_code_says_so_and_six_tries_end_it(served: Served) -> None:
@@ -521,3 +526,14 @@ def test_every_tool_of_the_server_has_a_scope_and_no_tool_applies_or_undoes() ->
     from zonemark.mcp.server import TOOLS
     assert {row.name for row in TOOLS} == set(TOOL_SCOPES)
     assert not {"apply_proposal", "undo", "reject_proposal"} & set(TOOL_SCOPES)
+
+
+def test_the_http_rulings_cite_tests_that_exist() -> None:
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "conformance.md").read_text(encoding="utf-8")
+    section = doc.split("### Over HTTP", 1)[1].split("\n## ", 1)[0]
+    here = "".join(f.read_text(encoding="utf-8") for f in sorted((root / "tests").rglob("test_*.py")))
+    numbers = re.findall(r"^\*\*H(\d+) — ", section, re.M)
+    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
+    for name in re.findall(r"`(test_\w+)`", section):
+        assert f"def {name}(" in here, name
