@@ -537,3 +537,14 @@ def test_the_http_rulings_cite_tests_that_exist() -> None:
     assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
     for name in re.findall(r"`(test_\w+)`", section):
         assert f"def {name}(" in here, name
+
+
+def test_an_unreadable_access_store_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    layer = make_layer(tmp_path / "layer")
+    (layer / ".zonemark").mkdir()
+    (layer / ".zonemark" / "access.sqlite3").write_bytes("non è un database — 東京".encode() * 100)
+    for command in (["access", str(layer), "list"], ["mcp", str(layer), "--http", "--port", "0"]):
+        done = subprocess.run([sys.executable, "-m", "zonemark", *command], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 2 and "cannot be used" in done.stderr and "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1

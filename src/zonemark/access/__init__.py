@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from .scopes import SCOPES, TOOL_SCOPES, Scope, ScopeError, allows, parse_scopes, required_scope
 from .store import (ACCESS_TTL, CODE_TTL, MAX_CLIENTS, MAX_NAME_CHARS, PAIRING_TRIES, PAIRING_TTL, REFRESH_TTL,
-                    AccessError, AccessStore, Grant, Listed, Pairing, store_path)
+                    AccessError, AccessStore, AccessUnavailable, Grant, Listed, Pairing, store_path)
 
 __all__ = ["SCOPES", "TOOL_SCOPES", "Scope", "ScopeError", "allows", "parse_scopes", "required_scope",
            "ACCESS_TTL", "CODE_TTL", "MAX_CLIENTS", "MAX_NAME_CHARS", "PAIRING_TRIES", "PAIRING_TTL",
-           "REFRESH_TTL", "AccessError", "AccessStore", "Grant", "Listed", "Pairing", "store_path"]
+           "REFRESH_TTL", "AccessError", "AccessStore", "AccessUnavailable", "Grant", "Listed", "Pairing",
+           "store_path"]

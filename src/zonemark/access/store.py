@@ -70,6 +70,10 @@ class AccessError(Exception):
     """A refusal of the store, one line (an unknown name, a name taken, the store unreadable)."""
 
 
+class AccessUnavailable(AccessError):
+    """The store cannot be opened or read (not a database, no permission): the command could not run."""
+
+
 @dataclass(frozen=True)
 class Grant:
     """What a credential that checks out stands for: the client (id and registered name), the token's own public
@@ -149,7 +153,7 @@ class AccessStore:
                 _owner_only(self.path)
             con = sqlite3.connect(self.path, timeout=10, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
-            raise AccessError(f"cannot open the access store {self.path.name}: {exc}") from None
+            raise AccessUnavailable(f"cannot open the access store {self.path.name}: {exc}") from None
         try:
             if not self._ready:
                 con.executescript(_SCHEMA)
@@ -162,7 +166,7 @@ class AccessStore:
                 raise
             con.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            raise AccessError(f"the access store {self.path.name} cannot be used: {exc}") from None
+            raise AccessUnavailable(f"the access store {self.path.name} cannot be used: {exc}") from None
         finally:
             con.close()
 

@@ -13,7 +13,7 @@ import argparse
 import datetime
 import sys
 
-from .common import EXIT_OK, CliError, Command, layer_folder, one_line
+from .common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliError, Command, layer_folder, one_line
 
 
 def _arguments_access(a: argparse.ArgumentParser) -> None:
@@ -39,7 +39,7 @@ def _when(stamp: float | None) -> str:
 
 
 def run_access(args: argparse.Namespace) -> int:
-    from ..access import AccessError, AccessStore, ScopeError
+    from ..access import AccessError, AccessStore, AccessUnavailable, ScopeError
     folder = layer_folder(args.layer, "access")
     store = AccessStore(folder)
     try:
@@ -67,7 +67,8 @@ def run_access(args: argparse.Namespace) -> int:
                        f"it is refused from its next request"))
         return EXIT_OK
     except (AccessError, ScopeError) as exc:
-        raise CliError(one_line(f"zonemark access: {exc}"), 1) from None
+        code = EXIT_USAGE if isinstance(exc, AccessUnavailable) else EXIT_REFUSED
+        raise CliError(one_line(f"zonemark access: {exc}"), code) from None
 
 
 #: The commands of this module, in the order ``zonemark --help`` lists them.

@@ -147,10 +147,15 @@ def serve_http(root: str | os.PathLike[str], *, host: str = "127.0.0.1", port: i
         raise
     sock.listen(128)
     bound = sock.getsockname()[1]
+    from ..access import AccessError
     ep = endpoint(host, bound, public_url)
-    app, provider = build_app(root, ep)
-    provider.store.prune()
-    code = provider.store.new_pairing_code()
+    try:
+        app, provider = build_app(root, ep)
+        provider.store.prune()
+        code = provider.store.new_pairing_code()
+    except AccessError as exc:
+        sock.close()
+        raise ValueError(str(exc)) from None
     print(ep.resource, flush=True)
     print(f"zonemark mcp: serving {root} over HTTP at {ep.resource} (bound to {host}:{bound}); "
           f"pairing code {code} (10 minutes, 5 tries; 'zonemark access LAYER pair' makes a fresh one); "
