@@ -548,3 +548,19 @@ def test_an_unreadable_access_store_is_one_line_and_exit_2(tmp_path: Path) -> No
                               timeout=60)
         assert done.returncode == 2 and "cannot be used" in done.stderr and "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_review_page_shows_ai_via_the_client(tmp_path: Path) -> None:
+    from review_support import CARS_NAME, ReviewServer
+    from review_support import make_layer as review_layer
+
+    from zonemark.writer import Via, acting_for, append_entry
+    layer = review_layer(tmp_path)
+    with acting_for(Via("Chat — perché <b>東京</b>", "3f9a2b1c")):
+        append_entry(layer / CARS_NAME, "Maintenance/Tyres", "dal telefono — 東京", "perché — sì", actor="ai",
+                     date="2026-10-12")
+    with ReviewServer(layer) as running:
+        status, _, body = running.get("/activity")
+    page = body.decode("utf-8")
+    assert status == 200
+    assert '<span class="actor">ai via Chat — perché &lt;b&gt;東京&lt;/b&gt; (3f9a2b1c)</span>' in page
