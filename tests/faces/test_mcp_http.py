@@ -179,12 +179,14 @@ def test_oauth_discovery_registration_pairing_tokens_tools_append_refresh_revoke
                                                         "title": "Tokyo — perché", "body": "東京 — dal telefono"})
         return listed, wrote
 
-    listed, wrote = run(lambda: with_client(served.url, None, flow, auth=oauth(served.url, browser, memory)))
+    provider = oauth(served.url, browser, memory)
+    listed, wrote = run(lambda: with_client(served.url, None, flow, auth=provider))
     assert not wrote.is_error, wrote.content[0].text
     assert set(listed) == {"layer_status", "list_containers", "read_container", "list_zones", "read_zone", "check",
                            "search_memory", "build_context", "parse_trace", "append_entry", "ingest_log"}
     page = browser.pages[0]
-    assert "Chat — perché 東京" in page and "127.0.0.1" in page and "read, append, propose, edit" in page and "<script" not in page
+    assert "Chat — perché 東京" in page and "127.0.0.1" in page and "read, append, propose, edit" in page
+    assert "<script" not in page
     assert "東京 — dal telefono" in (served.layer / MEMORY_NAME).read_text("utf-8")
     # the history records the client and its token id: "ai via <client>"
     history = subprocess.run([sys.executable, "-m", "zonemark", "history", str(served.layer / MEMORY_NAME)],
@@ -192,34 +194,28 @@ def test_oauth_discovery_registration_pairing_tokens_tools_append_refresh_revoke
     assert re.search(r"ai via Chat — perché 東京 \([0-9a-f]{8}\)", history.stdout), history.stdout
     assert memory.tokens is not None and memory.client is not None
     first = memory.tokens
+    assert first.scope == "read append" and first.expires_in is not None and first.expires_in <= 3600
 
-    # refresh: a new pair; the old refresh token is spent, and its reuse ends the grant
-    async def refresh(rt: str) -> httpx2.Response:
-        async with httpx2.AsyncClient(timeout=30) as web:
-            return await web.post(served.origin + "/token", data={
-                "grant_type": "refresh_token", "refresh_token": rt, "client_id": memory.client.client_id,
-                "client_secret": memory.client.client_secret or ""})
-
-    fresh = run(lambda: refresh(first.refresh_token or ""))
-    assert fresh.status_code == 200, fresh.text
-    second = OAuthToken.model_validate(fresh.json())
+    # an hour later: the SDK's client refreshes by itself; the pair rotates
+    provider.context.token_expiry_time = time.time() - 1
+    again = run(lambda: with_client(served.url, None, names, auth=provider))
+    assert len(again) == 11 and len(browser.pages) == 1  # no second authorization
+    second = memory.tokens
     assert second.access_token != first.access_token and second.refresh_token != first.refresh_token
-    assert second.expires_in is not None and second.expires_in <= 3600
-    assert len(run(lambda: with_client(served.url, second.access_token, names))) == 11
-    status = run(lambda: status_of(served.url, first.access_token))
-    assert status == 401  # the rotation ended the old access token
+    assert run(lambda: status_of(served.url, first.access_token)) == 401  # the rotation ended the old one
+    assert run(lambda: status_of(served.url, second.access_token)) == 200
 
-    # revoke through the endpoint: refused at the next request
-    async def revoke() -> httpx2.Response:
+    async def post(path: str, data: dict[str, str]) -> httpx2.Response:
         async with httpx2.AsyncClient(timeout=30) as web:
-            return await web.post(served.origin + "/revoke", data={
-                "token": second.access_token, "client_id": memory.client.client_id,
-                "client_secret": memory.client.client_secret or ""})
+            return await web.post(served.origin + path, data={
+                **data, "client_id": memory.client.client_id, "client_secret": memory.client.client_secret or ""})
 
-    assert run(revoke).status_code == 200
+    # revoke through the endpoint: refused from the next request on
+    assert run(lambda: post("/revoke", {"token": second.access_token})).status_code == 200
     assert run(lambda: status_of(served.url, second.access_token)) == 401
-    again = run(lambda: refresh(second.refresh_token or ""))
-    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    for spent in (first.refresh_token, second.refresh_token):
+        refused = run(lambda rt=spent or "": post("/token", {"grant_type": "refresh_token", "refresh_token": rt}))
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
 
 
 async def status_of(url: str, bearer: str | None, headers: dict[str, str] | None = None) -> int:
