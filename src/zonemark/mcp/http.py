@@ -502,8 +502,6 @@ def build_app(root: str | os.PathLike[str], ep: Endpoint, store: AccessStore | N
               ) -> tuple[Starlette, LayerProvider]:
     """The ASGI app of the layer folder ``root`` at ``ep``: the SDK's Streamable HTTP app with its auth routes
     over :class:`LayerProvider`, the pairing page, and the rate limit around it all."""
-    from ..access import TOOL_SCOPES  # noqa: F401 -- the table the scopes come from
-
     provider = LayerProvider(store or AccessStore(root), ep.issuer, ep.resource)
     auth = AuthSettings(issuer_url=ep.issuer, resource_server_url=ep.resource, validate_token_resource=True,  # type: ignore[arg-type]
                         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=list(SCOPES),
