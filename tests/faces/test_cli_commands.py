@@ -46,7 +46,7 @@ def test_w62_the_parser_is_built_from_the_command_table():
                                                 "proposals", "history", "undo"]
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     groups = [importlib.import_module(f"zonemark.cli.{m}") for m in
-              ("core", "layer", "write", "search", "scaffold", "mcp", "lsp", "context", "interchange", "imports",
+              ("core", "layer", "write", "search", "scaffold", "mcp", "access", "lsp", "context", "interchange", "imports",
                "review", "merge", "gitsync")]
     rows = [c for g in groups for c in g.COMMANDS]
     assert [c.name for c in rows] == list(sub.choices)  # every command is a row, in the order of --help

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "zonemark"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
 RANK = {"core": 0, "layer": 1, "writer": 2, "render": 3, "interchange": 3, "search": 3, "context": 3, "gitlayer": 3,
-        "cli": 4, "mcp": 4, "lsp": 4, "review": 4}
+        "cli": 4, "mcp": 4, "lsp": 4, "review": 4, "access": 3}
 FACES = {name for name, rank in RANK.items() if rank == 4}
 ENTRY_POINTS = {"__main__": "cli"}  # ``python -m zonemark`` runs the CLI
 #: The CLI starts another face's server (``zonemark mcp LAYER``, ``zonemark lsp``) through that face's ``serve``

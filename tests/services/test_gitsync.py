@@ -123,7 +123,7 @@ def test_setup_keeps_proposals_and_traces_tracked_and_locks_out(tmp_path: Path) 
         assert git(repo, "check-ignore", "-q", rel, check=False) == "", rel
         assert subprocess.run(["git", "check-ignore", "-q", rel], cwd=repo).returncode == 1, rel
     for rel in (".zonemark/locks/Garage[ext_memory].md.lock", ".zonemark/search.sqlite3",
-                ".zonemark/search.sqlite3-wal", ".zonemark/history/Garage[ext_memory].md.versions/00000001.orig"):
+                ".zonemark/search.sqlite3-wal", ".zonemark/access.sqlite3", ".zonemark/history/Garage[ext_memory].md.versions/00000001.orig"):
         assert subprocess.run(["git", "check-ignore", "-q", rel], cwd=repo).returncode == 0, rel
 
 

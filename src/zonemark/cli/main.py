@@ -14,7 +14,8 @@ import sys
 from typing import NoReturn
 
 from .. import STANDARD_VERSION, __version__
-from . import context, core, gitsync, imports, interchange, layer, lsp, mcp, merge, review, scaffold, search, write
+from . import (access, context, core, gitsync, imports, interchange, layer, lsp, mcp, merge, review, scaffold, search,
+               write)
 from .common import EXIT_FINDINGS, EXIT_USAGE, CliError, add_commands
 
 
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version",
                    version=f"zonemark {__version__} (implements the IllAIra Markdown Standard {STANDARD_VERSION})")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for group in (core, layer, write, search, scaffold, mcp, lsp, context, interchange, imports, review, merge,
+    for group in (core, layer, write, search, scaffold, mcp, access, lsp, context, interchange, imports, review, merge,
                   gitsync):
         add_commands(sub, group.COMMANDS)  # each module's table of commands, in the order --help lists them
     return p

@@ -261,7 +261,7 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"{path}: no saved versions")
         return EXIT_OK
     for e in entries:
-        print(one_line(f"{e.id}  {e.timestamp}  {e.actor:4}  {e.size:>9} B  {e.action}"))
+        print(one_line(f"{e.id}  {e.timestamp}  {e.who:4}  {e.size:>9} B  {e.action}"))
     return EXIT_OK
 
 def run_undo(args: argparse.Namespace) -> int:

@@ -17,9 +17,10 @@ from .settings import STATE_DIR, LayerSettings, read_settings, settings_path, se
 DRIVER_NAME = "zonemark: merges IllAIra Markdown files zone by zone"
 ATTRIBUTE_LINE = "*.md merge=zonemark"
 #: what is machine-local in ``.zonemark/``: proposals/, traces/ and settings.json stay tracked
-IGNORED = ("locks/", "history/", "search.sqlite3*", "review-visit.json", "*.lock", ".*.zonemark-tmp.*",
-           ".zonemark-tmp.*")
-IGNORE_TEXT = ("# zonemark git setup: what is machine-local in .zonemark/ (locks, saved versions, the search index).\n"
+IGNORED = ("locks/", "history/", "search.sqlite3*", "access.sqlite3*", "review-visit.json", "*.lock",
+           ".*.zonemark-tmp.*", ".zonemark-tmp.*")
+IGNORE_TEXT = ("# zonemark git setup: what is machine-local in .zonemark/ (locks, saved versions, the search index,\n"
+               "# the HTTP server's clients and credential digests, the review page's last visit).\n"
                "# proposals/, traces/ and settings.json stay tracked, so another device can apply a proposal.\n"
                + "".join(line + "\n" for line in IGNORED))
 #: ``.zonemark`` folders looked for below the layer (each gets the same .gitignore)

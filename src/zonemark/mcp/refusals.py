@@ -125,6 +125,10 @@ FACE_CODES: dict[str, Code] = {c.code: c for c in (
          "send a complete block opened by [NTRACE: v1] and closed by [/NTRACE]"),
     Code("UNKNOWN_TOOL", "the server has no tool of that name",
          "list the tools again; apply, undo and delete are the user's and never offered"),
+    Code("SCOPE_MISSING", "over HTTP, the client's token does not hold the scope this tool or resource needs "
+                          "(read, append, propose, edit)",
+         "use the tools tools/list shows; ask the user for a token with the scope (zonemark access LAYER "
+         "add-token NAME --scope ...) or to approve the app again with it"),
     Code("INTERNAL_ERROR", "a defect in zonemark, not a problem with your call",
          "read the file again before retrying, and tell the user"),
 )}

@@ -111,3 +111,55 @@ def _reread(item: SessionMessage | Exception) -> SessionMessage | Exception:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False))
     except Exception:  # not JSON to the standard library either (or not a message): the SDK's own handling
         return item
+
+
+def serve_http(root: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8848,
+               public_url: str | None = None) -> None:
+    """Serve the layer folder ``root`` over Streamable HTTP at ``/mcp`` with OAuth (:mod:`.http`) until stopped.
+
+    The socket is bound first, so ``port`` 0 is a free port known before the app is built; the first line on
+    stdout is the endpoint's URL, and a fresh pairing code goes to stderr.  Raises ``ValueError`` (one line) for
+    a non-loopback ``host`` without ``public_url`` or a ``public_url`` that is not an origin, ``OSError`` when the
+    port cannot be bound."""
+    import socket
+    import sys
+
+    try:
+        import uvicorn
+
+        from .http import LOOPBACK, build_app, check_public_url, endpoint
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in SDK_MODULES | {"uvicorn"}:
+            raise MissingExtra("the MCP server needs the 'mcp' extra: pip install 'zonemark[mcp]'") from None
+        raise
+    if public_url is not None and (problem := check_public_url(public_url)):
+        raise ValueError(problem)
+    if host not in LOOPBACK and public_url is None:
+        raise ValueError(f"--host {host} is not loopback: give --public-url, the https origin clients reach "
+                         f"(through the reverse proxy or tunnel that holds the TLS)")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    from ..access import AccessError
+    ep = endpoint(host, bound, public_url)
+    try:
+        app, provider = build_app(root, ep)
+        provider.store.prune()
+        code = provider.store.new_pairing_code()
+    except AccessError as exc:
+        sock.close()
+        raise ValueError(str(exc)) from None
+    print(ep.resource, flush=True)
+    print(f"zonemark mcp: serving {root} over HTTP at {ep.resource} (bound to {host}:{bound}); "
+          f"pairing code {code} (10 minutes, 5 tries; 'zonemark access LAYER pair' makes a fresh one); "
+          f"Ctrl-C stops it", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
+                            proxy_headers=False, timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[sock])

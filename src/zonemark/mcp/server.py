@@ -718,12 +718,14 @@ def file_resource(ctx: ToolContext, path: str) -> str:
         raise ResourceError(f"cannot read {printable(path)[:200]}: {exc.strerror or exc}") from None
 
 
-def build_server(root: str | os.PathLike[str]) -> MCPServer:
+def build_server(root: str | os.PathLike[str], *, server_class: type[_LayerServer] | None = None,
+                 **options: Any) -> MCPServer:
     """The MCP server of the layer folder ``root`` (see the module docstring): the tools of :data:`TOOLS`, built
-    once per process, and three resources."""
+    once per process, and three resources.  ``server_class`` and ``options`` (auth settings and provider) are
+    what the HTTP face (:mod:`.http`) passes."""
     ctx = tool_context(root)
-    server = _LayerServer(ctx, name="zonemark", title="zonemark layer", version=__version__,
-                          instructions=INSTRUCTIONS, log_level="WARNING")
+    server = (server_class or _LayerServer)(ctx, name="zonemark", title="zonemark layer", version=__version__,
+                                            instructions=INSTRUCTIONS, log_level="WARNING", **options)
 
     def status() -> str:
         return status_resource(ctx)

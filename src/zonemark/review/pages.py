@@ -254,7 +254,7 @@ def activity_page(site: Site, page: ActivityPage, query: ActivityQuery, *, note:
                 label=f"Undo write {entry.id} to {item.file}") +
                 '<span class="hint">restores the version before it (kept in history too)</span></div>')
         out.append(f'<li><article class="card write actor-{actor}" aria-labelledby="{heading_id}">'
-                   f'<details><summary><h2 id="{heading_id}"><span class="actor">{_t(entry.actor)}</span> '
+                   f'<details><summary><h2 id="{heading_id}"><span class="actor">{_t(entry.who)}</span> '
                    f'{_t(entry.action)}</h2> <span class="line"><span class="where">{_name(item.file)} \u00b7 '
                    f'{where}</span> <span class="when">{_time(entry.timestamp)}</span></span></summary>'
                    f'{_facts(facts)}{diff}</details>{action}</article></li>')
@@ -302,7 +302,7 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
                  ("Zone", _t(zone)),
                  ("Container", _t(change.container.label) if change.container else
                   '<span class="hint">\u2014</span>'),
-                 ("Proposed by", _t(p.proposed_by)), ("Created", _time(p.created))]
+                 ("Proposed by", _t(p.who)), ("Created", _time(p.created))]
         if p.would_add:
             facts.append(("Would add", "<ul>" + "".join(f"<li>{_t(x)}</li>" for x in p.would_add) + "</ul>"))
         parts = [f'<article class="card proposal{" stale" if change.stale else ""}" id="{_a(anchor)}" '

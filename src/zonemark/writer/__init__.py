@@ -38,6 +38,7 @@ _EXPORTS = {
     **dict.fromkeys(("replace_file",), "atomic"),
     **dict.fromkeys(("ConflictRegion", "MergeInputError", "MergePlan", "plan_merge"), "merge"),
     **dict.fromkeys(("Written", "record_written", "watching"), "observe"),
+    **dict.fromkeys(("Via", "acting_for", "current_via"), "attribution"),
     **dict.fromkeys(("AppendPlan", "BatchResult", "EntryOutcome", "NewEntry", "append_entries", "append_entry",
                      "find_container", "plan_append", "plan_entries"), "append"),
 }
@@ -55,7 +56,7 @@ __all__ = [
     "add_container", "new_file", "plan_container", "replace_file", "AppendPlan", "BatchResult",
     "EntryOutcome", "NewEntry", "append_entries", "append_entry", "find_container", "plan_append",
     "plan_entries", "ConflictRegion", "MergeInputError", "MergePlan", "plan_merge", "Written",
-    "record_written", "watching",
+    "record_written", "watching", "Via", "acting_for", "current_via",
 ]
 
 
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from typing import Any
 
     from .atomic import replace_file
+    from .attribution import Via, acting_for, current_via
     from .merge import ConflictRegion, MergeInputError, MergePlan, plan_merge
     from .observe import Written, record_written, watching
     from .append import (AppendPlan, BatchResult, EntryOutcome, NewEntry, append_entries, append_entry,

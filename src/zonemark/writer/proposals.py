@@ -46,6 +46,7 @@ from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve
 from .offsets import CharOffset, chars_before
 from .refusals import RefusedWrite
 from .results import ApplyResult
+from .attribution import current_via
 from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_characters, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
@@ -89,6 +90,13 @@ class Proposal:
     decided: str = ""
     decided_by: str = ""
     rejection_reason: str = ""
+    #: the client the proposal was made for (``name (token id)``, :mod:`.attribution`), when a face named one
+    via: str | None = None
+
+    @property
+    def who(self) -> str:
+        """Who proposed it: ``ai via ChatGPT (3f9a2b1c)``, or ``ai``."""
+        return f"{self.proposed_by} via {self.via}" if self.via else self.proposed_by
 
 
 @dataclass(frozen=True)
@@ -279,6 +287,7 @@ def propose(path: str | os.PathLike[str], target: int | str | None, new_content:
         "format": FORMAT, "id": pid, "status": "open", "file": path.name,  # relative to its .zonemark's folder
         "zone": {"line": zone.line, "level": zone.level, "sha256": plan.zone_sha256, "context": list(plan.context)},
         "reason": reason.strip(), "proposed_by": actor, "created": now.isoformat(timespec="seconds"),
+        **({"via": via} if (via := current_via()) is not None else {}),
         "would_add": list(plan.would_add), "new_content": plan.inner, "diff": _diff(path.name, data, plan.new_data),
     }
     out = proposals_dir(path) / f"{pid}.json"
@@ -299,7 +308,8 @@ def _from_record(p: Path, record: dict[str, Any], target: Path) -> Proposal:
                     None if context is None else tuple(context),
                     decided=str(record.get("applied") or record.get("rejected") or ""),
                     decided_by=str(record.get("decided_by", "")),
-                    rejection_reason=str(record.get("rejection_reason", "")))
+                    rejection_reason=str(record.get("rejection_reason", "")),
+                    via=record["via"] if isinstance(record.get("via"), str) else None)
 
 
 def load(proposal_path: str | os.PathLike[str]) -> Proposal:
@@ -330,6 +340,7 @@ def load(proposal_path: str | os.PathLike[str]) -> Proposal:
             or any(not isinstance(record.get(k, ""), str) for k in ("reason", "proposed_by", "created", "diff",
                                                                     "applied", "rejected", "decided_by",
                                                                     "rejection_reason"))
+            or not isinstance(record.get("via", ""), str)
             or not isinstance(would_add, list) or not all(isinstance(x, str) for x in would_add)
             or not (zone.get("context") is None or (isinstance(zone["context"], list)
                                                     and all(isinstance(x, str) for x in zone["context"])))):
@@ -566,7 +577,7 @@ def show_proposal(proposal: Proposal) -> str:
             f"file:     {printable(str(proposal.target))}",
             f"zone:     [P{proposal.zone_level}] at line {proposal.zone_line}",
             f"reason:   {printable(proposal.reason)}",
-            f"by:       {proposal.proposed_by}, {proposal.created}"]
+            f"by:       {proposal.who}, {proposal.created}"]
     try:
         data = proposal.target.read_bytes()
     except OSError as exc:

@@ -50,6 +50,7 @@ from typing import Any, Callable, Generic, TypeVar
 import filelock
 
 from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
+from .attribution import current_via
 from .observe import record_written
 from .snapshot import FileSnapshot, Plan, adopt
 
@@ -155,6 +156,13 @@ class HistoryEntry:
     written_size: int = 0
     written_sha256: str = ""
     undoes: str | None = None
+    #: The client the write was made for (``name (token id)``, :mod:`.attribution`), when a face named one.
+    via: str | None = None
+
+    @property
+    def who(self) -> str:
+        """The actor, and through whom: ``ai via ChatGPT (3f9a2b1c)``, or ``ai``."""
+        return f"{self.actor} via {self.via}" if self.via else self.actor
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,8 @@ def _well_formed(meta: object) -> bool:
     texts = ("timestamp", "actor", "action", "sha256", "written_sha256")
     sizes = ("size", "written_size")
     undoes = meta.get("undoes")
-    return (all(isinstance(meta.get(k, ""), str) for k in texts)
+    via = meta.get("via")
+    return ((via is None or isinstance(via, str)) and all(isinstance(meta.get(k, ""), str) for k in texts)
             and all(type(meta.get(k, 0)) is int for k in sizes)
             and (undoes is None or (isinstance(undoes, str) and undoes.isdigit())))
 
@@ -413,6 +422,9 @@ class Store:
         new_digest = _Digest(after)
         meta = {"id": history_id, "timestamp": _now(), "actor": actor, "action": action,
                 "size": len(before.data), "written_size": len(after), "undoes": undoes, "file": target.name}
+        via = current_via()
+        if via is not None:
+            meta["via"] = via
         temp: Path | None = None
         renamed = False
         try:
@@ -543,7 +555,7 @@ class Store:
                 id=history_id, timestamp=meta.get("timestamp", ""), actor=meta.get("actor", ""),
                 action=meta.get("action", ""), size=meta.get("size", 0), sha256=meta.get("sha256", ""),
                 written_size=meta.get("written_size", 0), written_sha256=meta.get("written_sha256", ""),
-                undoes=meta.get("undoes")))
+                undoes=meta.get("undoes"), via=meta.get("via")))
         return entries
 
     @staticmethod
