@@ -378,3 +378,44 @@ def test_a_progress_notification_that_cannot_be_sent_does_not_fail_the_write(lay
         "ingest_log", {"file": NOTES_NAME, "container": "料理", "text": text, "dry_run": False},
         progress_callback=noop))
     assert not result.is_error and json.loads(result.content[0].text)["filed"] == 1
+
+
+# -- the same over stdio -------------------------------------------------------------------------------------------
+
+def test_schemas_hints_prompts_pages_and_progress_over_stdio(tmp_path: Path) -> None:
+    import sys
+
+    from mcp import StdioServerParameters
+
+    layer = make_layer(tmp_path / "layer")
+    (layer / "a[ext_memory].md").write_text(_memory("A", 230), encoding="utf-8")
+    zonemark = str(Path(sys.executable).with_name("zonemark"))
+    seen: dict[str, Any] = {"progress": []}
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen["progress"].append((done, total, message))
+
+    async def session() -> None:
+        async with Client(StdioServerParameters(command=zonemark, args=["mcp", str(layer)])) as client:
+            tools = (await client.list_tools()).tools
+            seen["schemas"] = all(t.output_schema and t.output_schema["additionalProperties"] is False for t in tools)
+            seen["hints"] = {t.name: t.annotations.open_world_hint for t in tools if t.annotations}
+            seen["prompts"] = [p.name for p in (await client.list_prompts()).prompts]
+            review = await client.get_prompt("review_pending")
+            seen["review"] = review.messages[0].content.text
+            first = await client.call_tool("list_containers", {"file": "a[ext_memory].md"})
+            cursor = first.structured_content["next_cursor"]
+            second = await client.call_tool("list_containers", {"file": "a[ext_memory].md", "cursor": cursor})
+            seen["pages"] = [len(r.structured_content["files"][0]["containers"]) for r in (first, second)]
+            seen["last_cursor"] = second.structured_content["next_cursor"]
+            filed = await client.call_tool("ingest_log", {"file": NOTES_NAME, "container": "料理", "dry_run": False,
+                                                          "text": "###### LOG: 2026-09-03 — Kobe — 神戸\nperché\n"
+                                                                  "[/LOG]\n"}, progress_callback=progress)
+            seen["filed"] = (filed.is_error, filed.structured_content)
+
+    anyio.run(session)
+    assert seen["schemas"] and set(seen["hints"].values()) == {False} and len(seen["hints"]) == len(TOOLS)
+    assert seen["prompts"] == ["load_layer", "review_pending"] and "## Open proposals (0)" in seen["review"]
+    assert seen["pages"] == [200, 30] and seen["last_cursor"] is None
+    assert seen["filed"][0] is False and seen["filed"][1]["filed"] == 1
+    assert seen["progress"] == [(1, 2, "found 1 log entry in the text"), (2, 2, "filed 1, 0 already there, 0 refused")]
