@@ -126,6 +126,8 @@ FACE_CODES: dict[str, Code] = {c.code: c for c in (
          "send the whole answer that ends with the trace block"),
     Code("TRACE_REJECTED", "every trace block in the text was rejected (an unknown version, or never closed)",
          "send a complete block opened by [NTRACE: v1] and closed by [/NTRACE]"),
+    Code("UNKNOWN_PROMPT", "the server has no prompt of that name (a prompt's error, not a tool's)",
+         "list the prompts again: load_layer and review_pending"),
     Code("UNKNOWN_TOOL", "the server has no tool of that name",
          "list the tools again; apply, undo and delete are the user's and never offered"),
     Code("INTERNAL_ERROR", "a defect in zonemark, not a problem with your call",
