@@ -27,7 +27,6 @@ import hashlib
 import inspect
 import json
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -880,8 +879,11 @@ def _code(text: str, most: int = 300) -> str:
     line = reveal(escape_controls(printable(text).replace("\r", "\\r").replace("\n", "\\n")))
     if len(line) > most:
         line = line[:most] + "…"
-    run = max((len(m) for m in re.findall("`+", line)), default=0)
-    fence = "`" * (run + 1)
+    longest = run = 0
+    for char in line:  # the longest run of backticks inside: the fence is one longer
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
     return f"{fence} {line} {fence}"
 
 
