@@ -160,6 +160,19 @@ def test_since_keeps_dated_entries_on_or_after_and_limit_keeps_the_most_recent()
     assert container_entries(doc, 4, since="2026-06-11").entries == ()
 
 
+def test_before_gives_the_page_above_a_line_and_earlier_counts_what_is_left_above_it():
+    doc = parse(MEMORY)
+    newest = container_entries(doc, 4, limit=1)
+    assert [e.line for e in newest.entries] == [13] and newest.earlier == 2
+    page = container_entries(doc, 4, limit=1, before=13)
+    assert [e.line for e in page.entries] == [11] and page.earlier == 1 and page.matching == 3
+    last = container_entries(doc, 4, limit=5, before=11)
+    assert [e.title for e in last.entries] == ["Kyoto"] and last.earlier == 0
+    assert container_entries(doc, 4, before=8).entries == ()
+    dated = container_entries(doc, 4, since="2026-04-01", limit=1, before=13)  # the undated entry never matches
+    assert [e.title for e in dated.entries] == ["Roma"] and dated.earlier == 1 and dated.matching == 2
+
+
 def test_no_container_on_that_line_is_none():
     doc = parse(MEMORY)
     assert container_entries(doc, 5) is None and container_at(doc, 5) is None

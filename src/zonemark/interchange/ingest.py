@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,11 +90,13 @@ class IngestResult:
 
 
 def ingest(path: str | os.PathLike[str], container: str, text: str, *, actor: str = "ai", date: str | None = None,
-           dry_run: bool = False, store: Store | None = None, today: str | None = None) -> IngestResult:
+           dry_run: bool = False, store: Store | None = None, today: str | None = None,
+           progress: Callable[[int, int, str], None] | None = None) -> IngestResult:
     """Extract the log entries of ``text`` and file each one into ``container`` of ``path``.
 
     ``actor`` is 'ai' or 'user' (§5.2); ``date`` is used for entries whose header has none
-    (default ``today``, else today's local date); ``store`` is the writer's store.
+    (default ``today``, else today's local date); ``store`` is the writer's store.  ``progress``, when
+    given, is told (step, steps, what) as each of the two steps ends: the entries found, then filed.
 
     Raises ``RefusedWrite`` when the container cannot be resolved (nothing is filed then),
     ``ValueError`` for a bad ``date``/``actor`` or a text over :data:`MAX_ENTRIES` entries,
@@ -111,10 +113,17 @@ def ingest(path: str | os.PathLike[str], container: str, text: str, *, actor: st
                              f" {MAX_ENTRIES:,} at once (MAX_ENTRIES): split it")
     default_date = check_date(date) if date is not None else (today or _dt.date.today().isoformat())
     target = Path(path)
+    if progress is not None:
+        progress(1, 2, f"found {extraction.count:,} log entr{'y' if extraction.count == 1 else 'ies'} in the text")
     batch = append_entries(target, container, [NewEntry(e.date, e.title, e.body) for e in extraction.entries],
                            actor=actor, default_date=default_date, store=store or Store(), dry_run=dry_run)
-    return IngestResult(target, container, dry_run, tuple(_items(extraction, batch.outcomes, dry_run)),
-                        extraction.warnings)
+    result = IngestResult(target, container, dry_run, tuple(_items(extraction, batch.outcomes, dry_run)),
+                          extraction.warnings)
+    if progress is not None:
+        done = result.count(WOULD_FILE) if dry_run else result.count(FILED)
+        progress(2, 2, f"{'would file' if dry_run else 'filed'} {done:,}, {result.count(DUPLICATE):,} already "
+                       f"there, {result.count(REFUSED):,} refused")
+    return result
 
 
 def _items(extraction: Extraction, outcomes: Iterable[EntryOutcome], dry_run: bool) -> list[IngestItem]:

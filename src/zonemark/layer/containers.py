@@ -21,6 +21,7 @@ time zones are not converted.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ class ContainerEntries:
     entries: tuple[ContainerEntry, ...]
     matching: int  # entries on or after ``since`` (all when no ``since``), before ``limit``
     total: int  # every entry the container owns
+    earlier: int = 0  # entries on or after ``since`` before the first one shown (the next page, oldest side)
 
 
 def list_containers(doc: Document) -> list[ContainerSummary]:
@@ -89,18 +91,22 @@ def container_at(doc: Document, line: int) -> ContainerSummary | None:
 
 
 def container_entries(doc: Document, line: int, *, since: str | None = None,
-                      limit: int | None = None) -> ContainerEntries | None:
+                      limit: int | None = None, before: int | None = None) -> ContainerEntries | None:
     """The entries of the container declared on ``line``: those on or after ``since``, the last ``limit``.
 
     None when no container is declared on ``line``.  ``limit`` keeps the most recent entries
-    (the end of the journal, where appends land).
+    (the end of the journal, where appends land); ``before`` keeps only entries whose header is above
+    that line (the page before one already read), found by bisection: entries are in document order.
     """
     for summary, node in _walk(doc):
         if summary.line != line:
             continue
-        kept = [e for e in node.entries if since is None or (e.date is not None and on_or_after(e.date, since))]
-        shown = kept if limit is None else kept[max(0, len(kept) - limit):]
-        return ContainerEntries(summary, tuple(_entry(e) for e in shown), len(kept), len(node.entries))
+        kept = node.entries if since is None else [e for e in node.entries
+                                                   if e.date is not None and on_or_after(e.date, since)]
+        end = len(kept) if before is None else bisect.bisect_left(kept, before, key=lambda e: e.line)
+        start = 0 if limit is None else max(0, end - limit)
+        return ContainerEntries(summary, tuple(_entry(e) for e in kept[start:end]), len(kept), len(node.entries),
+                                earlier=start)
     return None
 
 

@@ -112,6 +112,9 @@ FACE_CODES: dict[str, Code] = {c.code: c for c in (
          "give a path relative to the layer folder, as layer_status lists the files"),
     Code("BAD_ARGUMENT", "an argument is missing, of the wrong type, or out of range",
          "fix the argument as described and call again"),
+    Code("BAD_CURSOR", "the cursor was not one this tool gave for these arguments (another tool's, another "
+                       "call's, or altered)",
+         "call the tool again with the same arguments and no cursor, then pass each next_cursor as it is"),
     Code("BAD_QUERY", "the search query or one of its filters cannot be used as given",
          "search for words (letters or digits); dates as YYYY-MM-DD; a container address list_containers gives"),
     Code("SEARCH_UNAVAILABLE", "the search index cannot run here (this Python's sqlite3 lacks FTS5, or the "
@@ -123,6 +126,8 @@ FACE_CODES: dict[str, Code] = {c.code: c for c in (
          "send the whole answer that ends with the trace block"),
     Code("TRACE_REJECTED", "every trace block in the text was rejected (an unknown version, or never closed)",
          "send a complete block opened by [NTRACE: v1] and closed by [/NTRACE]"),
+    Code("UNKNOWN_PROMPT", "the server has no prompt of that name (a prompt's error, not a tool's)",
+         "list the prompts again: load_layer and review_pending"),
     Code("UNKNOWN_TOOL", "the server has no tool of that name",
          "list the tools again; apply, undo and delete are the user's and never offered"),
     Code("SCOPE_MISSING", "over HTTP, the client's token does not hold the scope this tool or resource needs "
