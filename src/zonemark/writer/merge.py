@@ -27,6 +27,7 @@ changed, the zone index and those journals parsed alone (:func:`_fast`, ruling G
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -514,7 +515,7 @@ def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
     anything needs the full path (G13)."""
     if b"\r" in base or b"\r" in ours or b"\r" in theirs:
         return None
-    cut = [_skeleton_units(data) for data in (base, ours, theirs)]
+    cut = _skeleton_units([base, ours, theirs])
     if cut[0] is None or cut[1] is None or cut[2] is None:
         return None
     (bi, bu), (oi, ou), (ti, tu) = cut[0], cut[1], cut[2]
@@ -524,17 +525,27 @@ def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
         return None
     units = [(zi, oz, tz, base[bs:be], ours[os_:oe], theirs[ts:te])
              for (_k0, zi, bs, be), (_k1, oz, os_, oe), (_k2, tz, ts, te) in zip(bu, ou, tu)]
-    changed = sum(len(xo) for _zi, _oz, _tz, xb, xo, xt in units if xo != xt and xt != xb)
-    if changed * _FAST_SHARE > len(ours):
-        return None  # six small parses of most of the file cost more than the four parses of the full path
-    parts: list[bytes] = []
+    parts: list[bytes] = []  # one per unit
     added = 0
+    whole: list[int] = []  # the units only whole-zone parses can merge
     for zi, oz, tz, xb, xo, xt in units:
         if xo == xt or xt == xb:
             parts.append(xo)
             continue
         if zi is None or oz is None or tz is None or oi.zone(oz).level != 4:
             return None
+        tails = _tail_merge(bi, zi, xb, xo, xt)
+        if tails is None:
+            whole.append(len(parts))
+            parts.append(b"")
+            continue
+        parts.append(tails[0])
+        added += tails[1]
+    if sum(len(units[k][4]) for k in whole) * _FAST_SHARE > len(ours):
+        return None  # six small parses of most of the file cost more than the four parses of the full path
+    for k in whole:
+        zi, oz, tz, xb, xo, xt = units[k]
+        assert zi is not None and oz is not None and tz is not None
         merged = _fast_journal(bi, zi, xb, oi, oz, xo, ti, tz, xt)
         if merged is None:
             return None
@@ -544,7 +555,7 @@ def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
             return None
         if not _zone_accepts(oi, oz, xo.decode("utf-8"), text):
             return None
-        parts.append(text.encode("utf-8"))
+        parts[k] = text.encode("utf-8")
         added += n
     return b"".join(parts), added
 
@@ -555,11 +566,15 @@ _FAST_SHARE = 2
 _SkeletonUnit = tuple[tuple[object, ...], int | None, int, int]  # key, zone number (None: between zones), span
 
 
-def _skeleton_units(data: bytes) -> tuple[ZoneIndex, list[_SkeletonUnit]] | None:
-    """The units of G1 from the structural lines alone, each zone checked against its tags; None when unsure."""
-    from .skeleton import skeleton_index
+def _skeleton_units(datas: list[bytes]) -> list[tuple[ZoneIndex, list[_SkeletonUnit]] | None]:
+    """The units of G1 of each input from the structural lines alone (one parse for inputs whose structural lines
+    are the same bytes), each zone checked against its tags; None for an input when unsure."""
+    from .skeleton import skeleton_indexes
+    return [_cut(index, data) for index, data in zip(skeleton_indexes(datas), datas)]
+
+
+def _cut(index: ZoneIndex, data: bytes) -> tuple[ZoneIndex, list[_SkeletonUnit]] | None:
     from .snapshot import FileSnapshot
-    index = skeleton_index(data)
     snap = FileSnapshot("", data)
     units: list[_SkeletonUnit] = []
     seen: Counter[tuple[object, ...]] = Counter()
@@ -634,3 +649,187 @@ def _changed_lines(old: str, new: str) -> tuple[int, int, int]:
     close_new = new.rstrip("\n").rfind("\n") + 1
     start = min(start, close_old, close_new)
     return start, close_old - start, close_new - start
+
+
+# -- journals merged from their new entries alone (G33) -----------------------------------------------
+#: A line that may change the parser's state across an H6 entry inside a journal: an H1-H5 header (refused in a
+#: [P4] zone, it still sits on the physical stack) or a permission tag (a nested one is remembered).
+_STATEFUL_LINE = re.compile(rb"^[ \t]{0,3}(?:#{1,5}(?!#)|\[/?P\d)", re.MULTILINE)
+
+
+def _core_end(data: bytes) -> int:
+    """Where ``data`` ends without its trailing blank lines and last line ending (as :func:`_core`), on bytes."""
+    last = len(data.rstrip())
+    end = data.find(b"\n", last)
+    return len(data) if end < 0 else end
+
+
+def _tail_merge(bi: ZoneIndex, bz: int, xb: bytes, xo: bytes, xt: bytes) -> tuple[bytes, int] | None:
+    """A journal both sides (or THEIRS alone) appended to, merged by G3 from the new entries alone (G33).
+
+    The base zone's text up to its last non-blank line is a prefix of both sides; what follows it on a side is
+    blank lines, then the side's new entries, then blank lines and the base's closing line.  Nothing in that
+    prefix can carry into the entries after it: it holds no H1-H5 header and no tag that the parser reads as one
+    (its structural lines alone, :meth:`_TailContext.read`), and it ends outside a fence or a comment (the base's
+    closing tag after it is a tag); an H6 header line closes every other open block.  So each side's new entries,
+    and the merged ones, parse in the journal's context alone (:func:`verify.mini_prefix`) exactly as in the file:
+    each such parse must read exactly the planned H6 entries and nothing else, no fact of the file, and no code more
+    often than in the two sides' new entries together.  None when any of it does not hold (the whole zone is merged
+    then, :func:`_fast_journal`)."""
+    zone = bi.zone(bz)
+    if zone.inline or zone.close_start is None or any(bi.headers[h].type == "state_registry" for h in zone.context):
+        return None
+    open_line = xb[:zone.inner_start - zone.start]
+    close = xb[zone.close_start - zone.start:]
+    body = xb[len(open_line):len(xb) - len(close)]
+    prefix = open_line[:-1] if not body.strip() else open_line + body[:_core_end(body)]
+    split = [_split_tail(prefix, close, x) for x in (xo, xt)]
+    if split[0] is None or split[1] is None:
+        return None
+    (sep_o, core_o, trail_o), (_sep_t, core_t, _trail_t) = split[0], split[1]
+    if not core_t or (not core_o and xo != xb):
+        return None
+    context = _TailContext.of(bi, bz, open_line, close)
+    structural = _structural_lines(body) if _STATEFUL_LINE.search(body) is not None else None
+    read = context.read([core_t, core_o] if core_o else [core_t], structural)
+    if read is None:
+        return None
+    read_t = read[0]
+    if not core_o:  # THEIRS appended, OURS left the zone as the base's: THEIRS' zone as it is (G2)
+        return xt, len(read_t[0].within(read_t[1]))
+    read_o = read[1]
+    if any(h.date is None for r in (read_o, read_t) for h in r[0].within(r[1])):
+        return None  # an undated entry takes a date from the base's entries: the whole zone decides
+    empty = _TailContext.empty(context, read_o[0].doc)
+    journal = _merge_journal(empty, (read_o[0], read_o[1]), (read_t[0], read_t[1]))
+    end = "\n" + context.close
+    if journal is None or not journal[0].startswith(context.open_line) or not journal[0].endswith(end):
+        return None
+    text, added, heads = journal
+    merged = text[len(context.open_line):len(text) - len(end)].encode("utf-8")
+    again = context.read([merged], None)
+    if again is None or again[0][0].head_lines(again[0][1]) != heads:
+        return None  # the merged entries read as other structure (G8)
+    allowed = read_o[2] + read_t[2]
+    if any(n > allowed[code] for code, n in again[0][2].items()):
+        return None  # a diagnostic neither side's new entries have (G8)
+    return prefix + sep_o + merged + trail_o + close, added
+
+
+def _structural_lines(body: bytes) -> bytes:
+    """The lines of a zone's text that :mod:`.skeleton` keeps (headers, tags, fences, comments), in order."""
+    from .skeleton import _COMMENT_END, _KEPT_LINE
+    text = b"\n" + body
+    starts = {m.start() + 1 for m in _KEPT_LINE.finditer(text)}
+    starts.update(text.rfind(b"\n", 0, m.start()) + 1 for m in _COMMENT_END.finditer(text))
+    return b"".join(text[k:text.find(b"\n", k) + 1] for k in sorted(starts))
+
+
+def _split_tail(prefix: bytes, close: bytes, zone: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """A side's zone as (blank lines after the base's prefix, its new entries, its blank lines before the closing
+    line); None when it is not the base's prefix, new text and the base's closing line."""
+    if not zone.startswith(prefix) or not zone.endswith(close) or len(zone) < len(prefix) + len(close):
+        return None
+    rest = zone[len(prefix):len(zone) - len(close)]
+    if rest and not rest.startswith(b"\n"):
+        return None  # the base's last line itself changed
+    core = rest.lstrip(b"\n")
+    sep = rest[:len(rest) - len(core)]
+    end = _core_end(core)
+    if core and (end == len(core) or _CONTROL.search(core[:end]) is not None):
+        return None  # a zone's text ends with a line ending; a counted character is the whole file's (§1)
+    return sep, core[:end], core[end:]
+
+
+#: What a permission tag read as text leaves behind (a nested tag is remembered until its closing tag).
+_TAG_CODES = frozenset(("NESTED_PERMISSION_BLOCK", "MISMATCHED_PERMISSION_BLOCK", "INVALID_PERMISSION_LEVEL"))
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # syntax.CONTROL_CHARS, as bytes
+_Read = tuple[_Side, _Unit, Counter[str]]
+
+
+@dataclass(frozen=True)
+class _TailContext:
+    """One journal's context for parsing text of it alone: the mini-document head (the file type and the open
+    logical stack, :func:`verify.mini_prefix`) and the zone's opening and closing lines."""
+
+    head: str
+    open_line: str
+    close: str
+
+    @staticmethod
+    def of(index: ZoneIndex, zone_number: int, open_line: bytes, close: bytes) -> _TailContext:
+        from .verify import mini_prefix
+        head, _lines = mini_prefix(index, index.zone(zone_number))
+        return _TailContext(head, open_line.decode("utf-8"), close.decode("utf-8"))
+
+    @staticmethod
+    def empty(context: _TailContext, doc: Document) -> tuple[_Side, _Unit]:
+        """The zone with no text, the base of the new entries: no parse (it holds no header; ``doc`` stands for
+        it, never read)."""
+        text = context.head + context.open_line + context.close
+        first = context.head.count("\n") + 1
+        side = _Side(text, doc, None, _line_starts(text), (), (), "\n")
+        return side, _Unit((), 4, context.open_line + context.close, first, first + 1)
+
+    def read(self, cores: list[bytes], structural: bytes | None) -> list[_Read] | None:
+        """Each of ``cores`` as this journal's only text, all in one parse (zones close every block but the
+        logical stack, §2.3): its zone and the codes it adds.  ``structural`` (the base's structural lines, in one
+        more zone) must hold no header and no tag read as one.  None when a core reads as anything but H6 log
+        entries from its first line on, or when any of it adds a fact of the file."""
+        zones = [self.open_line + core.decode("utf-8") + "\n" + self.close for core in cores]
+        if structural is not None:
+            zones.append(self.open_line + structural.decode("utf-8") + self.close)
+        text = self.head + "".join(zones)
+        doc = parse(text)
+        side = _Side(text, doc, None, _line_starts(text), (), (), "\n")
+        headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
+        side = _Side(text, doc, None, side.starts, headings, tuple(h.line for h in headings), "\n")
+        head_lines = self.head.count("\n")
+        blocks = [b for b in doc.blocks if b.type == "permission_block" and b.line > head_lines]
+        if len(blocks) != len(zones) or not _facts_in_head(doc, head_lines) or len(set(doc.h6_owner.values())) > 1:
+            return None
+        out: list[_Read] = []
+        line = head_lines + 1
+        codes: list[Counter[str]] = [Counter() for _ in zones]
+        for d in doc.diagnostics:
+            if d.line > head_lines:
+                k = bisect.bisect_right([b.line for b in blocks], d.line) - 1
+                if k < 0 or d.line > blocks[k].end_line:
+                    return None
+                codes[k][d.code] += 1
+        for k, (zone_text, block) in enumerate(zip(zones, blocks)):
+            last = line + zone_text.count("\n") - 1
+            unit = _Unit((), 4, zone_text, line, last)
+            if block.line != line or block.end_line != last or text[side.starts[line - 1]:side.starts[last - 1]] + \
+                    side.line(last) + "\n" != zone_text:
+                return None
+            heads = side.within(unit)
+            if any(_structural(b) for b in block.walk() if b is not block):
+                return None
+            if k < len(cores):
+                if not heads or heads[0].line != line + 1:
+                    return None
+                out.append((side, unit, codes[k]))
+            elif heads or any(code in _TAG_CODES for code in codes[k]):
+                return None
+            line = last + 1
+        return out
+
+
+def _facts_in_head(doc: Document, head_lines: int) -> bool:
+    """Whether every module, nucleus, state and connection of ``doc`` comes from its first ``head_lines`` lines."""
+    if doc.registry is not None:
+        return False
+    for m in doc.modules:
+        if m.line > head_lines or (m.state_line or 0) > head_lines or any(c.line > head_lines for c in m.connections):
+            return False
+    return all(n.line <= head_lines and all(c.line <= head_lines for c in n.connections) for n in doc.nuclei)
+
+
+def _structural(block: Block) -> bool:
+    """Whether ``block`` is more than an H6 entry or text inside a journal (verify.compare's test)."""
+    from ..core.nodes import Quote, Rule
+    if isinstance(block, Heading):
+        return block.level != 6 or block.type != "log" or block.refused
+    return isinstance(block, Rule) or (isinstance(block, Quote) and bool(block.severity)) or \
+        block.type == "permission_block"
