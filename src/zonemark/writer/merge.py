@@ -526,24 +526,29 @@ def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
     units = [(zi, oz, tz, base[bs:be], ours[os_:oe], theirs[ts:te])
              for (_k0, zi, bs, be), (_k1, oz, os_, oe), (_k2, tz, ts, te) in zip(bu, ou, tu)]
     parts: list[bytes] = []  # one per unit
-    added = 0
     whole: list[int] = []  # the units only whole-zone parses can merge
-    for zi, oz, tz, xb, xo, xt in units:
+    tails: list[_Tail] = []
+    for k, (zi, oz, tz, xb, xo, xt) in enumerate(units):
+        parts.append(xo)
         if xo == xt or xt == xb:
-            parts.append(xo)
             continue
         if zi is None or oz is None or tz is None or oi.zone(oz).level != 4:
             return None
-        tails = _tail_merge(bi, zi, xb, xo, xt)
-        if tails is None:
-            whole.append(len(parts))
-            parts.append(b"")
-            continue
-        parts.append(tails[0])
-        added += tails[1]
+        tail = _tail_cut(bi, zi, k, xb, xo, xt)
+        if tail is None:
+            whole.append(k)
+        else:
+            tails.append(tail)
+    added = 0
+    for tail, done in zip(tails, _tail_merges(bi, tails)):
+        if done is None:
+            whole.append(tail.unit)
+        else:
+            parts[tail.unit] = units[tail.unit][5] if tail.core_o is None else done[0]
+            added += done[1]
     if sum(len(units[k][4]) for k in whole) * _FAST_SHARE > len(ours):
         return None  # six small parses of most of the file cost more than the four parses of the full path
-    for k in whole:
+    for k in sorted(whole):
         zi, oz, tz, xb, xo, xt = units[k]
         assert zi is not None and oz is not None and tz is not None
         merged = _fast_journal(bi, zi, xb, oi, oz, xo, ti, tz, xt)
@@ -664,18 +669,26 @@ def _core_end(data: bytes) -> int:
     return len(data) if end < 0 else end
 
 
-def _tail_merge(bi: ZoneIndex, bz: int, xb: bytes, xo: bytes, xt: bytes) -> tuple[bytes, int] | None:
-    """A journal both sides (or THEIRS alone) appended to, merged by G3 from the new entries alone (G33).
+@dataclass(frozen=True)
+class _Tail:
+    """One journal both sides (or THEIRS alone) appended to, cut on the bytes (G33): the base's text up to its last
+    non-blank line (``prefix``), then on OURS blank lines (``sep_o``), its new entries and its blank lines before the
+    closing line; THEIRS' new entries; the base's structural lines when it has a header or tag line."""
 
-    The base zone's text up to its last non-blank line is a prefix of both sides; what follows it on a side is
-    blank lines, then the side's new entries, then blank lines and the base's closing line.  Nothing in that
-    prefix can carry into the entries after it: it holds no H1-H5 header and no tag that the parser reads as one
-    (its structural lines alone, :meth:`_TailContext.read`), and it ends outside a fence or a comment (the base's
-    closing tag after it is a tag); an H6 header line closes every other open block.  So each side's new entries,
-    and the merged ones, parse in the journal's context alone (:func:`verify.mini_prefix`) exactly as in the file:
-    each such parse must read exactly the planned H6 entries and nothing else, no fact of the file, and no code more
-    often than in the two sides' new entries together.  None when any of it does not hold (the whole zone is merged
-    then, :func:`_fast_journal`)."""
+    unit: int
+    zone: int  # the base's zone number
+    open_line: str
+    close: str
+    prefix: bytes
+    sep_o: bytes
+    core_o: bytes | None  # None: OURS left the zone as the base's
+    trail_o: bytes
+    core_t: bytes
+    structural: bytes | None
+
+
+def _tail_cut(bi: ZoneIndex, bz: int, unit: int, xb: bytes, xo: bytes, xt: bytes) -> _Tail | None:
+    """The journal's cut (:class:`_Tail`), or None when a side is not the base's text with entries after it."""
     zone = bi.zone(bz)
     if zone.inline or zone.close_start is None or any(bi.headers[h].type == "state_registry" for h in zone.context):
         return None
@@ -689,31 +702,60 @@ def _tail_merge(bi: ZoneIndex, bz: int, xb: bytes, xo: bytes, xt: bytes) -> tupl
     (sep_o, core_o, trail_o), (_sep_t, core_t, _trail_t) = split[0], split[1]
     if not core_t or (not core_o and xo != xb):
         return None
-    context = _TailContext.of(bi, bz, open_line, close)
     structural = _structural_lines(body) if _STATEFUL_LINE.search(body) is not None else None
-    read = context.read([core_t, core_o] if core_o else [core_t], structural)
-    if read is None:
-        return None
-    read_t = read[0]
-    if not core_o:  # THEIRS appended, OURS left the zone as the base's: THEIRS' zone as it is (G2)
-        return xt, len(read_t[0].within(read_t[1]))
-    read_o = read[1]
-    if any(h.date is None for r in (read_o, read_t) for h in r[0].within(r[1])):
-        return None  # an undated entry takes a date from the base's entries: the whole zone decides
-    empty = _TailContext.empty(context, read_o[0].doc)
-    journal = _merge_journal(empty, (read_o[0], read_o[1]), (read_t[0], read_t[1]))
-    end = "\n" + context.close
-    if journal is None or not journal[0].startswith(context.open_line) or not journal[0].endswith(end):
-        return None
-    text, added, heads = journal
-    merged = text[len(context.open_line):len(text) - len(end)].encode("utf-8")
-    again = context.read([merged], None)
-    if again is None or again[0][0].head_lines(again[0][1]) != heads:
-        return None  # the merged entries read as other structure (G8)
-    allowed = read_o[2] + read_t[2]
-    if any(n > allowed[code] for code, n in again[0][2].items()):
-        return None  # a diagnostic neither side's new entries have (G8)
-    return prefix + sep_o + merged + trail_o + close, added
+    return _Tail(unit, bz, open_line.decode("utf-8"), close.decode("utf-8"), prefix, sep_o, core_o or None, trail_o,
+                 core_t, structural)
+
+
+def _tail_merges(bi: ZoneIndex, tails: list[_Tail]) -> list[tuple[bytes, int] | None]:
+    """Each journal of ``tails`` merged by G3 from the new entries alone (G33), or None for one that the whole
+    zone must decide (:func:`_fast_journal`).
+
+    Nothing in the base's part of a journal can carry into the entries after it: it holds no H1-H5 header and no
+    tag that the parser reads as one (its structural lines alone, as :mod:`.skeleton` reads them), and it ends
+    outside a fence or a comment (the base's closing tag after it is a tag); an H6 header line closes every other
+    open block.  So the new entries parse in the journal's context alone (:func:`verify.mini_prefix`) exactly as in
+    the file, and zones close every block but the logical stack (§2.3): every journal's new entries of both sides
+    are read in one parse (:func:`_read_zones`), the merged ones re-checked in a second.  Each must read as exactly
+    the planned H6 entries and nothing else, add no fact of the file, and the merged ones no code more often than
+    both sides' new entries together (G8)."""
+    zones: list[tuple[int, list[tuple[str, bool]]]] = []
+    for tail in tails:
+        texts = [(tail.open_line + tail.core_t.decode("utf-8") + "\n" + tail.close, True)]
+        if tail.core_o is not None:
+            texts.append((tail.open_line + tail.core_o.decode("utf-8") + "\n" + tail.close, True))
+        if tail.structural is not None:
+            texts.append((tail.open_line + tail.structural.decode("utf-8") + tail.close, False))
+        zones.append((tail.zone, texts))
+    reads = _read_zones(bi, zones)
+    out: list[tuple[bytes, int] | None] = [None] * len(tails)
+    pending: list[tuple[int, str, tuple[str, ...], int, Counter[str]]] = []
+    for k, (tail, read) in enumerate(zip(tails, reads)):
+        if read is None:
+            continue
+        read_t = read[0]
+        if tail.core_o is None:  # THEIRS appended, OURS left the zone as the base's: THEIRS' zone as it is (G2)
+            out[k] = b"", len(read_t[0].within(read_t[1]))
+            continue
+        read_o = read[1]
+        if any(h.date is None for r in (read_o, read_t) for h in r[0].within(r[1])):
+            continue  # an undated entry takes a date from the base's entries: the whole zone decides
+        empty = _empty_zone(tail, read_o[0].doc)
+        journal = _merge_journal(empty, (read_o[0], read_o[1]), (read_t[0], read_t[1]))
+        if journal is None or not journal[0].startswith(tail.open_line) or not journal[0].endswith(
+                "\n" + tail.close):
+            continue
+        pending.append((k, journal[0], journal[2], journal[1], read_o[2] + read_t[2]))
+    again = _read_zones(bi, [(tails[k].zone, [(text, True)]) for k, text, _h, _n, _c in pending])
+    for (k, text, heads, added, allowed), read in zip(pending, again):
+        if read is None or read[0][0].head_lines(read[0][1]) != heads:
+            continue  # the merged entries read as other structure (G8)
+        if any(n > allowed[code] for code, n in read[0][2].items()):
+            continue  # a diagnostic neither side's new entries have (G8)
+        tail = tails[k]
+        merged = text[len(tail.open_line):len(text) - len(tail.close) - 1].encode("utf-8")
+        out[k] = tail.prefix + tail.sep_o + merged + tail.trail_o + tail.close.encode("utf-8"), added
+    return out
 
 
 def _structural_lines(body: bytes) -> bytes:
@@ -747,83 +789,95 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # syntax.CONTROL_CH
 _Read = tuple[_Side, _Unit, Counter[str]]
 
 
-@dataclass(frozen=True)
-class _TailContext:
-    """One journal's context for parsing text of it alone: the mini-document head (the file type and the open
-    logical stack, :func:`verify.mini_prefix`) and the zone's opening and closing lines."""
+def _empty_zone(tail: _Tail, doc: Document) -> tuple[_Side, _Unit]:
+    """The journal with no text, the base of the new entries: no parse (it holds no header; ``doc`` stands for it,
+    never read)."""
+    text = tail.open_line + tail.close
+    return _Side(text, doc, None, _line_starts(text), (), (), "\n"), _Unit((), 4, text, 1, 2)
 
-    head: str
-    open_line: str
-    close: str
 
-    @staticmethod
-    def of(index: ZoneIndex, zone_number: int, open_line: bytes, close: bytes) -> _TailContext:
-        from .verify import mini_prefix
-        head, _lines = mini_prefix(index, index.zone(zone_number))
-        return _TailContext(head, open_line.decode("utf-8"), close.decode("utf-8"))
-
-    @staticmethod
-    def empty(context: _TailContext, doc: Document) -> tuple[_Side, _Unit]:
-        """The zone with no text, the base of the new entries: no parse (it holds no header; ``doc`` stands for
-        it, never read)."""
-        text = context.head + context.open_line + context.close
-        first = context.head.count("\n") + 1
-        side = _Side(text, doc, None, _line_starts(text), (), (), "\n")
-        return side, _Unit((), 4, context.open_line + context.close, first, first + 1)
-
-    def read(self, cores: list[bytes], structural: bytes | None) -> list[_Read] | None:
-        """Each of ``cores`` as this journal's only text, all in one parse (zones close every block but the
-        logical stack, §2.3): its zone and the codes it adds.  ``structural`` (the base's structural lines, in one
-        more zone) must hold no header and no tag read as one.  None when a core reads as anything but H6 log
-        entries from its first line on, or when any of it adds a fact of the file."""
-        zones = [self.open_line + core.decode("utf-8") + "\n" + self.close for core in cores]
-        if structural is not None:
-            zones.append(self.open_line + structural.decode("utf-8") + self.close)
-        text = self.head + "".join(zones)
-        doc = parse(text)
-        side = _Side(text, doc, None, _line_starts(text), (), (), "\n")
-        headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
-        side = _Side(text, doc, None, side.starts, headings, tuple(h.line for h in headings), "\n")
-        head_lines = self.head.count("\n")
-        blocks = [b for b in doc.blocks if b.type == "permission_block" and b.line > head_lines]
-        if len(blocks) != len(zones) or not _facts_in_head(doc, head_lines) or len(set(doc.h6_owner.values())) > 1:
-            return None
-        out: list[_Read] = []
-        line = head_lines + 1
-        codes: list[Counter[str]] = [Counter() for _ in zones]
-        for d in doc.diagnostics:
-            if d.line > head_lines:
-                k = bisect.bisect_right([b.line for b in blocks], d.line) - 1
-                if k < 0 or d.line > blocks[k].end_line:
-                    return None
-                codes[k][d.code] += 1
-        for k, (zone_text, block) in enumerate(zip(zones, blocks)):
-            last = line + zone_text.count("\n") - 1
-            unit = _Unit((), 4, zone_text, line, last)
-            if block.line != line or block.end_line != last or text[side.starts[line - 1]:side.starts[last - 1]] + \
-                    side.line(last) + "\n" != zone_text:
-                return None
-            heads = side.within(unit)
-            if any(_structural(b) for b in block.walk() if b is not block):
-                return None
-            if k < len(cores):
-                if not heads or heads[0].line != line + 1:
-                    return None
-                out.append((side, unit, codes[k]))
-            elif heads or any(code in _TAG_CODES for code in codes[k]):
-                return None
+def _read_zones(index: ZoneIndex, journals: list[tuple[int, list[tuple[str, bool]]]]) -> list[list[_Read] | None]:
+    """Zone texts of journals of ``index`` (zone number; each text, and whether it must be H6 entries from its
+    first line on or hold no header and no tag read as one) parsed in one mini-document: each journal's zones after
+    the headers of its context that the one before did not have (the logical stack, as :func:`verify.mini_prefix`
+    gives it to one zone).  For each journal, each entries zone read, or None when a zone reads as anything else;
+    all None when the document cannot be trusted (a zone not where it was put, a fact of the file added)."""
+    if not journals:
+        return []
+    ft = index.file_type
+    parts = [f"# x [{ft}]\n\n" if ft else "# x\n\n"]
+    line = parts[0].count("\n") + 1
+    stack: tuple[int, ...] = ()
+    spans: list[tuple[int, int, int, int, str, bool]] = []  # first, last line, journal, zone, text, entries
+    for j, (zone_number, texts) in enumerate(journals):
+        context = index.zone(zone_number).context
+        same = 0
+        while same < min(len(stack), len(context)) and stack[same] == context[same]:
+            same += 1
+        if same < len(stack) and same == len(context):
+            return [None] * len(journals)  # the stack cannot shrink without a header (never in a file)
+        if same < len(context):
+            declared = [index.headers[h].text.rstrip("\r") + "\n" for h in context[same:]]
+            parts += ["[P1]\n", *declared, "[/P1]\n"]
+            line += len(declared) + 2
+        stack = context
+        for z, (text, entries) in enumerate(texts):
+            last = line + text.count("\n") - 1
+            spans.append((line, last, j, z, text, entries))
+            parts.append(text)
             line = last + 1
-        return out
+    text = "".join(parts)
+    doc = parse(text)
+    starts = _line_starts(text)
+    headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
+    side = _Side(text, doc, None, starts, headings, tuple(h.line for h in headings), "\n")
+    firsts = [sp[0] for sp in spans]
+    blocks = {b.line: b for b in doc.blocks if b.type == "permission_block"}
+    codes: list[Counter[str]] = [Counter() for _ in spans]
+    for d in doc.diagnostics:
+        k = bisect.bisect_right(firsts, d.line) - 1
+        if k >= 0 and d.line <= spans[k][1]:
+            codes[k][d.code] += 1
+    if not _facts_outside(doc, spans):
+        return [None] * len(journals)
+    out: list[list[_Read] | None] = [[] for _ in journals]
+    for k, (first, last, j, _z, zone_text, entries) in enumerate(spans):
+        block = blocks.get(first)
+        unit = _Unit((), 4, zone_text, first, last)
+        if block is None or block.end_line != last or starts[first - 1] + len(zone_text) != (
+                starts[last] if last < len(starts) else len(text)):
+            return [None] * len(journals)  # the zone does not close where it was put: what follows cannot be trusted
+        if out[j] is None:
+            continue
+        heads = side.within(unit)
+        owners = {doc.h6_owner.get(h.line) for h in heads}
+        bad = any(_structural(b) for b in block.walk() if b is not block) or len(owners) > 1
+        if entries:
+            bad = bad or not heads or heads[0].line != first + 1
+        else:
+            bad = bad or bool(heads) or any(code in _TAG_CODES for code in codes[k])
+        if bad:
+            out[j] = None
+        elif entries:
+            reads = out[j]
+            assert reads is not None
+            reads.append((side, unit, codes[k]))
+    return out
 
 
-def _facts_in_head(doc: Document, head_lines: int) -> bool:
-    """Whether every module, nucleus, state and connection of ``doc`` comes from its first ``head_lines`` lines."""
+def _facts_outside(doc: Document, spans: list[tuple[int, int, int, int, str, bool]]) -> bool:
+    """Whether no module, nucleus, state, connection or registry of ``doc`` comes from a line of the zones read."""
+    firsts = [sp[0] for sp in spans]
+
+    def inside(n: int | None) -> bool:
+        k = bisect.bisect_right(firsts, n or 0) - 1
+        return n is not None and k >= 0 and n <= spans[k][1]
     if doc.registry is not None:
         return False
     for m in doc.modules:
-        if m.line > head_lines or (m.state_line or 0) > head_lines or any(c.line > head_lines for c in m.connections):
+        if inside(m.line) or inside(m.state_line) or any(inside(c.line) for c in m.connections):
             return False
-    return all(n.line <= head_lines and all(c.line <= head_lines for c in n.connections) for n in doc.nuclei)
+    return not any(inside(n.line) or any(inside(c.line) for c in n.connections) for n in doc.nuclei)
 
 
 def _structural(block: Block) -> bool:
