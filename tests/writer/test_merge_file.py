@@ -265,13 +265,12 @@ def test_a_merge_whose_result_would_read_as_structure_is_a_conflict_never_half_m
     base = MEMORY.encode()
     ours = _tyres(MEMORY, "###### LOG: 2026-10-03 — perché\nuno\n").encode()
     theirs = _tyres(MEMORY, "###### LOG: 2026-10-02 — 東京\ndue\n").encode()
-    real = merge_module._merge_journal
+    real = merge_module._merge_entries  # every path composes a merged journal with it
 
-    def joined_into_structure(*args: object) -> tuple[str, int, tuple[str, ...]] | None:
+    def joined_into_structure(*args: object) -> tuple[str, int, tuple[str, ...]]:
         done = real(*args)  # type: ignore[arg-type]
-        assert done is not None
         return done[0].replace("due\n", "due\n\n###### LOG: 2026-10-09 — ghost 東京\n"), done[1], done[2]
-    monkeypatch.setattr(merge_module, "_merge_journal", joined_into_structure)
+    monkeypatch.setattr(merge_module, "_merge_entries", joined_into_structure)
     plan = plan_merge(base, ours, theirs)
     assert plan.outcome == "conflict" and len(plan.conflicts) == 1 and plan.conflicts[0].what == "the whole file"
     assert plan.reason is not None and "structure" in plan.reason
@@ -411,15 +410,15 @@ def _many_topics(count: int) -> str:
 
 
 def test_journal_appends_parse_only_the_changed_journals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """G13, G33: two devices' appends to one journal of a large file parse only the new entries (both sides' in
-    one small parse, the merged ones in another), never the whole file nor the whole journal."""
+    """G13, G33: two devices' appends to one journal of a large file parse only the merged new entries (one small
+    parse: the re-check), never the whole file nor the whole journal."""
     calls = _counted_parses(monkeypatch)
     many = _many_topics(300)
     ours = _tyres(many, "###### LOG: 2026-10-03 — perché\nuno\n")
     theirs = _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n")
     plan = plan_merge(many.encode(), ours.encode(), theirs.encode())
     assert plan.outcome == "merged" and plan.entries_added == 1
-    assert len(calls) == 2 and max(calls) < 300
+    assert len(calls) == 1 and max(calls) < 300
     assert plan.data.decode() == _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n\n"
                                               "###### LOG: 2026-10-03 — perché\nuno\n")
 

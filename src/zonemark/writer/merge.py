@@ -230,12 +230,20 @@ def _merge_journal(base: tuple[_Side, _Unit] | None, ours: tuple[_Side, _Unit],
         headers = {e.core.split("\n", 1)[0]: e.core for e in o[1][n:]}
         if any(headers.get(e.core.split("\n", 1)[0], e.core) != e.core for e in t[1][n:]):
             return None  # one entry edited on one copy: without a base, neither edit can win
-    eol = ours[0].eol
     kept = list(o[1][:n])
+    tail = (o[1][-1].tail if o[1] else (t[1][-1].tail if t[1] else ""))
+    return _merge_entries(o[0], kept, o[1][n:], t[1][n:], tail, o[2], ours[0].eol)
+
+
+def _merge_entries(head: str, kept: list[_Entry], new_o: Sequence[_Entry], new_t: Sequence[_Entry], tail: str,
+                   close: str, eol: str) -> tuple[str, int, tuple[str, ...]]:
+    """A journal's text (G3): ``head``, the ``kept`` entries, then the entries new on either side by date (same
+    date: ours first; an undated one takes the date before it), one new on both sides once; the result's text, how
+    many of THEIRS it adds, and its header lines."""
     last_date = next((e.date for e in reversed(kept) if e.date), "")
     new: list[tuple[str, int, int, _Entry]] = []
     seen: set[Key] = set()
-    for side_rank, entries in ((0, o[1][n:]), (1, t[1][n:])):
+    for side_rank, entries in ((0, new_o), (1, new_t)):
         carried = last_date or ""
         for k, e in enumerate(entries):
             carried = e.date or carried
@@ -247,12 +255,11 @@ def _merge_journal(base: tuple[_Side, _Unit] | None, ours: tuple[_Side, _Unit],
     new.sort(key=lambda item: (item[0], item[1], item[2]))
     merged = kept + [item[3] for item in new]
     added = sum(1 for item in new if item[1] == 1)
-    tail = (o[1][-1].tail if o[1] else (t[1][-1].tail if t[1] else ""))
-    parts = [o[0]]
+    parts = [head]
     for k, e in enumerate(merged):
         parts.append(e.core + eol)
         parts.append(eol if k + 1 < len(merged) else tail[len(eol):] if tail.startswith(eol) else tail)
-    parts.append(o[2])
+    parts.append(close)
     heads = tuple(e.core.split("\n", 1)[0].rstrip("\r") for e in merged)
     return "".join(parts), added, heads
 
@@ -719,6 +726,92 @@ def _tail_merges(bi: ZoneIndex, tails: list[_Tail]) -> list[tuple[bytes, int] | 
     are read in one parse (:func:`_read_zones`), the merged ones re-checked in a second.  Each must read as exactly
     the planned H6 entries and nothing else, add no fact of the file, and the merged ones no code more often than
     both sides' new entries together (G8)."""
+    quick = _quick_merges(bi, tails)
+    rest = [k for k, done in enumerate(quick) if done is None]
+    for k, done in zip(rest, _read_merges(bi, [tails[k] for k in rest])):
+        quick[k] = done
+    return quick
+
+
+def _quick_merges(bi: ZoneIndex, tails: list[_Tail]) -> list[tuple[bytes, int] | None]:
+    """The journals whose new entries need one parse, of the result alone: each side's new entries cut at their
+    H6 lines on the bytes, ordered by the dates those lines give (:func:`core.headers.classify_header`), and the
+    merged entries (THEIRS' new ones, when OURS added none) parsed as in :func:`_read_merges`, where they must read
+    as exactly the planned entries with the planned dates and titles and, when both sides added, no diagnostic.
+    None for a journal where any of it does not hold (:func:`_read_merges` decides it)."""
+    memory = bi.file_type == "external_memory"
+    plans: list[tuple[int, str, tuple[tuple[str, str | None, str | None], ...], int, bool]] = []
+    zones: list[tuple[int, list[tuple[str, bool]]]] = []
+    for k, tail in enumerate(tails):
+        if tail.core_o is None:
+            text = tail.open_line + tail.core_t.decode("utf-8") + "\n" + tail.close
+            entries = _byte_entries(tail.core_t, memory)
+            if entries is None:
+                continue
+            heads = tuple((e.core.split("\n", 1)[0], e.date, e.title or None) for e in entries)
+            plans.append((k, text, heads, len(entries), False))
+        else:
+            new_o, new_t = _byte_entries(tail.core_o, memory), _byte_entries(tail.core_t, memory)
+            if new_o is None or new_t is None or any(e.date is None for e in (*new_o, *new_t)):
+                continue
+            cores: dict[Key, str] = {}
+            if any(cores.setdefault(_key(e), e.core) != e.core for e in (*new_o, *new_t)):
+                continue  # duplicates by the writer's key with other bytes: the parsed entries decide
+            text, added, _heads = _merge_entries(tail.open_line, [], new_o, new_t, "\n", tail.close, "\n")
+            by_head = {e.core.split("\n", 1)[0]: e for e in (*new_o, *new_t)}
+            heads = tuple((h, by_head[h].date, by_head[h].title or None) for h in _heads)
+            plans.append((k, text, heads, added, True))
+        texts = [(text, True)]
+        if tail.structural is not None:
+            texts.append((tail.open_line + tail.structural.decode("utf-8") + tail.close, False))
+        zones.append((tail.zone, texts))
+    out: list[tuple[bytes, int] | None] = [None] * len(tails)
+    for (k, text, heads, added, both), read in zip(plans, _read_zones(bi, zones)):
+        if read is None:
+            continue
+        side, unit, codes = read[0]
+        got = tuple((side.line(h.line), h.date, h.title) for h in side.within(unit))
+        if got != heads or (both and codes):
+            continue
+        tail = tails[k]
+        if not both:
+            out[k] = b"", added
+            continue
+        merged = text[len(tail.open_line):len(text) - len(tail.close) - 1].encode("utf-8")
+        out[k] = tail.prefix + tail.sep_o + merged + tail.trail_o + tail.close.encode("utf-8"), added
+    return out
+
+
+#: A line the parser may read as an H6 (§4.1: at most three spaces of indentation, six hashes).
+_H6_LINE = re.compile(rb"^ {0,3}######(?!#)", re.MULTILINE)
+
+
+def _byte_entries(core: bytes, memory: bool) -> list[_Entry] | None:
+    """``core`` cut at its H6 lines into entries, each with the date and title its header line gives; None when
+    it does not start with one or a line is not read as an H6 of its own."""
+    from ..core.headers import classify_header, read_header
+    starts = [m.start() for m in _H6_LINE.finditer(core)]
+    if not starts or starts[0] != 0:
+        return None
+    out: list[_Entry] = []
+    for k, start in enumerate(starts):
+        raw = core[start:starts[k + 1] if k + 1 < len(starts) else len(core)].decode("utf-8")
+        entry = _core(raw)
+        line = entry.split("\n", 1)[0]
+        stripped = line.lstrip(" ")
+        level, text, text_column, _findings = read_header(line, stripped, len(line) - len(stripped))
+        if level != 6:
+            return None
+        header = classify_header(6, text, len(line) - len(stripped) + 1, memory, False, text_column)
+        if header.kind != "log":
+            return None
+        out.append(_Entry(entry, raw[len(entry):], header.date, header.title or ""))
+    return out
+
+
+def _read_merges(bi: ZoneIndex, tails: list[_Tail]) -> list[tuple[bytes, int] | None]:
+    """The journals merged from both sides' new entries as the parser reads them (one parse for all), the merged
+    ones re-checked in a second."""
     zones: list[tuple[int, list[tuple[str, bool]]]] = []
     for tail in tails:
         texts = [(tail.open_line + tail.core_t.decode("utf-8") + "\n" + tail.close, True)]
