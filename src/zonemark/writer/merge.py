@@ -411,6 +411,7 @@ class _Planned:
     text: str  # the text taken; for a clash, OURS
     heads: tuple[str, ...]  # the header lines of ``text``
     clash: tuple[str | None, str, str] | None = None  # (base, theirs, what)
+    span: int = 1  # a clash over a region of zones: how many units of OURS it holds (0: none, this one stands in)
 
 
 def _plan_units(b: _Side | None, o: _Side, t: _Side) -> tuple[list[_Planned], int] | str:
@@ -429,7 +430,7 @@ def _plan_units(b: _Side | None, o: _Side, t: _Side) -> tuple[list[_Planned], in
     elif b_keys is not None and t_keys == b_keys:
         order = o_keys
     else:
-        return "the zones themselves (containers added, removed or moved) differ on both sides"
+        return _plan_regions(b, o, t, ou, tu, bu, o_keys, t_keys, b_keys)
     if b_keys is not None:  # a unit one side removed must be the base's on the other side
         for key in b_keys:
             if key not in order:
@@ -439,48 +440,115 @@ def _plan_units(b: _Side | None, o: _Side, t: _Side) -> tuple[list[_Planned], in
     out: list[_Planned] = []
     added = 0
     for key in order:
-        ux, uy, ub = ou.get(key), tu.get(key), bu.get(key)
-        if ux is None or uy is None:
-            side, unit = (t, uy) if ux is None else (o, ux)
-            assert unit is not None
-            if ux is None:
-                added += sum(1 for h in side.head_lines(unit) if h.startswith("######"))
-            out.append(_Planned(key, unit.level, unit.text, side.head_lines(unit)))
-            continue
-        if ux.text == uy.text or (ub is not None and uy.text == ub.text):
-            out.append(_Planned(key, ux.level, ux.text, o.head_lines(ux)))
-            continue
-        if ub is not None and ux.text == ub.text:
-            added += sum(1 for h in t.head_lines(uy) if h.startswith("######")) - \
-                sum(1 for h in o.head_lines(ux) if h.startswith("######"))
-            out.append(_Planned(key, uy.level, uy.text, t.head_lines(uy)))
-            continue
-        if ux.level == 4:
-            journal = _merge_journal(None if ub is None or b is None else (b, ub), (o, ux), (t, uy))
-            if journal is not None:
-                added += journal[1]
-                out.append(_Planned(key, 4, journal[0], journal[2]))
-                continue
-            if ub is not None and b is not None:
-                registry = _merge_registry((b, ub), (o, ux), (t, uy))
-                if registry is not None:
-                    out.append(_Planned(key, 4, registry, o.head_lines(ux)))
-                    continue
-        out.append(_Planned(key, ux.level, ux.text, o.head_lines(ux),
-                            (None if ub is None else ub.text, uy.text, _what(ux))))
+        planned, n = _plan_one(key, b, o, t, ou, tu, bu)
+        out.append(planned)
+        added += n
     return out, added
+
+
+_Units = dict[tuple[object, ...], _Unit]
+
+
+def _plan_one(key: tuple[object, ...], b: _Side | None, o: _Side, t: _Side, ou: _Units, tu: _Units,
+              bu: _Units) -> tuple[_Planned, int]:
+    """One unit of the result by G2-G6, and how many journal entries of THEIRS it adds."""
+    ux, uy, ub = ou.get(key), tu.get(key), bu.get(key)
+    if ux is None or uy is None:
+        side, unit = (t, uy) if ux is None else (o, ux)
+        assert unit is not None
+        added = sum(1 for h in side.head_lines(unit) if h.startswith("######")) if ux is None else 0
+        return _Planned(key, unit.level, unit.text, side.head_lines(unit)), added
+    if ux.text == uy.text or (ub is not None and uy.text == ub.text):
+        return _Planned(key, ux.level, ux.text, o.head_lines(ux)), 0
+    if ub is not None and ux.text == ub.text:
+        added = sum(1 for h in t.head_lines(uy) if h.startswith("######")) - \
+            sum(1 for h in o.head_lines(ux) if h.startswith("######"))
+        return _Planned(key, uy.level, uy.text, t.head_lines(uy)), added
+    if ux.level == 4:
+        journal = _merge_journal(None if ub is None or b is None else (b, ub), (o, ux), (t, uy))
+        if journal is not None:
+            return _Planned(key, 4, journal[0], journal[2]), journal[1]
+        if ub is not None and b is not None:
+            registry = _merge_registry((b, ub), (o, ux), (t, uy))
+            if registry is not None:
+                return _Planned(key, 4, registry, o.head_lines(ux)), 0
+    return _Planned(key, ux.level, ux.text, o.head_lines(ux), (None if ub is None else ub.text, uy.text, _what(ux))), 0
+
+
+def _plan_regions(b: _Side | None, o: _Side, t: _Side, ou: _Units, tu: _Units, bu: _Units,
+                  o_keys: list[tuple[object, ...]], t_keys: list[tuple[object, ...]],
+                  b_keys: list[tuple[object, ...]] | None) -> tuple[list[_Planned], int] | str:
+    """The zones differ from the base on both sides (G34): the units all three hold (in one order on all) cut the
+    file into regions; a region whose zones one side left as the base's takes the other side's, unit by unit; one
+    where both sides added or removed different zones (or, without a base, where the two differ) is one conflict
+    region around it, and everything else is merged."""
+    common = set(o_keys) & set(t_keys) & (set(b_keys) if b_keys is not None else set(o_keys))
+    anchors = [k for k in o_keys if k in common]
+    if anchors != [k for k in t_keys if k in common] or (
+            b_keys is not None and anchors != [k for k in b_keys if k in common]):
+        return "the zones themselves (containers moved) are in another order on the two sides"
+    regions_o, regions_t = _regions(o_keys, common), _regions(t_keys, common)
+    regions_b = _regions(b_keys, common) if b_keys is not None else None
+    out: list[_Planned] = []
+    added = 0
+    for k in range(len(anchors) + 1):
+        ro, rt = regions_o[k], regions_t[k]
+        rb = None if regions_b is None else regions_b[k]
+        order = ro if ro == rt else rt if ro == rb else ro if rt == rb else None
+        if order is not None and rb is not None:  # a zone one side removed must be the base's on the other side
+            if any(key not in order and (kept := ou.get(key) or tu.get(key)) is not None and
+                   kept.text != bu[key].text for key in rb):
+                order = None
+        if order is not None:
+            for key in order:
+                planned, n = _plan_one(key, b, o, t, ou, tu, bu)
+                out.append(planned)
+                added += n
+        else:
+            text_t = "".join(tu[key].text for key in rt)
+            text_b = None if rb is None else "".join(bu[key].text for key in rb)
+            after = next((ou[key] for key in anchors[k:] if ou[key].level is not None), None)
+            where = " at the end of the file" if after is None else f" before {_what(after)}"
+            what = f"the containers added or removed on both sides{where}"
+            units = [ou[key] for key in ro]
+            if not units:
+                out.append(_Planned(("region", k), None, "", (), (text_b, text_t, what), 0))
+            for n, unit in enumerate(units):  # the region's level is None: it is more than one zone
+                out.append(_Planned(unit.key, None if n == 0 else unit.level, unit.text, o.head_lines(unit),
+                                    (text_b, text_t, what) if n == 0 else None, len(units) if n == 0 else 1))
+        if k < len(anchors):
+            planned, n = _plan_one(anchors[k], b, o, t, ou, tu, bu)
+            out.append(planned)
+            added += n
+    return out, added
+
+
+def _regions(keys: list[tuple[object, ...]], common: set[tuple[object, ...]]) -> list[list[tuple[object, ...]]]:
+    """``keys`` cut at the ``common`` ones: the keys before the first, between each two, and after the last."""
+    out: list[list[tuple[object, ...]]] = [[]]
+    for key in keys:
+        if key in common:
+            out.append([])
+        else:
+            out[-1].append(key)
+    return out
 
 
 def _compose(units: list[_Planned], eol: str, labels: tuple[str, str, str], *,
              resolve: bool) -> tuple[str, tuple[ConflictRegion, ...]]:
     """The result's text; ``resolve``: each conflict as OURS (what the re-check checks)."""
     out = _Out(eol, labels, [], conflicts=[])
-    for unit in units:
-        if unit.clash is None or resolve:
+    skip = 0
+    for k, unit in enumerate(units):
+        if skip:
+            skip -= 1
+        elif unit.clash is None or resolve:
             out.add(unit.text)
         else:
             base, theirs, what = unit.clash
-            out.conflict(unit.text, base, theirs, unit.level, what)
+            ours = "".join(u.text for u in units[k:k + unit.span])
+            skip = max(unit.span - 1, 0)
+            out.conflict(ours, base, theirs, unit.level, what)
     return "".join(out.parts), tuple(out.conflicts or ())
 
 
@@ -488,6 +556,7 @@ def _recheck(text: str, units: list[_Planned], b: _Side | None, o: _Side, t: _Si
     """Why the merged text is not accepted (§5.5), or None: no new diagnostic, the planned units and headers, and
     every [P1]-[P3] zone a zone of one side."""
     m = _side(text)
+    units = [u for u in units if u.span]  # a conflict region where OURS has no zone holds nothing of it
     have = Counter(d.code for d in m.doc.diagnostics)
     oc, tc = Counter(d.code for d in o.doc.diagnostics), Counter(d.code for d in t.doc.diagnostics)
     bc = Counter(d.code for d in b.doc.diagnostics) if b is not None else Counter[str]()
