@@ -13,15 +13,17 @@ form for a sync folder's conflict copy) and decides zone by zone (§5.1, §5.2):
 * the ``MODULE_STATE_REGISTRY`` lines merge per module (one module set differently on the two
   sides is a conflict);
 * anything else both sides changed differently is a conflict region, in git's diff3 markers,
-  around that unit only; when the zones themselves differ (added, removed, moved) on both sides,
-  the whole file is one conflict region.
+  around that unit only; when the zones themselves differ on both sides, the zones all three hold cut the
+  file into regions, and a region where both sides added or removed different zones is one conflict
+  region around it (G34); zones in another order on the two sides make the whole file one.
 
 The result is re-checked (§5.5): a merge is accepted only when its parse has no diagnostic over
 both sides, cuts into exactly the planned units with exactly the planned header lines (no text
 turned into structure, no structure turned into text), and every ``[P1]``-``[P3]`` zone equals a
 zone of one side byte for byte; otherwise the whole file becomes one conflict region, never
-half-merged.  Four parses (base, ours, theirs, result), each linear in its input; when only a few journals
-changed, the zone index and those journals parsed alone (:func:`_fast`, ruling G13).
+half-merged.  Four parses (base, ours, theirs, result), each linear in its input; when the zones are the same
+and THEIRS changed only journals, the zone index from the structural lines and the journals merged from their
+new entries alone, one parse of the merged entries (:func:`_fast`, rulings G13, G33).
 """
 
 from __future__ import annotations
@@ -584,11 +586,11 @@ def _whole_file(o: str, b: str | None, t: str, eol: str, labels: tuple[str, str,
 
 # -- the fast path: the zone index and one small parse per changed journal -------------------------
 def _fast(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int] | None:
-    """The merge when the three have the same zones and every zone both sides changed is a journal both only
-    appended to (the common case of two devices): cut by the structural lines alone (:mod:`.skeleton`), each
-    changed journal parsed alone in its context, and each zone that differs from OURS re-checked by the writer's
-    zone check (:func:`.verify.incremental_check`, proven equal to a full re-parse where it decides).  None when
-    anything needs the full path (G13)."""
+    """The merge when the three have the same zones and every zone THEIRS changed is a journal appended to (the
+    common case of two devices): cut by the structural lines alone (:mod:`.skeleton`), each journal merged from
+    its new entries alone (:func:`_tail_merges`, G33), or else parsed alone in its context and re-checked by the
+    writer's zone check (:func:`.verify.incremental_check`, proven equal to a full re-parse where it decides).
+    None when anything needs the full path (G13)."""
     if b"\r" in base or b"\r" in ours or b"\r" in theirs:
         return None
     cut = _skeleton_units([base, ours, theirs])
