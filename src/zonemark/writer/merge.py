@@ -737,7 +737,7 @@ def _changed_lines(old: str, new: str) -> tuple[int, int, int]:
 # -- journals merged from their new entries alone (G33) -----------------------------------------------
 #: A line that may change the parser's state across an H6 entry inside a journal: an H1-H5 header (refused in a
 #: [P4] zone, it still sits on the physical stack) or a permission tag (a nested one is remembered).
-_STATEFUL_LINE = re.compile(rb"^[ \t]{0,3}(?:#{1,5}(?!#)|\[/?P\d)", re.MULTILINE)
+_STATEFUL_LINE = re.compile(rb"\n[ \t]{0,3}(?:#{1,5}(?!#)|\[/?P\d)")  # the newline before it
 
 
 def _core_end(data: bytes) -> int:
@@ -780,7 +780,8 @@ def _tail_cut(bi: ZoneIndex, bz: int, unit: int, xb: bytes, xo: bytes, xt: bytes
     (sep_o, core_o, trail_o), (_sep_t, core_t, _trail_t) = split[0], split[1]
     if not core_t or (not core_o and xo != xb):
         return None
-    structural = _structural_lines(body) if _STATEFUL_LINE.search(body) is not None else None
+    stateful = _STATEFUL_LINE.search(xb, len(open_line) - 1, len(xb) - len(close))  # from the opening line's end
+    structural = _structural_lines(body) if stateful is not None else None
     return _Tail(unit, bz, open_line.decode("utf-8"), close.decode("utf-8"), prefix, sep_o, core_o or None, trail_o,
                  core_t, structural)
 
