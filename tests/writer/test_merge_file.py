@@ -534,3 +534,20 @@ def test_two_devices_adding_a_container_at_one_place_sync_to_one_region_and_chec
     assert "###### LOG: 2026-10-02 — rotazione" in text and "###### LOG: 2026-10-04 — biglietti" in text
     check = zonemark("check", str(b / MEM))
     assert check.returncode == 1 and check.stdout.count("MERGE_CONFLICT") == 1
+
+
+def test_two_way_copies_whose_containers_differ_get_a_region_without_a_base() -> None:
+    """G10, G34: without a base a topic on one copy only may be added or removed: a conflict region around it (no
+    ``|||||||`` part), the journals of both copies united outside it."""
+    casa = _topic("Casa — perché", "###### LOG: 2026-10-01 — caldaia\nFatto — 東京.\n")
+    ours = _tyres(MEMORY, "###### LOG: 2026-10-03 — perché\nuno\n").replace(
+        "[P1]\n## TOPIC: Viaggi", casa + "[P1]\n## TOPIC: Viaggi")
+    theirs = _tyres(MEMORY, "###### LOG: 2026-10-02 — 東京\ndue\n")
+    plan = plan_merge(None, ours.encode(), theirs.encode())
+    assert [(c.level, c.what) for c in plan.conflicts] == [
+        (None, "the containers that differ before the [P1] zone of ## TOPIC: Viaggi")]
+    text = plan.data.decode()
+    region = text[text.index("<<<<<<< ours\n"):text.index(">>>>>>> theirs\n")]
+    assert "## TOPIC: Casa — perché" in region and "||||||| " not in text and region.endswith("=======\n")
+    before = text[:text.index("<<<<<<< ours\n")]
+    assert before.index("2026-10-02 — 東京") < before.index("2026-10-03 — perché")

@@ -511,7 +511,7 @@ def _plan_regions(b: _Side | None, o: _Side, t: _Side, ou: _Units, tu: _Units, b
             text_b = None if rb is None else "".join(bu[key].text for key in rb)
             after = next((ou[key] for key in anchors[k:] if ou[key].level is not None), None)
             where = " at the end of the file" if after is None else f" before {_what(after)}"
-            what = f"the containers added or removed on both sides{where}"
+            what = f"the containers {'added or removed on both sides' if rb is not None else 'that differ'}{where}"
             units = [ou[key] for key in ro]
             if not units:
                 out.append(_Planned(("region", k), None, "", (), (text_b, text_t, what), 0))
