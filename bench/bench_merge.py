@@ -5,9 +5,9 @@
 BASE is the repository's generated memory (``bench/corpus.py``, kind ``memory``, seed 1: the same bytes every
 run).  OURS and THEIRS each add ``--entries`` new journal entries (Italian and Japanese text) at the end of
 journals picked at random (seeds 1 and 2), as two devices' AIs would append them, in two cases: the journals
-picked among all of them (nearly every journal of the file changes on both sides: the full path, four parses
-of the file) and all in the same ``--journals`` journals (the fast path: the zone index, and those journals
-parsed alone).  Each round times, taking
+picked among all of them (nearly every journal of the file changes on both sides) and all in the same
+``--journals`` journals.  Both take the path of rulings G13 and G33: the zone index from the structural lines
+(one parse shared by the three files), and the merged new entries parsed once.  Each round times, taking
 turns so that a busy machine slows them alike:
 
   git merge-file            the named peer: ``git merge-file -p OURS BASE THEIRS`` (a line merge; it leaves a

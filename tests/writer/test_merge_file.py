@@ -265,13 +265,12 @@ def test_a_merge_whose_result_would_read_as_structure_is_a_conflict_never_half_m
     base = MEMORY.encode()
     ours = _tyres(MEMORY, "###### LOG: 2026-10-03 — perché\nuno\n").encode()
     theirs = _tyres(MEMORY, "###### LOG: 2026-10-02 — 東京\ndue\n").encode()
-    real = merge_module._merge_journal
+    real = merge_module._merge_entries  # every path composes a merged journal with it
 
-    def joined_into_structure(*args: object) -> tuple[str, int, tuple[str, ...]] | None:
+    def joined_into_structure(*args: object) -> tuple[str, int, tuple[str, ...]]:
         done = real(*args)  # type: ignore[arg-type]
-        assert done is not None
         return done[0].replace("due\n", "due\n\n###### LOG: 2026-10-09 — ghost 東京\n"), done[1], done[2]
-    monkeypatch.setattr(merge_module, "_merge_journal", joined_into_structure)
+    monkeypatch.setattr(merge_module, "_merge_entries", joined_into_structure)
     plan = plan_merge(base, ours, theirs)
     assert plan.outcome == "conflict" and len(plan.conflicts) == 1 and plan.conflicts[0].what == "the whole file"
     assert plan.reason is not None and "structure" in plan.reason
@@ -411,15 +410,15 @@ def _many_topics(count: int) -> str:
 
 
 def test_journal_appends_parse_only_the_changed_journals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """G13: two devices' appends to one journal of a large file parse that journal (base, ours, theirs, the
-    result: four small parses), never the whole file."""
+    """G13, G33: two devices' appends to one journal of a large file parse only the merged new entries (one small
+    parse: the re-check), never the whole file nor the whole journal."""
     calls = _counted_parses(monkeypatch)
     many = _many_topics(300)
     ours = _tyres(many, "###### LOG: 2026-10-03 — perché\nuno\n")
     theirs = _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n")
     plan = plan_merge(many.encode(), ours.encode(), theirs.encode())
     assert plan.outcome == "merged" and plan.entries_added == 1
-    assert len(calls) == 4 and max(calls) < 300
+    assert len(calls) == 1 and max(calls) < 300
     assert plan.data.decode() == _tyres(many, "###### LOG: 2026-10-02 — 東京\ndue\n\n"
                                               "###### LOG: 2026-10-03 — perché\nuno\n")
 
@@ -445,3 +444,110 @@ def test_check_reports_each_conflict_region_once_with_its_lines() -> None:
     assert [(d.code, d.line, d.related_line) for d in doc.diagnostics] == [
         ("MERGE_CONFLICT", 7, 13), ("MERGE_CONFLICT", 31, 35)]
     assert "lines 7-13" in doc.diagnostics[0].message
+
+
+# -- containers added on both sides (G34) --------------------------------------------------------
+def _topic(name: str, entry: str) -> str:
+    return f"[P1]\n## TOPIC: {name}\n[/P1]\n\n[P4]\n{entry}[/P4]\n\n"
+
+
+def test_containers_added_on_both_sides_at_one_place_are_one_conflict_region_and_the_rest_merged() -> None:
+    """G34: two devices added a topic at the same place: a conflict region around the added zones only (diff3, the
+    base's part empty), every journal append of either side merged outside it; taking either side's part makes a
+    clean file with all the entries."""
+    casa = _topic("Casa — perché", "###### LOG: 2026-10-01 — caldaia\nRevisione fatta — perché sì.\n")
+    tokyo = _topic("東京 — viaggio", "###### LOG: 2026-10-01 — 東京\nVolo prenotato — 東京.\n")
+    ours = _tyres(MEMORY, "###### LOG: 2026-10-03 — pressione\n2.4 bar — perché.\n").replace(
+        "[P1]\n## TOPIC: Viaggi", casa + "[P1]\n## TOPIC: Viaggi")
+    theirs = MEMORY.replace("[P1]\n## TOPIC: Viaggi", tokyo + "[P1]\n## TOPIC: Viaggi") + \
+        "\n[P4]\n###### LOG: 2026-10-04 — ritorno\nDa 東京 — perché no.\n[/P4]\n"
+    plan = plan_merge(MEMORY.encode(), ours.encode(), theirs.encode())
+    assert plan.outcome == "conflict", plan.reason
+    assert [(c.level, c.what) for c in plan.conflicts] == [
+        (None, "the containers added or removed on both sides before the [P1] zone of ## TOPIC: Viaggi")]
+    text = plan.data.decode()
+    region = text[text.index("<<<<<<< ours\n"):text.index(">>>>>>> theirs\n")]
+    assert "## TOPIC: Casa — perché" in region and "## TOPIC: 東京 — viaggio" in region
+    assert "||||||| base\n=======\n" in region  # the base had nothing there
+    assert "Maintenance" not in region and "Viaggi" not in region and "LOG: 2026-10-03" not in region
+    outside = text.replace(region, "")
+    assert "###### LOG: 2026-10-03 — pressione" in outside and "###### LOG: 2026-10-04 — ritorno" in outside
+    doc = parse(text)
+    assert [(d.code, d.line) for d in doc.diagnostics] == [("MERGE_CONFLICT", plan.conflicts[0].line)]
+    take_ours = text.replace(region[region.index("||||||| base\n"):] + ">>>>>>> theirs\n", "").replace(
+        "<<<<<<< ours\n", "")
+    resolved = parse(take_ours)
+    assert not resolved.diagnostics and [m.name for m in resolved.modules] == [
+        "Maintenance", "Tyres", "Casa — perché", "Viaggi"]
+    assert len(entry_titles(take_ours)) == 6
+
+
+def test_containers_added_on_both_sides_at_different_places_merge_without_conflict() -> None:
+    """G34: a topic added on each side at another place: each region changed on one side only takes that side."""
+    casa = _topic("Casa — perché", "###### LOG: 2026-10-01 — caldaia\nRevisione — perché sì.\n")
+    tokyo = _topic("東京 — viaggio", "###### LOG: 2026-10-01 — 東京\nVolo — 東京.\n")
+    ours = MEMORY.replace("[P1]\n## TOPIC: Viaggi", casa + "[P1]\n## TOPIC: Viaggi")
+    theirs = MEMORY + "\n" + tokyo.rstrip("\n") + "\n"
+    plan = plan_merge(MEMORY.encode(), ours.encode(), theirs.encode())
+    assert plan.outcome == "merged", plan.reason
+    doc = parse(plan.data.decode())
+    assert not doc.diagnostics
+    assert [m.name for m in doc.modules] == ["Maintenance", "Tyres", "Casa — perché", "Viaggi", "東京 — viaggio"]
+
+
+def test_a_container_added_on_one_side_where_the_other_removed_one_is_a_region_conflict() -> None:
+    """G34: at one place OURS removed the Viaggi topic while THEIRS added one after it: a conflict region there
+    only, THEIRS' journal append elsewhere merged."""
+    viaggi = MEMORY[MEMORY.index("[P1]\n## TOPIC: Viaggi"):]
+    ours = MEMORY.replace(viaggi, "").rstrip("\n") + "\n"
+    tokyo = _topic("東京 — viaggio", "###### LOG: 2026-10-01 — 東京\nVolo — perché.\n")
+    theirs = _tyres(MEMORY, "###### LOG: 2026-10-02 — rotazione\nGomme — 東京.\n") + "\n" + tokyo.rstrip("\n") + "\n"
+    plan = plan_merge(MEMORY.encode(), ours.encode(), theirs.encode())
+    assert plan.outcome == "conflict" and len(plan.conflicts) == 1, plan.reason
+    text = plan.data.decode()
+    region = text[text.index("<<<<<<< ours\n"):]
+    assert "## TOPIC: 東京 — viaggio" in region and "## TOPIC: Viaggi" in region  # theirs and base
+    assert "###### LOG: 2026-10-02 — rotazione" in text[:text.index("<<<<<<< ours\n")]
+
+
+def test_two_devices_adding_a_container_at_one_place_sync_to_one_region_and_check_names_it(tmp_path: Path) -> None:
+    """G34 with real git: both devices add a topic before Viaggi and append to a journal; the pull leaves one
+    conflict region around the added zones, both appends merged, and ``check`` reports that region once."""
+    a, b = devices(tmp_path, {MEM: MEMORY.encode()})
+    (a / MEM).write_text(MEMORY.replace("[P1]\n## TOPIC: Viaggi", _topic(
+        "Casa — perché", "###### LOG: 2026-10-01 — caldaia\nFatto — perché.\n") + "[P1]\n## TOPIC: Viaggi"),
+        encoding="utf-8")
+    append_entry(a / MEM, "Viaggi", "biglietti", "Treno per 東京 — perché no.", date="2026-10-04")
+    commit_all(a, "A")
+    assert sync(a).returncode == 0
+    (b / MEM).write_text(MEMORY.replace("[P1]\n## TOPIC: Viaggi", _topic(
+        "東京 — viaggio", "###### LOG: 2026-10-01 — 東京\nVolo — 東京.\n") + "[P1]\n## TOPIC: Viaggi"),
+        encoding="utf-8")
+    append_entry(b / MEM, "Maintenance/Tyres", "rotazione", "Gomme ruotate — 東京.", date="2026-10-02")
+    commit_all(b, "B")
+    assert sync(b).returncode != 0
+    text = (b / MEM).read_text(encoding="utf-8")
+    assert text.count("<<<<<<< ") == 1 and text.count(">>>>>>> ") == 1
+    region = text[text.index("<<<<<<< "):text.index(">>>>>>> ")]
+    assert "Casa — perché" in region and "東京 — viaggio" in region and "###### LOG: 2026-10-0" in region
+    assert "rotazione" not in region and "biglietti" not in region
+    assert "###### LOG: 2026-10-02 — rotazione" in text and "###### LOG: 2026-10-04 — biglietti" in text
+    check = zonemark("check", str(b / MEM))
+    assert check.returncode == 1 and check.stdout.count("MERGE_CONFLICT") == 1
+
+
+def test_two_way_copies_whose_containers_differ_get_a_region_without_a_base() -> None:
+    """G10, G34: without a base a topic on one copy only may be added or removed: a conflict region around it (no
+    ``|||||||`` part), the journals of both copies united outside it."""
+    casa = _topic("Casa — perché", "###### LOG: 2026-10-01 — caldaia\nFatto — 東京.\n")
+    ours = _tyres(MEMORY, "###### LOG: 2026-10-03 — perché\nuno\n").replace(
+        "[P1]\n## TOPIC: Viaggi", casa + "[P1]\n## TOPIC: Viaggi")
+    theirs = _tyres(MEMORY, "###### LOG: 2026-10-02 — 東京\ndue\n")
+    plan = plan_merge(None, ours.encode(), theirs.encode())
+    assert [(c.level, c.what) for c in plan.conflicts] == [
+        (None, "the containers that differ before the [P1] zone of ## TOPIC: Viaggi")]
+    text = plan.data.decode()
+    region = text[text.index("<<<<<<< ours\n"):text.index(">>>>>>> theirs\n")]
+    assert "## TOPIC: Casa — perché" in region and "||||||| " not in text and region.endswith("=======\n")
+    before = text[:text.index("<<<<<<< ours\n")]
+    assert before.index("2026-10-02 — 東京") < before.index("2026-10-03 — perché")

@@ -62,16 +62,28 @@ _CR_INSIDE = re.compile(rb"\r(?!\n|\Z)")
 
 def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
     """The :class:`ZoneIndex` of the file bytes ``data``: ``ZoneIndex.build(parse(decode(data)))``, faster."""
-    skip, head_end = _head(data)
-    starts, ends = _line_spans(data, 0, head_end)
-    numbers = list(range(1, len(starts) + 1))
-    body_starts, body_ends = _kept_lines(data, head_end)
-    numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
-    starts += body_starts
-    ends += body_ends
-    compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
-    index = ZoneIndex.build(parse(decode(compact), path=path))
-    return _on_file_lines(index, starts, ends, numbers, _global_first(data))
+    return skeleton_indexes([data], path=path)[0]
+
+
+def skeleton_indexes(datas: list[bytes], *, path: str | None = None) -> list[ZoneIndex]:
+    """:func:`skeleton_index` of each of ``datas`` (versions of one file, as a merge reads them): versions whose
+    structural lines are the same bytes share the one parse of them, each mapped to its own lines and offsets."""
+    parsed: dict[bytes, ZoneIndex] = {}
+    out = []
+    for data in datas:
+        skip, head_end = _head(data)
+        starts, ends = _line_spans(data, 0, head_end)
+        numbers = list(range(1, len(starts) + 1))
+        body_starts, body_ends = _kept_lines(data, head_end)
+        numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
+        starts += body_starts
+        ends += body_ends
+        compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
+        index = parsed.get(compact)
+        if index is None:
+            index = parsed[compact] = ZoneIndex.build(parse(decode(compact), path=path))
+        out.append(_on_file_lines(index, starts, ends, numbers, _global_first(data)))
+    return out
 
 
 # -- the head: frontmatter, comments and the title line -------------------------------------
