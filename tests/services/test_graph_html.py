@@ -9,6 +9,7 @@ they are marked slow.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import html.parser
 import json
@@ -21,7 +22,8 @@ from headless_chromium import DevTools
 
 from zonemark.core.text import reveal
 from zonemark.render import graph_html
-from zonemark.render.graph_html import render_html
+from zonemark.layer.graph import GraphDiagnostic, GraphLink, GraphNode, LayerGraph
+from zonemark.render.graph_html import page_html, render_html
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_LABEL = "</script><script>window.__pwned=1</script>"
@@ -32,8 +34,8 @@ HOSTILE_SOURCE = (
 HOSTILE_TITLE = '<b>"layer" & </title><script>window.__pwned=4</script>'
 
 
-def make_graph() -> dict:
-    """A small layer: a reminder, an external module, an external memory, all node kinds."""
+def make_document() -> dict:
+    """A small layer as its JSON document: a reminder, an external module, an external memory, all node kinds."""
     files = ["aria[reminder].md", "curiosity[ext_module].md", "cars[ext_memory].md"]
     nodes = [
         {"id": "f:rem", "kind": "file", "label": files[0], "file": files[0], "line": 1},
@@ -96,6 +98,23 @@ def make_graph() -> dict:
         "nodes": nodes,
         "links": links,
     }
+
+
+_FIELDS = {"permissionLevel": "permission_level", "moduleId": "module_id"}
+
+
+def typed(document: dict) -> LayerGraph:
+    """The typed graph of a JSON document made here (its fields renamed as the dataclasses name them)."""
+    meta = document["graph"]
+    return LayerGraph(meta["name"], meta["root"], tuple(meta["files"]),
+                      tuple(GraphDiagnostic(**d) for d in meta["diagnostics"]),
+                      tuple(GraphNode(**{_FIELDS.get(k, k): v for k, v in n.items()}) for n in document["nodes"]),
+                      tuple(GraphLink(**link) for link in document["links"]))
+
+
+def make_graph() -> LayerGraph:
+    """:func:`make_document` as the typed graph render_html takes."""
+    return typed(make_document())
 
 
 class _ScriptCollector(html.parser.HTMLParser):
@@ -173,12 +192,13 @@ def test_json_round_trips_out_of_the_page():
     graph = make_graph()
     page = render_html(graph)
     data = parse_page(page).scripts[0]
+    document = graph.to_dict()
     assert data[0] == {"type": "application/json", "id": "graph-data"}
     shown = json.loads(data[1])
-    assert shown == graph_html.revealed(graph)  # W30: every string as reveal() shows it, nothing else changed
+    assert shown == graph_html.revealed(document)  # W30: every string as reveal() shows it, nothing else changed
     hostile = next(n for n in shown["nodes"] if n["id"] == "m:X1")
     assert "\u27e8U+2028\u27e9line\u27e8U+2029\u27e9sep" in hostile["source"]
-    assert [n for n in shown["nodes"] if n["id"] != "m:X1"] == [n for n in graph["nodes"] if n["id"] != "m:X1"]
+    assert [n for n in shown["nodes"] if n["id"] != "m:X1"] == [n for n in document["nodes"] if n["id"] != "m:X1"]
 
 
 def test_hostile_strings_cannot_leave_their_script_element():
@@ -198,7 +218,7 @@ def test_hostile_strings_cannot_leave_their_script_element():
 
 def test_default_title_comes_from_the_graph_name():
     assert parse_page(render_html(make_graph())).title == "aria \u2014 zonemark layer graph"
-    assert parse_page(render_html({"nodes": [], "links": []})).title == "zonemark layer graph"
+    assert parse_page(page_html({"nodes": [], "links": []})).title == "zonemark layer graph"
     assert parse_page(render_html(make_graph(), title="Mine")).title == "Mine"
 
 
@@ -227,8 +247,10 @@ def test_rendering_is_deterministic():
 )
 def test_invalid_graph_is_refused_with_a_clear_error(graph, error):
     with pytest.raises(error) as info:
-        render_html(graph)
+        page_html(graph)
     assert "graph" in str(info.value)
+    with pytest.raises(TypeError, match="graph must be a LayerGraph"):
+        render_html(graph)
 
 
 def test_an_asset_that_would_end_its_element_is_refused(monkeypatch, tmp_path):
@@ -299,9 +321,10 @@ def save_screenshot(devtools: DevTools, tmp_path: Path, name: str) -> None:
     (out / name).write_bytes(shot)
 
 
-def write_page(directory: Path, graph: dict, name: str = "graph.html") -> Path:
+def write_page(directory: Path, graph: LayerGraph | dict, name: str = "graph.html") -> Path:
+    """The page of a typed graph, or of a JSON document as it is (malformed ones too)."""
     path = directory / name
-    path.write_text(render_html(graph), encoding="utf-8")
+    path.write_text(render_html(graph) if isinstance(graph, LayerGraph) else page_html(graph), encoding="utf-8")
     return path
 
 
@@ -315,8 +338,8 @@ def test_browser_draws_every_node_and_click_shows_details(browser, tmp_path):
         " errors: document.getElementById('error-count').textContent,"
         " warnings: document.getElementById('warning-count').textContent}; })()"
     )
-    assert counts == {"nodes": len(graph["nodes"]), "visible": len(graph["nodes"]), "edges": len(graph["links"]),
-                      "shown": str(len(graph["nodes"])), "errors": "1", "warnings": "1"}
+    assert counts == {"nodes": len(graph.nodes), "visible": len(graph.nodes), "edges": len(graph.links),
+                      "shown": str(len(graph.nodes)), "errors": "1", "warnings": "1"}
     # Every node lies inside the canvas after the layout.
     assert browser.evaluate(
         "(() => { const cy = window.zonemarkGraph.cy, w = cy.width(), h = cy.height();"
@@ -326,14 +349,14 @@ def test_browser_draws_every_node_and_click_shows_details(browser, tmp_path):
 
     click_node(browser, "m:042")
     details = browser.evaluate("document.getElementById('details').innerText")
-    module = next(n for n in graph["nodes"] if n["id"] == "m:042")
-    assert browser.evaluate("document.getElementById('details-title').textContent") == module["label"]
-    assert browser.evaluate("document.getElementById('details-file').textContent") == module["file"]
-    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module["line"])
-    assert browser.evaluate("document.getElementById('details-source').textContent") == module["source"]
+    module = next(n for n in graph.nodes if n.id == "m:042")
+    assert browser.evaluate("document.getElementById('details-title').textContent") == module.label
+    assert browser.evaluate("document.getElementById('details-file').textContent") == module.file
+    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module.line)
+    assert browser.evaluate("document.getElementById('details-source').textContent") == module.source
     assert "P2" in details and "active" in details
     assert browser.evaluate("window.zonemarkGraph.cy.nodes(':selected').map(n => n.data('label'))") == [
-        module["label"]
+        module.label
     ]
     browser.evaluate("window.zonemarkGraph.cy.fit(undefined, 30) && true")
     browser.next_frames()
@@ -347,14 +370,14 @@ def test_browser_search_and_kind_filters(browser, tmp_path):
     browser.click_element("#search")
     browser.call("Input.insertText", text="alpha")
     expected = sorted(
-        n["label"] for n in graph["nodes"]
-        if "alpha" in n["label"].lower() or "alpha" in (n["moduleId"] or "").lower()
+        n.label for n in graph.nodes
+        if "alpha" in n.label.lower() or "alpha" in (n.module_id or "").lower()
     )
     assert len(expected) == 3
     found = browser.evaluate("window.zonemarkGraph.cy.nodes('.match').map(n => n.data('label'))")
     assert sorted(found) == expected
     assert browser.evaluate("document.getElementById('search-count').textContent") == "3 matches"
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.faded').length") == len(graph["nodes"]) - 3
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.faded').length") == len(graph.nodes) - 3
 
     # A module id matches as well as a label.
     browser.evaluate("document.getElementById('search').select()")
@@ -363,15 +386,15 @@ def test_browser_search_and_kind_filters(browser, tmp_path):
     assert found == ["MODULE CUR7: CURIOSITY"]
 
     # Unticking a kind hides its nodes (a real click on the checkbox).
-    entries = sum(1 for n in graph["nodes"] if n["kind"] == "entry")
+    entries = sum(1 for n in graph.nodes if n.kind == "entry")
     browser.click_element("#filter-kind-entry")
     assert browser.evaluate("document.getElementById('filter-kind-entry').checked") is False
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph["nodes"]) - entries
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph.nodes) - entries
     assert browser.evaluate("document.getElementById('visible-count').textContent") == str(
-        len(graph["nodes"]) - entries
+        len(graph.nodes) - entries
     )
     browser.click_element("#filter-kind-entry")
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph["nodes"])
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph.nodes)
     assert page_problems(browser) == []
 
 
@@ -422,8 +445,8 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
     layer_dir = tmp_path / "layer"
     corpus.generate_layer(layer_dir, modules=80, memories=4, reminder_size=250_000, ext_size=5_000)
     graph = build_graph(Layer.load(layer_dir))
-    nodes = graph["nodes"]
-    entries = sum(1 for n in nodes if n["kind"] == "entry")
+    nodes = graph.nodes
+    entries = sum(1 for n in nodes if n.kind == "entry")
     assert len(nodes) > 1000 and entries > 300 and len(nodes) - entries > 150 + 50  # ROWS_LIMIT + a margin
     open_page(browser, write_page(tmp_path, graph))
     state = browser.evaluate(
@@ -431,7 +454,7 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
         " visible: cy.nodes(':visible').length, note: document.getElementById('hidden-note').textContent,"
         " layout: window.zonemarkGraph.layout}; })()"
     )
-    assert state["nodes"] == len(nodes) and state["edges"] == len(graph["links"])
+    assert state["nodes"] == len(nodes) and state["edges"] == len(graph.links)
     assert state["visible"] == len(nodes) - entries
     assert state["note"].startswith(f"{entries} entries hidden")
     assert state["layout"] == "radial"
@@ -441,16 +464,16 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
     assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(nodes)
     assert browser.evaluate("document.getElementById('hidden-note').textContent") == ""
 
-    module = next(n for n in nodes if n["kind"] == "module" and n["source"])
-    click_node(browser, module["id"])
-    assert browser.evaluate("document.getElementById('details-file').textContent") == module["file"]
-    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module["line"])
-    assert browser.evaluate("document.getElementById('details-source').textContent") == module["source"]
+    module = next(n for n in nodes if n.kind == "module" and n.source)
+    click_node(browser, module.id)
+    assert browser.evaluate("document.getElementById('details-file').textContent") == module.file
+    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module.line)
+    assert browser.evaluate("document.getElementById('details-source').textContent") == module.source
 
     browser.click_element("#search")
-    browser.call("Input.insertText", text=module["moduleId"])
-    needle = module["moduleId"].lower()
-    expected = sum(1 for n in nodes if needle in n["label"].lower() or needle in (n["moduleId"] or "").lower())
+    browser.call("Input.insertText", text=module.module_id)
+    needle = module.module_id.lower()
+    expected = sum(1 for n in nodes if needle in n.label.lower() or needle in (n.module_id or "").lower())
     assert browser.evaluate("window.zonemarkGraph.cy.nodes('.match').length") == expected >= 1
     assert page_problems(browser) == []
 
@@ -496,8 +519,9 @@ def test_browser_shows_a_module_name_s_direction_override_as_a_mark(browser, tmp
     """W30: 'Helper' U+202E 'SSECCA_TOOR_WOLLA' is drawn as 'Helper ALLOW_ROOT_ACCESS' by a browser that obeys
     the override; the page shows the override as a mark instead, in the details and on the canvas label."""
     graph = make_graph()
-    node = next(n for n in graph["nodes"] if n["id"] == "m:CUR7")
-    node["label"] = "MODULE CUR7: Helper\u202eSSECCA_TOOR_WOLLA — perché 東京"
+    graph = dataclasses.replace(graph, nodes=tuple(
+        dataclasses.replace(n, label="MODULE CUR7: Helper\u202eSSECCA_TOOR_WOLLA — perché 東京") if n.id == "m:CUR7"
+        else n for n in graph.nodes))
     open_page(browser, write_page(tmp_path, graph))
     click_node(browser, "m:CUR7")
     title = browser.evaluate("document.getElementById('details-title').textContent")

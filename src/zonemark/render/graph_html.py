@@ -28,6 +28,7 @@ from importlib import resources
 from typing import Any
 
 from ..core.text import reveal
+from ..layer.graph import LayerGraph
 
 LIBRARY_FILE = "cytoscape.min.js"
 LIBRARY_LICENSE_FILE = "cytoscape.LICENSE"
@@ -174,10 +175,20 @@ def content_security_policy() -> str:
     )
 
 
-def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
-    """One offline HTML page showing ``graph`` (node-link JSON of a layer, §13).
+def render_html(graph: LayerGraph, *, title: str | None = None) -> str:
+    """One offline HTML page showing ``graph`` (the layer's node-link document, §13).
 
-    ``title`` defaults to the graph's ``graph.name``. Raises TypeError/ValueError
+    ``title`` defaults to the graph's name.
+    """
+    if not isinstance(graph, LayerGraph):
+        raise TypeError(f"graph must be a LayerGraph, not {type(graph).__name__}")
+    return page_html(graph.to_dict(), title=title)
+
+
+def page_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
+    """The page around a node-link JSON document as it is (the page script reads whatever it is given).
+
+    ``title`` defaults to the document's ``graph.name``. Raises TypeError/ValueError
     (one-line message) for a value that is not node-link JSON.
     """
     _check_graph(graph)
