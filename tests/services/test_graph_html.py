@@ -14,6 +14,7 @@ import hashlib
 import html.parser
 import json
 import re
+import urllib.parse
 from pathlib import Path
 
 import corpus
@@ -528,4 +529,67 @@ def test_browser_shows_a_module_name_s_direction_override_as_a_mark(browser, tmp
     assert title == "MODULE CUR7: Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA — perché 東京"
     label = browser.evaluate("window.zonemarkGraph.nodeById('m:CUR7').data('label')")
     assert "\u202e" not in label and "\u27e8U+202E\u27e9" in label
+    assert page_problems(browser) == []
+
+
+def test_browser_a_small_layer_is_an_outline_with_readable_labels_at_the_default_zoom(browser, tmp_path):
+    """W87: the example layer opens as an outline: every label at least 10 px on screen, every node in the
+    canvas, and no two labels over one another (the rows of the old tree drew them at 4 px)."""
+    from zonemark.layer import Layer
+    from zonemark.layer.graph import build_graph
+
+    open_page(browser, write_page(tmp_path, build_graph(Layer.load(REPO_ROOT / "examples" / "layer"))))
+    state = browser.evaluate(
+        "(() => { const cy = window.zonemarkGraph.cy, z = cy.zoom(), w = cy.width(), h = cy.height();"
+        " const nodes = cy.nodes(':visible');"
+        " const boxes = nodes.map(n => n.renderedBoundingBox({includeNodes: false, includeLabels: true}));"
+        " let overlaps = 0;"
+        " for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {"
+        "   const a = boxes[i], b = boxes[j];"
+        "   if (a.x1 < b.x2 - 1 && b.x1 < a.x2 - 1 && a.y1 < b.y2 - 1 && b.y1 < a.y2 - 1) overlaps++; }"
+        " return {layout: window.zonemarkGraph.layout, nodes: nodes.length, overlaps: overlaps,"
+        "  smallest: Math.min(...nodes.map(n => parseFloat(n.style('font-size')) * z)),"
+        "  inside: nodes.every(n => { const p = n.renderedPosition(); return p.x >= 0 && p.y >= 0 && p.x <= w"
+        "   && p.y <= h; })}; })()")
+    assert state["layout"] == "outline" and state["nodes"] == 34
+    assert state["smallest"] >= 10, state
+    assert state["inside"] and state["overlaps"] == 0, state
+    assert page_problems(browser) == []
+
+
+def test_browser_a_collapsed_frame_links_each_container_to_its_entries_and_its_file(browser, tmp_path,
+                                                                                     monkeypatch):
+    """W86: a large layer's frame shows its containers with their collapsed entries counted; the details
+    link to the frame with that container expanded (and the search kept) and to the file view, and a search
+    given from the review page is already applied."""
+    from test_graph_frame import memory_layer
+
+    from zonemark.layer import Layer
+    from zonemark.layer.graph import build_graph
+    from zonemark.render.graph_html import FrameView, frame_html
+
+    monkeypatch.setattr(graph_html, "COLLAPSE_ENTRIES", 10)
+    graph = build_graph(Layer.load(memory_layer(tmp_path / "big", 40)))
+    topic = next(n for n in graph.nodes if n.kind == "topic")
+    page = tmp_path / "frame.html"
+    page.write_text(frame_html(graph, FrameView("/graph/frame?token=t", "/file?token=t", query="caffè")),
+                    encoding="utf-8")
+    open_page(browser, page)
+    labels = browser.evaluate("window.zonemarkGraph.cy.nodes().map(n => n.data('label'))")
+    assert "TOPIC: Viaggi — 東京 (+40)" in labels and "2026-02-01 caffè" in labels and len(labels) == 4
+    assert browser.evaluate("document.getElementById('search').value") == "caffè"
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.match').map(n => n.data('label'))") == [
+        "2026-02-01 caffè"]
+    assert browser.evaluate("document.getElementById('hidden-note').textContent").startswith(
+        "40 of 41 entries collapsed")
+    assert browser.evaluate(f"window.zonemarkGraph.select({json.dumps(topic.id)})") is True
+    link = browser.evaluate("(() => { const a = document.getElementById('details-expand');"
+                            " return {text: a.textContent, href: a.getAttribute('href')}; })()")
+    assert link == {"text": "Show its 40 entries",
+                    "href": "/graph/frame?token=t&expand=" + urllib.parse.quote(topic.id, safe="()*!'")
+                    + "&q=caff%C3%A8"}
+    opened = browser.evaluate("(() => { const a = document.getElementById('details-open');"
+                              " return {href: a.getAttribute('href'), target: a.target}; })()")
+    assert opened == {"href": f"/file?token=t&path=diario%5Bext_memory%5D.md&line={topic.line}#L{topic.line}",
+                      "target": "_top"}
     assert page_problems(browser) == []
