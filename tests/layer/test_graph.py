@@ -9,6 +9,7 @@ from pathlib import Path
 
 import corpus
 import jsonschema
+import pytest
 
 from zonemark.layer.graph import SOURCE_CAP, GraphLink, build_graph
 from zonemark.render.graph_text import to_dot, to_json, to_mermaid
@@ -448,3 +449,18 @@ def test_node_and_link_kinds_are_the_typed_vocabularies():
     g = build_graph(Layer.load(EXAMPLE))
     assert {n.kind for n in g.nodes} <= set(NODE_KINDS)
     assert {link.kind for link in g.links} == set(LINK_KINDS)
+
+
+def test_the_fast_constructors_give_what_the_dataclasses_give():
+    """W85: nodes and links are built without the frozen __init__; each equals the dataclass built from its fields."""
+    import dataclasses
+
+    from zonemark.layer.graph import GraphNode
+
+    g = build_graph(Layer.load(EXAMPLE))
+    for n in g.nodes:
+        assert type(n) is GraphNode and n == GraphNode(*dataclasses.astuple(n))
+    for link in g.links:
+        assert type(link) is GraphLink and link == GraphLink(*dataclasses.astuple(link))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        g.nodes[0].label = "perché — 東京"  # type: ignore[misc]

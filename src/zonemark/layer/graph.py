@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
 from ..core import gcpause
@@ -198,6 +198,40 @@ _NucleusByPos = dict[tuple[str, int], LayerNucleus]
 #: A node before its source is cut: every field of :class:`GraphNode` but the last.
 _Draft = tuple[str, NodeKind, str, str, int, "int | None", "State | None", bool, "str | None"]
 
+# A frozen dataclass's __init__ sets each field through object.__setattr__: for ~10^5 nodes and
+# links that doubles the cost of the graph.  These set the slots through their descriptors and give
+# exactly what GraphNode(*draft, source) and GraphLink(source, target, kind) give (tested).
+_NODE_SLOTS = tuple(getattr(GraphNode, f.name).__set__ for f in fields(GraphNode))
+_LINK_SLOTS = tuple(getattr(GraphLink, f.name).__set__ for f in fields(GraphLink))
+_new = object.__new__
+
+
+def _new_node(draft: _Draft, source: str) -> GraphNode:
+    """``GraphNode(*draft, source)``, without the frozen ``__init__``."""
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 = _NODE_SLOTS
+    node: GraphNode = _new(GraphNode)
+    s0(node, draft[0])
+    s1(node, draft[1])
+    s2(node, draft[2])
+    s3(node, draft[3])
+    s4(node, draft[4])
+    s5(node, draft[5])
+    s6(node, draft[6])
+    s7(node, draft[7])
+    s8(node, draft[8])
+    s9(node, source)
+    return node
+
+
+def _new_link(source: str, target: str, kind: LinkKind) -> GraphLink:
+    """``GraphLink(source, target, kind)``, without the frozen ``__init__``."""
+    s0, s1, s2 = _LINK_SLOTS
+    link: GraphLink = _new(GraphLink)
+    s0(link, source)
+    s1(link, target)
+    s2(link, kind)
+    return link
+
 
 class _FileNodes:
     """The nodes of one file, with their logical extents (lines and offsets)."""
@@ -316,7 +350,7 @@ def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> LayerGraph:
             if clean is not None:
                 draft = (*draft[:2], clean(draft[2]), *draft[3:])
                 source = clean(source)
-            nodes.append(GraphNode(*draft, source))
+            nodes.append(_new_node(draft, source))
             if draft[1] in _ID_KINDS:
                 id_of[(lf.rel, draft[4])] = draft[0]
         fn.spans, fn.children = [], []  # only needed for the sources
@@ -324,7 +358,7 @@ def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic]) -> LayerGraph:
     for e in layer.edges:
         source_id = id_of.get((e.file, e.line))
         if source_id is not None:
-            links.append(GraphLink(source_id, f"{e.target_kind}:{e.target}", e.kind))
+            links.append(_new_link(source_id, f"{e.target_kind}:{e.target}", e.kind))
 
     diags: list[GraphDiagnostic] = []
     for d in all_diagnostics:
@@ -355,14 +389,14 @@ def _file_tree(fn: _FileNodes, rel: str, module_by_pos: _ModuleByPos, nucleus_by
                 label = f"{h.date} {h.title}"
             entry = _node(f"entry:{rel}:{line}", "entry", label, rel, line, h.permission_level)
             add(entry, (line, last), (h.start, end), parent)
-            links.append(GraphLink(drafts[parent][0], entry[0], "contains"))
+            links.append(_new_link(drafts[parent][0], entry[0], "contains"))
             continue
         while len(stack) > 1 and stack[-1][0] >= h.level:
             stack.pop()
         anchor = stack[-1][1]
         node = _container_node(h, rel, module_by_pos, nucleus_by_pos, line in doc.ignored_lines)
         if node is not None:
-            links.append(GraphLink(drafts[anchor][0], node[0], "contains"))
+            links.append(_new_link(drafts[anchor][0], node[0], "contains"))
             anchor = add(node, (line, last), (h.start, end), anchor)
         stack.append((h.level, anchor))
         anchor_of_line[line] = anchor

@@ -27,6 +27,8 @@ def to_json(graph: LayerGraph, indent: int | None = 2) -> str:
 
 def _indented(value: object, indent: int, depth: int, end: str = "") -> str:
     """``value`` as ``json.dumps(..., indent=indent)`` writes it ``depth`` levels down."""
+    if isinstance(value, GraphNode | GraphLink | GraphDiagnostic):
+        value = value.to_dict()
     if (depth >= 2 or not isinstance(value, dict | list | tuple) or not value
             or (isinstance(value, dict) and not all(isinstance(k, str) for k in value))):
         text = json.dumps(value, ensure_ascii=False, indent=indent, default=_plain)
