@@ -93,8 +93,8 @@ def measure(folder: Path, repeat: int) -> int:
     m_parse, docs = peak(parse_all, paths)
     del docs
     m_layer, (layer, graph) = peak(load_layer, folder)
-    print(f"layer: {folder}  {len(paths)} files, {size / 1e6:.1f} MB; graph: {len(graph['nodes'])} nodes, "
-          f"{len(graph['links'])} links, {len(graph['graph']['diagnostics'])} diagnostics")
+    print(f"layer: {folder}  {len(paths)} files, {size / 1e6:.1f} MB; graph: {len(graph.nodes)} nodes, "
+          f"{len(graph.links)} links, {len(graph.diagnostics)} diagnostics")
     del layer, graph
 
     print(f"{'':8}{'wall (best of ' + str(repeat) + ')':>22}{'cpu (best)':>14}{'MB/s (cpu)':>12}"

@@ -88,7 +88,7 @@ def test_graph_html_uses_render_html(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "zonemark.render.graph_html", types.SimpleNamespace(render_html=render_html))
     code, out, _ = run(capsys, "graph", EXAMPLE, "--format", "html")
     assert code == 0 and out.startswith("<!doctype html>")
-    assert seen["graph"]["graph"]["name"] == "layer"
+    assert seen["graph"].name == "layer"
 
 
 def test_graph_html_failure_is_one_line(capsys, monkeypatch):

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import corpus
 import jsonschema
+import pytest
 
-from zonemark.layer.graph import SOURCE_CAP, build_graph
+from zonemark.layer.graph import SOURCE_CAP, GraphLink, build_graph
 from zonemark.render.graph_text import to_dot, to_json, to_mermaid
 from zonemark.layer import Layer
 
@@ -93,30 +94,30 @@ SCHEMA = {
 
 def graph_of(path, **kw):
     g = build_graph(Layer.load(path, **kw))
-    jsonschema.validate(g, SCHEMA)
+    jsonschema.validate(g.to_dict(), SCHEMA)
     return g
 
 
 def check_structure(g):
     """Ids unique, every link endpoint exists, every non-file node has exactly one container."""
-    ids = [n["id"] for n in g["nodes"]]
+    ids = [n.id for n in g.nodes]
     assert len(ids) == len(set(ids))
     known = set(ids)
-    for link in g["links"]:
-        assert link["source"] in known and link["target"] in known, link
-    parents = collections.Counter(link["target"] for link in g["links"] if link["kind"] == "contains")
-    for n in g["nodes"]:
-        assert parents[n["id"]] == (0 if n["kind"] == "file" else 1), n["id"]
-    for d in g["graph"]["diagnostics"]:
-        assert d["node"] is None or d["node"] in known
+    for link in g.links:
+        assert link.source in known and link.target in known, link
+    parents = collections.Counter(link.target for link in g.links if link.kind == "contains")
+    for n in g.nodes:
+        assert parents[n.id] == (0 if n.kind == "file" else 1), n.id
+    for d in g.diagnostics:
+        assert d.node is None or d.node in known
 
 
 def node(g, node_id):
-    return next(n for n in g["nodes"] if n["id"] == node_id)
+    return next(n for n in g.nodes if n.id == node_id)
 
 
 def links(g, kind):
-    return {(link["source"], link["target"]) for link in g["links"] if link["kind"] == kind}
+    return {(link.source, link.target) for link in g.links if link.kind == kind}
 
 
 # -- the example layer --------------------------------------------------------------------
@@ -124,12 +125,12 @@ def links(g, kind):
 def test_example_graph_counts():
     g = graph_of(EXAMPLE)
     check_structure(g)
-    kinds = collections.Counter(n["kind"] for n in g["nodes"])
+    kinds = collections.Counter(n.kind for n in g.nodes)
     assert kinds == {"file": 5, "nucleus": 3, "module": 6, "sub_module": 1, "topic": 4, "subtopic": 4,
                      "rules": 1, "entry": 10}
-    assert g["graph"]["name"] == "layer"
-    assert g["graph"]["files"][0] == "aria[reminder].md"
-    assert g["graph"]["diagnostics"] == []
+    assert g.name == "layer"
+    assert g.files[0] == "aria[reminder].md"
+    assert g.diagnostics == ()
 
 
 def test_example_governs_and_connects():
@@ -162,40 +163,40 @@ def test_example_containment_follows_the_outline():
 def test_example_node_fields():
     g = graph_of(EXAMPLE)
     anchor = node(g, "module:001")
-    assert (anchor["state"], anchor["permanent"], anchor["permissionLevel"], anchor["moduleId"]) == \
+    assert (anchor.state, anchor.permanent, anchor.permission_level, anchor.module_id) == \
         ("active", True, 1, "001")
-    assert node(g, "module:002")["state"] == "active"  # registry ACTIVE over declared inactive
-    assert node(g, "module:EMPATHY_LAYER")["state"] == "inactive"
+    assert node(g, "module:002").state == "active"  # registry ACTIVE over declared inactive
+    assert node(g, "module:EMPATHY_LAYER").state == "inactive"
     topic = node(g, "container:cars[ext_memory].md:4")
-    assert (topic["kind"], topic["label"], topic["moduleId"], topic["state"]) == \
+    assert (topic.kind, topic.label, topic.module_id, topic.state) == \
         ("topic", "TOPIC: Maintenance", "~T1", None)
     sub = node(g, "container:cars[ext_memory].md:22")
-    assert (sub["kind"], sub["label"]) == ("subtopic", "SUBTOPIC2: Pressures")
+    assert (sub.kind, sub.label) == ("subtopic", "SUBTOPIC2: Pressures")
     entry = node(g, "entry:cars[ext_memory].md:26")
-    assert (entry["kind"], entry["permissionLevel"], entry["file"]) == ("entry", 4, "cars[ext_memory].md")
-    assert entry["label"] == "2026-09-06 measured cold"
-    assert node(g, "entry:journal[ext_memory].md:20")["label"] == "Nota personale"  # any H6 in a memory
-    assert entry["source"].startswith("###### LOG: 2026-09-06 — measured cold\n2.4 front")
-    assert node(g, "file:cars[ext_memory].md")["label"] == "Cars"
-    assert node(g, "container:aria[reminder].md:8")["kind"] == "rules"
+    assert (entry.kind, entry.permission_level, entry.file) == ("entry", 4, "cars[ext_memory].md")
+    assert entry.label == "2026-09-06 measured cold"
+    assert node(g, "entry:journal[ext_memory].md:20").label == "Nota personale"  # any H6 in a memory
+    assert entry.source.startswith("###### LOG: 2026-09-06 — measured cold\n2.4 front")
+    assert node(g, "file:cars[ext_memory].md").label == "Cars"
+    assert node(g, "container:aria[reminder].md:8").kind == "rules"
 
 
 def test_source_is_the_node_own_text():
     g = graph_of(EXAMPLE)
-    src = node(g, "module:003")["source"]
+    src = node(g, "module:003").source
     assert src.startswith("## MODULE 003: MOOD_MIRROR [NUCLEI: 2]\n")
     assert "### STATE\nactive" in src and "### CONNECTIONS\n* MODULE EMPATHY_LAYER" in src
     assert "SHORT_MODE" not in src  # the sub-module is its own node
-    assert node(g, "container:aria[reminder].md:96")["source"].startswith("### SUB-MODULE: SHORT_MODE\n")
-    file_src = node(g, "file:aria[reminder].md")["source"]
+    assert node(g, "container:aria[reminder].md:96").source.startswith("### SUB-MODULE: SHORT_MODE\n")
+    file_src = node(g, "file:aria[reminder].md").source
     assert file_src.startswith("# ARIA IDENTITY PROTOCOL [reminder]\n")
     assert "## Center of Gravity" in file_src  # a plain H2 section is not a node: it stays with the file
     assert "## MODULE_STATE_REGISTRY:" in file_src
     assert "## MODULE 001" not in file_src
     # every line of a file is in exactly one node's source
-    for rel in g["graph"]["files"]:
+    for rel in g.files:
         text = (EXAMPLE / rel).read_text(encoding="utf-8")
-        pieces = sorted((n["line"], n["source"]) for n in g["nodes"] if n["file"] == rel)
+        pieces = sorted((n.line, n.source) for n in g.nodes if n.file == rel)
         assert sum(len(s) for _, s in pieces) == len(text)
 
 
@@ -205,7 +206,7 @@ def test_source_is_capped(tmp_path):
         f"# BIG [reminder]\n\n[P1]\n## MODULE 001: BIG [NUCLEI: ]\n\n### STATE\nactive\n\n{body}\n[/P1]\n",
         encoding="utf-8")
     g = graph_of(tmp_path)
-    src = node(g, "module:001")["source"]
+    src = node(g, "module:001").source
     assert len(src) == SOURCE_CAP and src.startswith("## MODULE 001: BIG")
 
 
@@ -225,11 +226,11 @@ def test_ignored_duplicate_is_a_container_node(tmp_path):
     g = graph_of(tmp_path)
     check_structure(g)
     dup = node(g, "container:r[reminder].md:14")
-    assert dup["kind"] == "module" and "ignored" in dup["label"] and dup["moduleId"] is None
-    assert node(g, "module:001")["line"] == 8
+    assert dup.kind == "module" and "ignored" in dup.label and dup.module_id is None
+    assert node(g, "module:001").line == 8
     assert links(g, "governs") == {("module:001", "nucleus:1")}
-    diag = next(d for d in g["graph"]["diagnostics"] if d["code"] == "DUPLICATE_BLOCK_CONFLICT_WARNING")
-    assert diag["node"] == "container:r[reminder].md:14"
+    diag = next(d for d in g.diagnostics if d.code == "DUPLICATE_BLOCK_CONFLICT_WARNING")
+    assert diag.node == "container:r[reminder].md:14"
 
 
 # -- fixture layers -----------------------------------------------------------------------
@@ -238,37 +239,37 @@ def test_rejected_file_is_a_lone_node():
     g = graph_of(LAYERS / "collision_declared")
     check_structure(g)
     rejected = "a_clash[ext_module].md"
-    mine = [n for n in g["nodes"] if n["file"] == rejected]
-    assert [n["kind"] for n in mine] == ["file"] and "not merged" in mine[0]["label"]
-    assert node(g, "module:042")["file"] == "z_main[reminder].md"
-    conflict = next(d for d in g["graph"]["diagnostics"] if d["code"] == "LAYER_ID_CONFLICT")
-    assert conflict["node"] == f"file:{rejected}" and conflict["path"] == rejected
+    mine = [n for n in g.nodes if n.file == rejected]
+    assert [n.kind for n in mine] == ["file"] and "not merged" in mine[0].label
+    assert node(g, "module:042").file == "z_main[reminder].md"
+    conflict = next(d for d in g.diagnostics if d.code == "LAYER_ID_CONFLICT")
+    assert conflict.node == f"file:{rejected}" and conflict.path == rejected
     assert ("module:LISTENER", "module:042") in links(g, "connects")
 
 
 def test_diagnostics_point_at_their_node():
     g = graph_of(LAYERS / "unresolved")
-    by_line = {(d["path"], d["line"], d["code"]): d["node"] for d in g["graph"]["diagnostics"]}
+    by_line = {(d.path, d.line, d.code): d.node for d in g.diagnostics}
     assert by_line[("main[reminder].md", 14, "LAYER_UNRESOLVED_CONNECTION")] == "module:001"
     assert by_line[("hub[ext_module].md", 13, "LAYER_UNRESOLVED_CONNECTION")] == "module:HUB"
     g = graph_of(LAYERS / "no_reminder")
-    assert [(d["path"], d["node"]) for d in g["graph"]["diagnostics"] if d["code"] == "LAYER_NO_REMINDER"] == \
+    assert [(d.path, d.node) for d in g.diagnostics if d.code == "LAYER_NO_REMINDER"] == \
         [(".", None)]
 
 
 def test_temporary_ids_in_the_graph():
     g = graph_of(LAYERS / "collision_temporary")
     check_structure(g)
-    assert {n["id"] for n in g["nodes"] if n["kind"] == "module"} == {"module:001", "module:~T1", "module:~T2",
+    assert {n.id for n in g.nodes if n.kind == "module"} == {"module:001", "module:~T1", "module:~T2",
                                                                      "module:~T3"}
-    assert node(g, "module:~T1")["file"] == "r_reserved[ext_module].md"  # the declared one keeps it
+    assert node(g, "module:~T1").file == "r_reserved[ext_module].md"  # the declared one keeps it
     assert links(g, "connects") == set()  # `* MODULE ~T2` draws nothing
 
 
 def test_floating_hub_has_only_its_containment():
     g = graph_of(LAYERS / "floating")
-    touching = [link for link in g["links"] if "module:LONER" in (link["source"], link["target"])]
-    assert touching == [{"source": "file:loner[ext_module].md", "target": "module:LONER", "kind": "contains"}]
+    touching = [link for link in g.links if "module:LONER" in (link.source, link.target)]
+    assert touching == [GraphLink("file:loner[ext_module].md", "module:LONER", "contains")]
 
 
 # -- DOT and Mermaid ------------------------------------------------------------------------
@@ -278,8 +279,8 @@ def test_dot_output():
     dot = to_dot(g)
     lines = dot.splitlines()
     assert lines[0] == 'digraph "layer" {' and lines[-1] == "}"
-    assert sum(" -> " in ln for ln in lines) == len(g["links"])
-    assert sum(re.match(r'  "[^"]+" \[label=', ln) is not None for ln in lines) == len(g["nodes"])
+    assert sum(" -> " in ln for ln in lines) == len(g.links)
+    assert sum(re.match(r'  "[^"]+" \[label=', ln) is not None for ln in lines) == len(g.nodes)
     assert '  "module:CURIOSITY_ENGINE" -> "nucleus:1" [color=firebrick, penwidth=2, label="governs"];' in lines
 
 
@@ -297,8 +298,8 @@ def test_mermaid_output(tmp_path):
     lines = text.splitlines()
     assert lines[0] == "flowchart LR"
     arrows = [ln for ln in lines if re.match(r"  n\d+ (-->|==>\|governs\||-\.->\|connects\|) n\d+$", ln)]
-    assert len(arrows) == len(g["links"])
-    assert len(lines) == 1 + len(g["nodes"]) + len(g["links"])
+    assert len(arrows) == len(g.links)
+    assert len(lines) == 1 + len(g.nodes) + len(g.links)
     (tmp_path / "m.md").write_text('# A "quoted" [x] <b> [external_memory]\n', encoding="utf-8")
     label_line = to_mermaid(graph_of(tmp_path)).splitlines()[1]
     inner = label_line[label_line.index('"') + 1:label_line.rindex('"')]
@@ -318,7 +319,7 @@ def test_generated_layer_counts(tmp_path):
     corpus.generate_layer(out, modules=5, memories=3, reminder_size=60_000, ext_size=15_000)
     layer = Layer.load(out)
     g = build_graph(layer)
-    jsonschema.validate(g, SCHEMA)
+    jsonschema.validate(g.to_dict(), SCHEMA)
     check_structure(g)
     assert layer.all_diagnostics() == []
 
@@ -357,11 +358,11 @@ def test_generated_layer_counts(tmp_path):
                 connects += 1
     assert expected["module"] >= 10 and expected["topic"] >= 3 and expected["subtopic"] >= 3
     assert expected["entry"] > 50 and governs > expected["module"] and connects > expected["module"]
-    assert collections.Counter(n["kind"] for n in g["nodes"]) == expected
-    kinds = collections.Counter(link["kind"] for link in g["links"])
+    assert collections.Counter(n.kind for n in g.nodes) == expected
+    kinds = collections.Counter(link.kind for link in g.links)
     assert kinds["governs"] == governs
     assert kinds["connects"] == connects
-    assert kinds["contains"] == len(g["nodes"]) - expected["file"]
+    assert kinds["contains"] == len(g.nodes) - expected["file"]
 
 
 # -- the fast header walk and nesting agree with the outline ----------------------------------
@@ -369,7 +370,7 @@ def test_generated_layer_counts(tmp_path):
 def _outline_containment(layer):
     """The contains pairs expected from doc.outline(), mapped to graph ids by (file, line)."""
     g = build_graph(layer)
-    by_pos = {(n["file"], n["line"]): n["id"] for n in g["nodes"] if n["kind"] != "file"}
+    by_pos = {(n.file, n.line): n.id for n in g.nodes if n.kind != "file"}
     expected = set()
     for f in layer.merged_files:
         def walk(onode, anchor, f=f):
@@ -425,7 +426,7 @@ def test_generated_mixed_reminder_matches_the_outline(tmp_path):
     assert expected == actual and len(actual) > 100
     g = build_graph(layer)
     check_structure(g)
-    assert any(n["kind"] == "sub_module" for n in g["nodes"])
+    assert any(n.kind == "sub_module" for n in g.nodes)
 
 
 def test_invalid_utf8_never_reaches_the_document(tmp_path):
@@ -433,7 +434,7 @@ def test_invalid_utf8_never_reaches_the_document(tmp_path):
     g = graph_of(tmp_path)
     text = to_json(g)
     text.encode("utf-8")  # no lone surrogate left
-    assert "\ufffd" in node(g, "file:bad.md")["label"]
+    assert "\ufffd" in node(g, "file:bad.md").label
 
 
 def test_node_and_link_kinds_are_the_typed_vocabularies():
@@ -446,5 +447,20 @@ def test_node_and_link_kinds_are_the_typed_vocabularies():
     assert list(NODE_KINDS) == SCHEMA["properties"]["nodes"]["items"]["properties"]["kind"]["enum"]
     assert list(LINK_KINDS) == SCHEMA["properties"]["links"]["items"]["properties"]["kind"]["enum"]
     g = build_graph(Layer.load(EXAMPLE))
-    assert {n["kind"] for n in g["nodes"]} <= set(NODE_KINDS)
-    assert {link["kind"] for link in g["links"]} == set(LINK_KINDS)
+    assert {n.kind for n in g.nodes} <= set(NODE_KINDS)
+    assert {link.kind for link in g.links} == set(LINK_KINDS)
+
+
+def test_the_fast_constructors_give_what_the_dataclasses_give():
+    """W85: nodes and links are built without the frozen __init__; each equals the dataclass built from its fields."""
+    import dataclasses
+
+    from zonemark.layer.graph import GraphNode
+
+    g = build_graph(Layer.load(EXAMPLE))
+    for n in g.nodes:
+        assert type(n) is GraphNode and n == GraphNode(*dataclasses.astuple(n))
+    for link in g.links:
+        assert type(link) is GraphLink and link == GraphLink(*dataclasses.astuple(link))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        g.nodes[0].label = "perché — 東京"  # type: ignore[misc]

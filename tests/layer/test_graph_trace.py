@@ -7,6 +7,7 @@ fixture lands in tests/conftest.py; then the local fixture below goes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ from zonemark.interchange.illuminate import illuminate
 from zonemark.interchange.records import load_records, record_trace
 from zonemark.interchange.trace import read_trace
 from zonemark.layer import Layer
-from zonemark.layer.graph import build_graph
+from zonemark.layer.graph import LayerGraph, build_graph
 from zonemark.render.graph_html import render_html
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "interchange"
@@ -37,36 +38,36 @@ def layer_dir(tmp_path) -> Path:
     return target
 
 
-def lit_graph(layer_dir: Path, text: str, *, record: list[str] = ()) -> dict:
+def lit_graph(layer_dir: Path, text: str, *, record: list[str] = ()) -> LayerGraph:
     layer = Layer.load(layer_dir)
     for past in record:
         record_trace(layer, past, read_trace(past, layer))
     records, skipped = load_records(layer)
     graph = illuminate(build_graph(layer), layer, read_trace(text, layer), source="answer.txt", records=records,
                        record_warnings=skipped)
-    jsonschema.validate(graph, SCHEMA)
+    jsonschema.validate(graph.to_dict(), SCHEMA)
     return graph
 
 
 def test_cl20_trace_marks_nuclei_in_order_modules_memory_and_resolved_entries(layer_dir):
     g = lit_graph(layer_dir, (SPEC / "n7a.txt").read_text(encoding="utf-8"))
-    t = g["trace"]
-    assert (t["file"], t["enabled"], t["warnings"]) == ("answer.txt", True, [])
-    assert [(x["step"], x["node"], x["order"], x["state"], x["action"]) for x in t["lit"]] == [
+    t = g.trace
+    assert (t.file, t.enabled, t.warnings) == ("answer.txt", True, ())
+    assert [(x.step, x.node, x.order, x.state, x.action) for x in t.lit] == [
         (1, "nucleus:1", 1, None, None), (2, "nucleus:3", 2, None, None),
         (3, "module:CORE_001", None, "active", None), (4, "module:042", None, "queried", None),
         (5, "file:daily[ext_memory].md", None, None, "queried"), (6, "file:daily[ext_memory].md", None, None, "touched"),
         (7, "entry:daily[ext_memory].md:11", None, None, "touched"),
         (8, "entry:daily[ext_memory].md:20", None, None, "touched")]
-    ids = {n["id"] for n in g["nodes"]}
-    assert all(x["node"] in ids for x in t["lit"])
-    assert {k: v for k, v in g.items() if k != "trace"} == build_graph(Layer.load(layer_dir))
+    ids = {n.id for n in g.nodes}
+    assert all(x.node in ids for x in t.lit)
+    assert dataclasses.replace(g, trace=None) == build_graph(Layer.load(layer_dir))
 
 
 def test_cl20_a_topic_ref_lights_the_topic_and_a_reminder_section_has_no_node(layer_dir):
     text = "[NTRACE: v1]\nMEMORY DAILY_LOG_2026_04 @ Viaggi: queried\nMEMORY Center of Gravity: queried\n[/NTRACE]\n"
-    lit = lit_graph(layer_dir, text)["trace"]["lit"]
-    assert [(x["kind"], x["node"]) for x in lit] == [("memory", "file:daily[ext_memory].md"),
+    lit = lit_graph(layer_dir, text).trace.lit
+    assert [(x.kind, x.node) for x in lit] == [("memory", "file:daily[ext_memory].md"),
                                                     ("topic", "container:daily[ext_memory].md:25"),
                                                     ("memory", None)]
 
@@ -75,20 +76,20 @@ def test_a_disabled_layer_lights_nothing_and_says_why(layer_dir):
     reminder = layer_dir / "mind[reminder].md"
     reminder.write_text(reminder.read_text(encoding="utf-8").replace("DEFERRED_NEURAL_TRACING", "OTHER"),
                         encoding="utf-8")
-    t = lit_graph(layer_dir, (SPEC / "n7a.txt").read_text(encoding="utf-8"))["trace"]
-    assert t["enabled"] is False and t["lit"] == [] and [w["code"] for w in t["warnings"]] == ["TRACE_DISABLED"]
+    t = lit_graph(layer_dir, (SPEC / "n7a.txt").read_text(encoding="utf-8")).trace
+    assert t.enabled is False and t.lit == () and [w.code for w in t.warnings] == ["TRACE_DISABLED"]
 
 
 def test_cl19_heat_counts_each_node_once_per_recorded_trace(layer_dir):
     a = (SPEC / "n7a.txt").read_text(encoding="utf-8")
     b = (SPEC / "n5.txt").read_text(encoding="utf-8")
     g = lit_graph(layer_dir, a, record=[a, b, b, "[NTRACE: v1]\nMODULE 999: GHOST queried\n[/NTRACE]\n"])
-    heat = g["trace"]["heat"]
-    assert heat["records"] == 2  # b twice is one record; a trace that lights nothing is not recorded
-    assert heat["counts"]["module:042"] == 2 and heat["counts"]["nucleus:1"] == 2
-    assert heat["counts"]["module:CORE_001"] == 1 and heat["counts"]["file:daily[ext_memory].md"] == 2
-    assert heat["counts"]["entry:daily[ext_memory].md:11"] == 1
-    assert "nucleus:2" not in heat["counts"]
+    assert g.trace.records == 2  # b twice is one record; a trace that lights nothing is not recorded
+    counts = dict(g.trace.heat)
+    assert counts["module:042"] == 2 and counts["nucleus:1"] == 2
+    assert counts["module:CORE_001"] == 1 and counts["file:daily[ext_memory].md"] == 2
+    assert counts["entry:daily[ext_memory].md:11"] == 1
+    assert "nucleus:2" not in counts
 
 
 def test_cl19_a_record_whose_identifiers_are_gone_still_counts_what_remains(layer_dir):
@@ -101,9 +102,9 @@ def test_cl19_a_record_whose_identifiers_are_gone_still_counts_what_remains(laye
     layer = Layer.load(layer_dir)
     records, _ = load_records(layer)
     g = illuminate(build_graph(layer), layer, None, records=records)
-    jsonschema.validate(g, SCHEMA)
-    assert "module:042" not in g["trace"]["heat"]["counts"] and g["trace"]["heat"]["counts"]["nucleus:3"] == 1
-    assert (g["trace"]["file"], g["trace"]["enabled"], g["trace"]["lit"]) == (None, None, [])
+    jsonschema.validate(g.to_dict(), SCHEMA)
+    assert "module:042" not in dict(g.trace.heat) and dict(g.trace.heat)["nucleus:3"] == 1
+    assert (g.trace.file, g.trace.enabled, g.trace.lit) == (None, None, ())
 
 
 def test_cl20_cli_graph_json_with_and_without_trace(layer_dir, capsys):
@@ -144,14 +145,14 @@ def test_browser_shows_lit_nodes_in_order_warnings_and_heat(browser, layer_dir, 
     open_page(browser, page)
 
     lit = browser.evaluate("window.zonemarkGraph.lit()")
-    assert lit == [{"step": x["step"], "node": x["node"]} for x in g["trace"]["lit"]]
+    assert lit == [{"step": x.step, "node": x.node} for x in g.trace.lit]
     marked = browser.evaluate("window.zonemarkGraph.cy.nodes('.lit').map(n => n.data('label'))")
     assert sorted(marked) == sorted([
         "1 \u25b8 NUCLEUS 1: LOGICAL_OPERATIVE", "2 \u25b8 NUCLEUS 3: CRITICAL_OBSERVER",
         "3 \u25b8 MODULE CORE_001: LOGICAL_OPERATIVE", "4 \u25b8 MODULE 042: CURIOSITY",
         "5,6,9 \u25b8 DAILY_LOG_2026_04", "7 \u25b8 2026-04-12 Parser milestone", "8 \u25b8 2026-04-12T18:30 Evening note"])
     unlit = browser.evaluate("window.zonemarkGraph.cy.nodes('.unlit').length")
-    assert unlit == len(g["nodes"]) - 7
+    assert unlit == len(g.nodes) - 7
     items = browser.evaluate("Array.from(document.querySelectorAll('#trace-lit li')).map(li => li.textContent)")
     assert items[:2] == ["NUCLEUS 1: LOGICAL_OPERATIVE \u2014 activation 1", "NUCLEUS 3: CRITICAL_OBSERVER \u2014 activation 2"]
     assert items[3] == "MODULE 042: CURIOSITY \u2014 queried"
@@ -222,7 +223,7 @@ def test_w60_one_composition_of_graph_and_recorded_traces_is_called_by_cli_and_r
     a = (SPEC / "n7a.txt").read_text(encoding="utf-8")
     record_trace(layer, a, read_trace(a, layer))
     heated = module.with_recorded_traces(graph, layer)
-    assert heated["trace"]["heat"]["records"] == 1 and heated["trace"]["lit"] == []
+    assert heated.trace.records == 1 and heated.trace.lit == ()
     calls: list[str] = []
     real = module.with_recorded_traces
 
@@ -232,7 +233,7 @@ def test_w60_one_composition_of_graph_and_recorded_traces_is_called_by_cli_and_r
 
     monkeypatch.setattr(module, "with_recorded_traces", counted)
     assert main(["graph", str(layer_dir), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["trace"]["heat"] == heated["trace"]["heat"]
+    assert json.loads(capsys.readouterr().out)["trace"]["heat"] == heated.trace.to_dict()["heat"]
     pytest.importorskip("starlette")
     from zonemark.review.app import Review
     frame = Review(layer_dir, "token").graph_frame(None).body.decode("utf-8")

@@ -175,7 +175,7 @@ def _entries_layer(folder: Path, n: int) -> Layer:
 def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
     graph = build_graph(_entries_layer(tmp_path / "l", 3_000))
     peak, text = _peak(to_json, graph)
-    assert text == json.dumps(graph, ensure_ascii=False, indent=2) + "\n"
+    assert text == json.dumps(graph.to_dict(), ensure_ascii=False, indent=2) + "\n"
     assert json.loads(text)["nodes"][-1]["label"].endswith("voce 2999")
     # The result and one list of its node-sized parts; the indenting encoder held every token
     # of the graph (keys, values, separators) as a string at once: 3.4x the result.

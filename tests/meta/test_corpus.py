@@ -311,7 +311,7 @@ def test_a_layer_loads_clean_and_resolves_across_files(tmp_path):
     registry = layer.file(names[0]).doc.registry
     assert set(registry.active + registry.inactive) & external_ids
     graph = build_graph(layer)
-    assert collections.Counter(n["kind"] for n in graph["nodes"])["entry"] > 300
+    assert collections.Counter(n.kind for n in graph.nodes)["entry"] > 300
 
 
 def test_layer_arguments_are_checked(tmp_path):

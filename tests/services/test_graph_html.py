@@ -9,10 +9,12 @@ they are marked slow.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import html.parser
 import json
 import re
+import urllib.parse
 from pathlib import Path
 
 import corpus
@@ -21,7 +23,8 @@ from headless_chromium import DevTools
 
 from zonemark.core.text import reveal
 from zonemark.render import graph_html
-from zonemark.render.graph_html import render_html
+from zonemark.layer.graph import GraphDiagnostic, GraphLink, GraphNode, LayerGraph
+from zonemark.render.graph_html import page_html, render_html
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_LABEL = "</script><script>window.__pwned=1</script>"
@@ -32,8 +35,8 @@ HOSTILE_SOURCE = (
 HOSTILE_TITLE = '<b>"layer" & </title><script>window.__pwned=4</script>'
 
 
-def make_graph() -> dict:
-    """A small layer: a reminder, an external module, an external memory, all node kinds."""
+def make_document() -> dict:
+    """A small layer as its JSON document: a reminder, an external module, an external memory, all node kinds."""
     files = ["aria[reminder].md", "curiosity[ext_module].md", "cars[ext_memory].md"]
     nodes = [
         {"id": "f:rem", "kind": "file", "label": files[0], "file": files[0], "line": 1},
@@ -96,6 +99,23 @@ def make_graph() -> dict:
         "nodes": nodes,
         "links": links,
     }
+
+
+_FIELDS = {"permissionLevel": "permission_level", "moduleId": "module_id"}
+
+
+def typed(document: dict) -> LayerGraph:
+    """The typed graph of a JSON document made here (its fields renamed as the dataclasses name them)."""
+    meta = document["graph"]
+    return LayerGraph(meta["name"], meta["root"], tuple(meta["files"]),
+                      tuple(GraphDiagnostic(**d) for d in meta["diagnostics"]),
+                      tuple(GraphNode(**{_FIELDS.get(k, k): v for k, v in n.items()}) for n in document["nodes"]),
+                      tuple(GraphLink(**link) for link in document["links"]))
+
+
+def make_graph() -> LayerGraph:
+    """:func:`make_document` as the typed graph render_html takes."""
+    return typed(make_document())
 
 
 class _ScriptCollector(html.parser.HTMLParser):
@@ -173,12 +193,13 @@ def test_json_round_trips_out_of_the_page():
     graph = make_graph()
     page = render_html(graph)
     data = parse_page(page).scripts[0]
+    document = graph.to_dict()
     assert data[0] == {"type": "application/json", "id": "graph-data"}
     shown = json.loads(data[1])
-    assert shown == graph_html.revealed(graph)  # W30: every string as reveal() shows it, nothing else changed
+    assert shown == graph_html.revealed(document)  # W30: every string as reveal() shows it, nothing else changed
     hostile = next(n for n in shown["nodes"] if n["id"] == "m:X1")
     assert "\u27e8U+2028\u27e9line\u27e8U+2029\u27e9sep" in hostile["source"]
-    assert [n for n in shown["nodes"] if n["id"] != "m:X1"] == [n for n in graph["nodes"] if n["id"] != "m:X1"]
+    assert [n for n in shown["nodes"] if n["id"] != "m:X1"] == [n for n in document["nodes"] if n["id"] != "m:X1"]
 
 
 def test_hostile_strings_cannot_leave_their_script_element():
@@ -198,7 +219,7 @@ def test_hostile_strings_cannot_leave_their_script_element():
 
 def test_default_title_comes_from_the_graph_name():
     assert parse_page(render_html(make_graph())).title == "aria \u2014 zonemark layer graph"
-    assert parse_page(render_html({"nodes": [], "links": []})).title == "zonemark layer graph"
+    assert parse_page(page_html({"nodes": [], "links": []})).title == "zonemark layer graph"
     assert parse_page(render_html(make_graph(), title="Mine")).title == "Mine"
 
 
@@ -227,8 +248,10 @@ def test_rendering_is_deterministic():
 )
 def test_invalid_graph_is_refused_with_a_clear_error(graph, error):
     with pytest.raises(error) as info:
-        render_html(graph)
+        page_html(graph)
     assert "graph" in str(info.value)
+    with pytest.raises(TypeError, match="graph must be a LayerGraph"):
+        render_html(graph)
 
 
 def test_an_asset_that_would_end_its_element_is_refused(monkeypatch, tmp_path):
@@ -299,9 +322,10 @@ def save_screenshot(devtools: DevTools, tmp_path: Path, name: str) -> None:
     (out / name).write_bytes(shot)
 
 
-def write_page(directory: Path, graph: dict, name: str = "graph.html") -> Path:
+def write_page(directory: Path, graph: LayerGraph | dict, name: str = "graph.html") -> Path:
+    """The page of a typed graph, or of a JSON document as it is (malformed ones too)."""
     path = directory / name
-    path.write_text(render_html(graph), encoding="utf-8")
+    path.write_text(render_html(graph) if isinstance(graph, LayerGraph) else page_html(graph), encoding="utf-8")
     return path
 
 
@@ -315,8 +339,8 @@ def test_browser_draws_every_node_and_click_shows_details(browser, tmp_path):
         " errors: document.getElementById('error-count').textContent,"
         " warnings: document.getElementById('warning-count').textContent}; })()"
     )
-    assert counts == {"nodes": len(graph["nodes"]), "visible": len(graph["nodes"]), "edges": len(graph["links"]),
-                      "shown": str(len(graph["nodes"])), "errors": "1", "warnings": "1"}
+    assert counts == {"nodes": len(graph.nodes), "visible": len(graph.nodes), "edges": len(graph.links),
+                      "shown": str(len(graph.nodes)), "errors": "1", "warnings": "1"}
     # Every node lies inside the canvas after the layout.
     assert browser.evaluate(
         "(() => { const cy = window.zonemarkGraph.cy, w = cy.width(), h = cy.height();"
@@ -326,14 +350,14 @@ def test_browser_draws_every_node_and_click_shows_details(browser, tmp_path):
 
     click_node(browser, "m:042")
     details = browser.evaluate("document.getElementById('details').innerText")
-    module = next(n for n in graph["nodes"] if n["id"] == "m:042")
-    assert browser.evaluate("document.getElementById('details-title').textContent") == module["label"]
-    assert browser.evaluate("document.getElementById('details-file').textContent") == module["file"]
-    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module["line"])
-    assert browser.evaluate("document.getElementById('details-source').textContent") == module["source"]
+    module = next(n for n in graph.nodes if n.id == "m:042")
+    assert browser.evaluate("document.getElementById('details-title').textContent") == module.label
+    assert browser.evaluate("document.getElementById('details-file').textContent") == module.file
+    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module.line)
+    assert browser.evaluate("document.getElementById('details-source').textContent") == module.source
     assert "P2" in details and "active" in details
     assert browser.evaluate("window.zonemarkGraph.cy.nodes(':selected').map(n => n.data('label'))") == [
-        module["label"]
+        module.label
     ]
     browser.evaluate("window.zonemarkGraph.cy.fit(undefined, 30) && true")
     browser.next_frames()
@@ -347,14 +371,14 @@ def test_browser_search_and_kind_filters(browser, tmp_path):
     browser.click_element("#search")
     browser.call("Input.insertText", text="alpha")
     expected = sorted(
-        n["label"] for n in graph["nodes"]
-        if "alpha" in n["label"].lower() or "alpha" in (n["moduleId"] or "").lower()
+        n.label for n in graph.nodes
+        if "alpha" in n.label.lower() or "alpha" in (n.module_id or "").lower()
     )
     assert len(expected) == 3
     found = browser.evaluate("window.zonemarkGraph.cy.nodes('.match').map(n => n.data('label'))")
     assert sorted(found) == expected
     assert browser.evaluate("document.getElementById('search-count').textContent") == "3 matches"
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.faded').length") == len(graph["nodes"]) - 3
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.faded').length") == len(graph.nodes) - 3
 
     # A module id matches as well as a label.
     browser.evaluate("document.getElementById('search').select()")
@@ -363,15 +387,15 @@ def test_browser_search_and_kind_filters(browser, tmp_path):
     assert found == ["MODULE CUR7: CURIOSITY"]
 
     # Unticking a kind hides its nodes (a real click on the checkbox).
-    entries = sum(1 for n in graph["nodes"] if n["kind"] == "entry")
+    entries = sum(1 for n in graph.nodes if n.kind == "entry")
     browser.click_element("#filter-kind-entry")
     assert browser.evaluate("document.getElementById('filter-kind-entry').checked") is False
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph["nodes"]) - entries
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph.nodes) - entries
     assert browser.evaluate("document.getElementById('visible-count').textContent") == str(
-        len(graph["nodes"]) - entries
+        len(graph.nodes) - entries
     )
     browser.click_element("#filter-kind-entry")
-    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph["nodes"])
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(graph.nodes)
     assert page_problems(browser) == []
 
 
@@ -422,8 +446,8 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
     layer_dir = tmp_path / "layer"
     corpus.generate_layer(layer_dir, modules=80, memories=4, reminder_size=250_000, ext_size=5_000)
     graph = build_graph(Layer.load(layer_dir))
-    nodes = graph["nodes"]
-    entries = sum(1 for n in nodes if n["kind"] == "entry")
+    nodes = graph.nodes
+    entries = sum(1 for n in nodes if n.kind == "entry")
     assert len(nodes) > 1000 and entries > 300 and len(nodes) - entries > 150 + 50  # ROWS_LIMIT + a margin
     open_page(browser, write_page(tmp_path, graph))
     state = browser.evaluate(
@@ -431,7 +455,7 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
         " visible: cy.nodes(':visible').length, note: document.getElementById('hidden-note').textContent,"
         " layout: window.zonemarkGraph.layout}; })()"
     )
-    assert state["nodes"] == len(nodes) and state["edges"] == len(graph["links"])
+    assert state["nodes"] == len(nodes) and state["edges"] == len(graph.links)
     assert state["visible"] == len(nodes) - entries
     assert state["note"].startswith(f"{entries} entries hidden")
     assert state["layout"] == "radial"
@@ -441,16 +465,16 @@ def test_browser_shows_a_generated_layer(browser, tmp_path):
     assert browser.evaluate("window.zonemarkGraph.cy.nodes(':visible').length") == len(nodes)
     assert browser.evaluate("document.getElementById('hidden-note').textContent") == ""
 
-    module = next(n for n in nodes if n["kind"] == "module" and n["source"])
-    click_node(browser, module["id"])
-    assert browser.evaluate("document.getElementById('details-file').textContent") == module["file"]
-    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module["line"])
-    assert browser.evaluate("document.getElementById('details-source').textContent") == module["source"]
+    module = next(n for n in nodes if n.kind == "module" and n.source)
+    click_node(browser, module.id)
+    assert browser.evaluate("document.getElementById('details-file').textContent") == module.file
+    assert browser.evaluate("document.getElementById('details-line').textContent") == str(module.line)
+    assert browser.evaluate("document.getElementById('details-source').textContent") == module.source
 
     browser.click_element("#search")
-    browser.call("Input.insertText", text=module["moduleId"])
-    needle = module["moduleId"].lower()
-    expected = sum(1 for n in nodes if needle in n["label"].lower() or needle in (n["moduleId"] or "").lower())
+    browser.call("Input.insertText", text=module.module_id)
+    needle = module.module_id.lower()
+    expected = sum(1 for n in nodes if needle in n.label.lower() or needle in (n.module_id or "").lower())
     assert browser.evaluate("window.zonemarkGraph.cy.nodes('.match').length") == expected >= 1
     assert page_problems(browser) == []
 
@@ -496,12 +520,76 @@ def test_browser_shows_a_module_name_s_direction_override_as_a_mark(browser, tmp
     """W30: 'Helper' U+202E 'SSECCA_TOOR_WOLLA' is drawn as 'Helper ALLOW_ROOT_ACCESS' by a browser that obeys
     the override; the page shows the override as a mark instead, in the details and on the canvas label."""
     graph = make_graph()
-    node = next(n for n in graph["nodes"] if n["id"] == "m:CUR7")
-    node["label"] = "MODULE CUR7: Helper\u202eSSECCA_TOOR_WOLLA — perché 東京"
+    graph = dataclasses.replace(graph, nodes=tuple(
+        dataclasses.replace(n, label="MODULE CUR7: Helper\u202eSSECCA_TOOR_WOLLA — perché 東京") if n.id == "m:CUR7"
+        else n for n in graph.nodes))
     open_page(browser, write_page(tmp_path, graph))
     click_node(browser, "m:CUR7")
     title = browser.evaluate("document.getElementById('details-title').textContent")
     assert title == "MODULE CUR7: Helper\u27e8U+202E\u27e9SSECCA_TOOR_WOLLA — perché 東京"
     label = browser.evaluate("window.zonemarkGraph.nodeById('m:CUR7').data('label')")
     assert "\u202e" not in label and "\u27e8U+202E\u27e9" in label
+    assert page_problems(browser) == []
+
+
+def test_browser_a_small_layer_is_an_outline_with_readable_labels_at_the_default_zoom(browser, tmp_path):
+    """W87: the example layer opens as an outline: every label at least 10 px on screen, every node in the
+    canvas, and no two labels over one another (the rows of the old tree drew them at 4 px)."""
+    from zonemark.layer import Layer
+    from zonemark.layer.graph import build_graph
+
+    open_page(browser, write_page(tmp_path, build_graph(Layer.load(REPO_ROOT / "examples" / "layer"))))
+    state = browser.evaluate(
+        "(() => { const cy = window.zonemarkGraph.cy, z = cy.zoom(), w = cy.width(), h = cy.height();"
+        " const nodes = cy.nodes(':visible');"
+        " const boxes = nodes.map(n => n.renderedBoundingBox({includeNodes: false, includeLabels: true}));"
+        " let overlaps = 0;"
+        " for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {"
+        "   const a = boxes[i], b = boxes[j];"
+        "   if (a.x1 < b.x2 - 1 && b.x1 < a.x2 - 1 && a.y1 < b.y2 - 1 && b.y1 < a.y2 - 1) overlaps++; }"
+        " return {layout: window.zonemarkGraph.layout, nodes: nodes.length, overlaps: overlaps,"
+        "  smallest: Math.min(...nodes.map(n => parseFloat(n.style('font-size')) * z)),"
+        "  inside: nodes.every(n => { const p = n.renderedPosition(); return p.x >= 0 && p.y >= 0 && p.x <= w"
+        "   && p.y <= h; })}; })()")
+    assert state["layout"] == "outline" and state["nodes"] == 34
+    assert state["smallest"] >= 10, state
+    assert state["inside"] and state["overlaps"] == 0, state
+    assert page_problems(browser) == []
+
+
+def test_browser_a_collapsed_frame_links_each_container_to_its_entries_and_its_file(browser, tmp_path,
+                                                                                     monkeypatch):
+    """W86: a large layer's frame shows its containers with their collapsed entries counted; the details
+    link to the frame with that container expanded (and the search kept) and to the file view, and a search
+    given from the review page is already applied."""
+    from test_graph_frame import memory_layer
+
+    from zonemark.layer import Layer
+    from zonemark.layer.graph import build_graph
+    from zonemark.render.graph_html import FrameView, frame_html
+
+    monkeypatch.setattr(graph_html, "COLLAPSE_ENTRIES", 10)
+    graph = build_graph(Layer.load(memory_layer(tmp_path / "big", 40)))
+    topic = next(n for n in graph.nodes if n.kind == "topic")
+    page = tmp_path / "frame.html"
+    page.write_text(frame_html(graph, FrameView("/graph/frame?token=t", "/file?token=t", query="caffè")),
+                    encoding="utf-8")
+    open_page(browser, page)
+    labels = browser.evaluate("window.zonemarkGraph.cy.nodes().map(n => n.data('label'))")
+    assert "TOPIC: Viaggi — 東京 (+40)" in labels and "2026-02-01 caffè" in labels and len(labels) == 4
+    assert browser.evaluate("document.getElementById('search').value") == "caffè"
+    assert browser.evaluate("window.zonemarkGraph.cy.nodes('.match').map(n => n.data('label'))") == [
+        "2026-02-01 caffè"]
+    assert browser.evaluate("document.getElementById('hidden-note').textContent").startswith(
+        "40 of 41 entries collapsed")
+    assert browser.evaluate(f"window.zonemarkGraph.select({json.dumps(topic.id)})") is True
+    link = browser.evaluate("(() => { const a = document.getElementById('details-expand');"
+                            " return {text: a.textContent, href: a.getAttribute('href')}; })()")
+    assert link == {"text": "Show its 40 entries",
+                    "href": "/graph/frame?token=t&expand=" + urllib.parse.quote(topic.id, safe="()*!'")
+                    + "&q=caff%C3%A8"}
+    opened = browser.evaluate("(() => { const a = document.getElementById('details-open');"
+                              " return {href: a.getAttribute('href'), target: a.target}; })()")
+    assert opened == {"href": f"/file?token=t&path=diario%5Bext_memory%5D.md&line={topic.line}#L{topic.line}",
+                      "target": "_top"}
     assert page_problems(browser) == []

@@ -19,10 +19,9 @@ from .common import CliError, Command, json_text, layer_errors
 
 TYPE_CHECKING = False  # not imported from typing: a one-shot command imports only what it uses
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..core.diagnostics import Diagnostic
     from ..layer import Layer
+    from ..layer.graph import LayerGraph
 
 
 def _arguments_graph(g: argparse.ArgumentParser) -> None:
@@ -89,7 +88,7 @@ def run_graph(args: argparse.Namespace) -> int:
     return layer_errors(args.command, args.path, layer)
 
 
-def _with_trace(graph: dict[str, Any], layer: Layer, trace_file: str | None) -> dict[str, Any]:
+def _with_trace(graph: LayerGraph, layer: Layer, trace_file: str | None) -> LayerGraph:
     """The graph with the trace marks (``--trace``) and the heat of recorded traces, when there are any."""
     from ..interchange.illuminate import with_recorded_traces
     trace, source = None, None

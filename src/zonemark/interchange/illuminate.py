@@ -1,8 +1,9 @@
 """Trace marks on the layer graph (§N.1: "re-illuminates the corresponding graph nodes").
 
-:func:`illuminate` takes the node-link document of :func:`zonemark.layer.graph.build_graph`
-and returns a copy with one more top-level key, ``trace`` (the page reads it; the nodes and
-links are unchanged)::
+:func:`illuminate` takes the graph of :func:`zonemark.layer.graph.build_graph` and returns a
+new :class:`~zonemark.layer.graph.LayerGraph` whose ``trace`` is set (a
+:class:`~zonemark.layer.graph.GraphTrace`; the nodes and links are the same objects).  In the
+JSON document it is one more top-level key, ``trace`` (the page reads it)::
 
     "trace": {
       "file": "answer.txt" | null,          the trace given with --trace (null: heat only)
@@ -22,23 +23,23 @@ named as a memory).  A node counts once per record in ``heat.counts``.
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+import dataclasses
 
+from ..layer.graph import GraphTrace, LayerGraph, TraceMark, TraceWarning
 from ..layer.loader import Layer
 from .notices import Notice
 from .records import TraceRecord
 from .trace import Target, TraceResult, contents_targets
 
 
-def _node_index(graph: dict[str, Any]) -> tuple[dict[tuple[str, int], str], dict[str, str]]:
+def _node_index(graph: LayerGraph) -> tuple[dict[tuple[str, int], str], dict[str, str]]:
     by_line: dict[tuple[str, int], str] = {}
     files: dict[str, str] = {}
-    for n in graph.get("nodes", ()):
-        if n.get("kind") == "file":
-            files.setdefault(n.get("file"), n["id"])
+    for n in graph.nodes:
+        if n.kind == "file":
+            files.setdefault(n.file, n.id)
         else:
-            by_line.setdefault((n.get("file"), n.get("line")), n["id"])
+            by_line.setdefault((n.file, n.line), n.id)
     return by_line, files
 
 
@@ -48,30 +49,33 @@ def _node_of(target: Target, by_line: dict[tuple[str, int], str], files: dict[st
     return by_line.get((target.file, target.line))
 
 
-def illuminate(graph: dict[str, Any], layer: Layer, trace: TraceResult | None = None, *, source: str | None = None,
-               records: tuple[TraceRecord, ...] = (), record_warnings: tuple[Notice, ...] = ()) -> dict[str, Any]:
-    """A copy of ``graph`` with the ``trace`` key (see the module docstring)."""
-    out = copy.copy(graph)
+def _warning(notice: Notice) -> TraceWarning:
+    return TraceWarning(notice.code, notice.message, notice.line)
+
+
+def illuminate(graph: LayerGraph, layer: Layer, trace: TraceResult | None = None, *, source: str | None = None,
+               records: tuple[TraceRecord, ...] = (), record_warnings: tuple[Notice, ...] = ()) -> LayerGraph:
+    """``graph`` with its ``trace`` (see the module docstring): a new value; ``graph`` is not changed."""
     by_line, files = _node_index(graph)
-    lit = []
+    lit: list[TraceMark] = []
     if trace is not None:
         for step, t in enumerate(trace.targets, start=1):
-            lit.append({"step": step, "node": _node_of(t, by_line, files), "kind": t.kind, "label": t.label,
-                        "order": t.order, "state": t.state, "action": t.action, "ref": t.ref})
+            lit.append(TraceMark(step, _node_of(t, by_line, files), t.kind, t.label, t.order, t.state, t.action,
+                                 t.ref))
     counts: dict[str, int] = {}
     for record in records:
         nodes = {_node_of(t, by_line, files) for t in contents_targets(record.content, layer)}
         for node in sorted(n for n in nodes if n is not None):
             counts[node] = counts.get(node, 0) + 1
-    warnings = [w.to_dict() for w in (trace.warnings if trace is not None else ())]
-    warnings += [w.to_dict() for w in record_warnings]
-    out["trace"] = {"file": source, "enabled": None if trace is None else trace.enabled, "lit": lit,
-                    "warnings": warnings, "heat": {"records": len(records), "counts": counts}}
-    return out
+    warnings = [_warning(w) for w in (trace.warnings if trace is not None else ())]
+    warnings += [_warning(w) for w in record_warnings]
+    marks = GraphTrace(source, None if trace is None else trace.enabled, tuple(lit), tuple(warnings), len(records),
+                       tuple(counts.items()))
+    return dataclasses.replace(graph, trace=marks)
 
 
-def with_recorded_traces(graph: dict[str, Any], layer: Layer, trace: TraceResult | None = None, *,
-                         source: str | None = None) -> dict[str, Any]:
+def with_recorded_traces(graph: LayerGraph, layer: Layer, trace: TraceResult | None = None, *,
+                         source: str | None = None) -> LayerGraph:
     """``graph`` lit by ``trace`` and heated by the traces recorded in ``.zonemark/traces`` (§N.18).
 
     ``graph`` itself when there is neither a trace nor a record nor an unreadable record file: the

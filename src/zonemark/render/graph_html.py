@@ -23,11 +23,13 @@ import html
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from ..core.text import reveal
+from ..layer.graph import GraphNode, LayerGraph
 
 LIBRARY_FILE = "cytoscape.min.js"
 LIBRARY_LICENSE_FILE = "cytoscape.LICENSE"
@@ -72,6 +74,7 @@ _PAGE = """<!DOCTYPE html>
 <span id="search-count"></span>
 <label>Layout <select id="layout">
 <option value="auto" selected>auto</option>
+<option value="outline">outline</option>
 <option value="tree">tree</option>
 <option value="radial">radial</option>
 <option value="force">force</option>
@@ -158,6 +161,10 @@ def _check_graph(graph: object) -> None:
         raise ValueError("graph['graph'] must be a mapping")
 
 
+def _title(name: object) -> str:
+    return f"{name} \u2014 zonemark layer graph" if isinstance(name, str) and name else "zonemark layer graph"
+
+
 def content_security_policy() -> str:
     """The page's Content-Security-Policy (its ``<meta>``; a server may send it as a header too):
     no network access, only the page's own two scripts (by hash)."""
@@ -174,10 +181,20 @@ def content_security_policy() -> str:
     )
 
 
-def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
-    """One offline HTML page showing ``graph`` (node-link JSON of a layer, §13).
+def render_html(graph: LayerGraph, *, title: str | None = None) -> str:
+    """One offline HTML page showing ``graph`` (the layer's node-link document, §13).
 
-    ``title`` defaults to the graph's ``graph.name``. Raises TypeError/ValueError
+    ``title`` defaults to the graph's name.
+    """
+    if not isinstance(graph, LayerGraph):
+        raise TypeError(f"graph must be a LayerGraph, not {type(graph).__name__}")
+    return page_html(graph.to_dict(), title=title)
+
+
+def page_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
+    """The page around a node-link JSON document as it is (the page script reads whatever it is given).
+
+    ``title`` defaults to the document's ``graph.name``. Raises TypeError/ValueError
     (one-line message) for a value that is not node-link JSON.
     """
     _check_graph(graph)
@@ -188,8 +205,7 @@ def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
     library, script, style = _assets()
     if title is None:
         meta = graph.get("graph") or {}
-        name = meta.get("name")
-        title = f"{name} \u2014 zonemark layer graph" if isinstance(name, str) and name else "zonemark layer graph"
+        title = _title(meta.get("name"))
     return _PAGE.format(
         csp=content_security_policy(),
         title=html.escape(reveal(title), quote=True),
@@ -198,3 +214,111 @@ def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
         library=library,
         script=script,
     )
+
+
+#: Above this many entries the review page's graph frame starts from the structure (W86): files,
+#: nuclei, modules and the other containers, each with the count of its entries left out.
+COLLAPSE_ENTRIES = 1000
+#: Entries one expansion or one search adds to a collapsed frame.
+EXPAND_CAP = 500
+#: Diagnostics a collapsed frame lists (the Check page lists them all).
+DIAGNOSTICS_CAP = 500
+#: The longest search and node id a frame request may carry (longer ones are ignored).
+QUERY_LIMIT = 200
+ID_LIMIT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class FrameView:
+    """What the review page's frame shows of a graph (W86).
+
+    ``frame_url`` is the frame's own address (with its token; the page adds ``expand`` and ``q``),
+    ``file_url`` the file view's (the page adds ``path`` and ``line``); ``expand`` the id of the node
+    whose entries are shown, ``query`` a search given from the review page.
+    """
+
+    frame_url: str
+    file_url: str
+    expand: str | None = None
+    query: str = ""
+
+
+def _matches(node: GraphNode, needle: str) -> bool:
+    """The page's own search rule: the label or the module id holds the words (case folded)."""
+    return needle in node.label.lower() or needle in (node.module_id or "").lower()
+
+
+def frame_document(graph: LayerGraph, view: FrameView) -> dict[str, Any]:
+    """The JSON document the frame embeds: the whole graph when it is small, else its structure.
+
+    A collapsed document keeps every node that is not an entry, without sources (the page links
+    each node to its place in the file view), and of the entries only those the view asks for: the
+    children of ``view.expand`` and the matches of ``view.query`` (each at most EXPAND_CAP) and the
+    ones a trace lights or heats.  ``view.collapsed`` gives, per node, how many of its entries are
+    left out.  One pass over the nodes and one over the links.
+    """
+    needle = view.query.strip().lower()
+    entries = sum(1 for n in graph.nodes if n.kind == "entry")
+    page: dict[str, Any] = {"frameUrl": view.frame_url, "fileUrl": view.file_url, "query": view.query,
+                            "collapsed": {}, "note": ""}
+    if entries <= COLLAPSE_ENTRIES:
+        document = graph.to_dict()
+        document["view"] = page
+        return document
+    parent = {link.target: link.source for link in graph.links if link.kind == "contains"}
+    wanted: set[str] = set()
+    if graph.trace is not None:
+        wanted.update(m.node for m in graph.trace.lit if m.node is not None)
+        wanted.update(node for node, _ in graph.trace.heat)
+    expanded = matched = 0
+    found = 0
+    for n in graph.nodes:
+        if n.kind != "entry":
+            continue
+        if view.expand is not None and parent.get(n.id) == view.expand:
+            expanded += 1
+            if expanded <= EXPAND_CAP:
+                wanted.add(n.id)
+        if needle and _matches(n, needle):
+            found += 1
+            if matched < EXPAND_CAP:
+                matched += 1
+                wanted.add(n.id)
+    nodes: list[dict[str, Any]] = []
+    kept: set[str] = set()
+    collapsed: dict[str, int] = {}
+    shown = 0
+    for n in graph.nodes:
+        if n.kind == "entry" and n.id not in wanted:
+            owner = parent.get(n.id)
+            if owner is not None:
+                collapsed[owner] = collapsed.get(owner, 0) + 1
+            continue
+        item = n.to_dict()
+        item["source"] = ""
+        nodes.append(item)
+        kept.add(n.id)
+        shown += n.kind == "entry"
+    links = [link.to_dict() for link in graph.links if link.source in kept and link.target in kept]
+    notes = [f"{entries - shown} of {entries} entries collapsed into their containers: "
+             "select a container to show its entries."]
+    if expanded > EXPAND_CAP:
+        notes.append(f"Showing the first {EXPAND_CAP} of its {expanded} entries.")
+    if found > EXPAND_CAP:
+        notes.append(f"Search: the first {EXPAND_CAP} of {found} matching entries are shown.")
+    diagnostics = graph.diagnostics[:DIAGNOSTICS_CAP]
+    if len(graph.diagnostics) > DIAGNOSTICS_CAP:
+        notes.append(f"The first {DIAGNOSTICS_CAP} of {len(graph.diagnostics)} diagnostics are listed "
+                     "(the Check page lists them all).")
+    page.update(collapsed=collapsed, note=" ".join(notes))
+    meta = graph.meta()
+    meta["diagnostics"] = [d.to_dict() for d in diagnostics]
+    document = {"directed": True, "multigraph": True, "graph": meta, "nodes": nodes, "links": links, "view": page}
+    if graph.trace is not None:
+        document["trace"] = graph.trace.to_dict()
+    return document
+
+
+def frame_html(graph: LayerGraph, view: FrameView, *, title: str | None = None) -> str:
+    """The review page's graph frame: :func:`frame_document` in the page (W86)."""
+    return page_html(frame_document(graph, view), title=title if title is not None else _title(graph.name))

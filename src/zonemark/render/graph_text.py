@@ -1,25 +1,37 @@
-"""Text formats of a layer graph (:func:`zonemark.layer.graph.build_graph`): JSON, Graphviz DOT, Mermaid."""
+"""Text formats of a layer graph (:class:`zonemark.layer.graph.LayerGraph`): JSON, Graphviz DOT, Mermaid."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from ..layer.graph import GraphDiagnostic, GraphLink, GraphNode, LayerGraph
 
-def to_json(graph: dict[str, Any], indent: int | None = 2) -> str:
-    """``json.dumps(graph, indent=indent)``, byte for byte, without its peak: the indenting encoder
-    (pure Python) holds every token of the whole graph as a string before it joins them — 80x the
-    file for 100,000 entries.  Here each node and link is encoded on its own (B4)."""
+
+def _plain(value: object) -> dict[str, Any]:
+    """A node, link or diagnostic as its JSON object, made when the encoder reaches it."""
+    if isinstance(value, GraphNode | GraphLink | GraphDiagnostic):
+        return value.to_dict()
+    raise TypeError(f"{type(value).__name__} is not part of a layer graph")
+
+
+def to_json(graph: LayerGraph, indent: int | None = 2) -> str:
+    """``json.dumps(graph.to_dict(), indent=indent)``, byte for byte, without its peak: the indenting
+    encoder (pure Python) holds every token of the whole graph as a string before it joins them — 80x
+    the file for 100,000 entries.  Here each node and link is encoded on its own, its dict made only
+    then (B4, W85)."""
     if indent is None:
-        return json.dumps(graph, ensure_ascii=False) + "\n"
-    return _indented(graph, indent, 0, "\n")
+        return json.dumps(graph.shallow(), ensure_ascii=False, default=_plain) + "\n"
+    return _indented(graph.shallow(), indent, 0, "\n")
 
 
 def _indented(value: object, indent: int, depth: int, end: str = "") -> str:
     """``value`` as ``json.dumps(..., indent=indent)`` writes it ``depth`` levels down."""
+    if isinstance(value, GraphNode | GraphLink | GraphDiagnostic):
+        value = value.to_dict()
     if (depth >= 2 or not isinstance(value, dict | list | tuple) or not value
             or (isinstance(value, dict) and not all(isinstance(k, str) for k in value))):
-        text = json.dumps(value, ensure_ascii=False, indent=indent)
+        text = json.dumps(value, ensure_ascii=False, indent=indent, default=_plain)
         return (text.replace("\n", "\n" + " " * (indent * depth)) if depth and "\n" in text else text) + end
     pad = "\n" + " " * (indent * (depth + 1))
     if isinstance(value, dict):
@@ -44,20 +56,20 @@ def _dot_quote(text: str) -> str:
     return f'"{text}"'
 
 
-def to_dot(graph: dict[str, Any]) -> str:
+def to_dot(graph: LayerGraph) -> str:
     """Graphviz DOT (``dot -Tsvg``)."""
-    out = [f"digraph {_dot_quote(graph['graph']['name'])} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
-    for n in graph["nodes"]:
-        attrs = [f"label={_dot_quote(_short(n['label']))}", f"shape={_DOT_SHAPE[n['kind']]}"]
-        if n["state"] == "inactive":
+    out = [f"digraph {_dot_quote(graph.name)} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
+    for n in graph.nodes:
+        attrs = [f"label={_dot_quote(_short(n.label))}", f"shape={_DOT_SHAPE[n.kind]}"]
+        if n.state == "inactive":
             attrs.append("style=dashed")
-        if n["permanent"]:
+        if n.permanent:
             attrs.append("peripheries=2")
-        out.append(f"  {_dot_quote(n['id'])} [{', '.join(attrs)}];")
-    for link in graph["links"]:
-        label = "" if link["kind"] == "contains" else link["kind"]
-        out.append(f"  {_dot_quote(link['source'])} -> {_dot_quote(link['target'])} "
-                   f"[{_DOT_EDGE[link['kind']]}, label={_dot_quote(label)}];")
+        out.append(f"  {_dot_quote(n.id)} [{', '.join(attrs)}];")
+    for link in graph.links:
+        label = "" if link.kind == "contains" else link.kind
+        out.append(f"  {_dot_quote(link.source)} -> {_dot_quote(link.target)} "
+                   f"[{_DOT_EDGE[link.kind]}, label={_dot_quote(label)}];")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -81,15 +93,15 @@ _MERMAID_SHAPE = {"file": ('[/"', '"/]'), "nucleus": ('(("', '"))'), "module": (
 _MERMAID_ARROW = {"contains": "-->", "governs": "==>|governs|", "connects": "-.->|connects|"}
 
 
-def to_mermaid(graph: dict[str, Any]) -> str:
+def to_mermaid(graph: LayerGraph) -> str:
     """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
-    ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
+    ids = {n.id: f"n{i}" for i, n in enumerate(graph.nodes)}
     out = ["flowchart LR"]
-    for n in graph["nodes"]:
-        left, right = _MERMAID_SHAPE[n["kind"]]
-        out.append(f"  {ids[n['id']]}{left}{_mermaid_text(n['label'])}{right}")
-    for link in graph["links"]:
-        s, t = ids.get(link["source"]), ids.get(link["target"])
+    for n in graph.nodes:
+        left, right = _MERMAID_SHAPE[n.kind]
+        out.append(f"  {ids[n.id]}{left}{_mermaid_text(n.label)}{right}")
+    for link in graph.links:
+        s, t = ids.get(link.source), ids.get(link.target)
         if s is not None and t is not None:
-            out.append(f"  {s} {_MERMAID_ARROW[link['kind']]} {t}")
+            out.append(f"  {s} {_MERMAID_ARROW[link.kind]} {t}")
     return "\n".join(out) + "\n"

@@ -235,17 +235,23 @@ class Review:
         return HTMLResponse(pages.file_page(self.site, rel, decode(text), wanted, counts=self.counts(layer)))
 
     def graph_frame(self, request: Request) -> Response:
-        return self._graph_response(self.layer(), None)
+        from ..render.graph_html import ID_LIMIT, QUERY_LIMIT
+        expand = request.query_params.get("expand") if request is not None else None
+        query = request.query_params.get("q", "") if request is not None else ""
+        return self._graph_response(self.layer(), None, expand=expand if expand and len(expand) <= ID_LIMIT else None,
+                                    query=query if len(query) <= QUERY_LIMIT else "")
 
-    def _graph_response(self, layer: Layer, trace: TraceResult | None) -> Response:
+    def _graph_response(self, layer: Layer, trace: TraceResult | None, *, expand: str | None = None,
+                        query: str = "") -> Response:
         from ..interchange.illuminate import with_recorded_traces
         from ..layer.graph import build_graph
-        from ..render.graph_html import content_security_policy, render_html
+        from ..render.graph_html import FrameView, content_security_policy, frame_html
         graph = with_recorded_traces(build_graph(layer), layer, trace,
                                      source=TRACE_SOURCE if trace is not None else None)
+        view = FrameView(self.site.url("/graph/frame"), self.site.url("/file"), expand, query)  # W86
         headers = {"content-security-policy": content_security_policy() + "; frame-ancestors 'self'",
                    "x-frame-options": "SAMEORIGIN"}
-        return HTMLResponse(render_html(graph), headers=headers)
+        return HTMLResponse(frame_html(graph, view), headers=headers)
 
     # -- actions --------------------------------------------------------------------------
 

@@ -402,7 +402,12 @@ def modules_page(site: Site, status: LayerStatus, *, note: Note | None, counts: 
 
 def graph_page(site: Site, *, note: Note | None, counts: dict[str, int]) -> str:
     body = (
-        '<div class="graph-layout">'
+        '<div class="graph-layout"><div class="graph-side">'
+        '<form method="get" action="/graph/frame" target="graph-frame" class="graph-search" role="search">'
+        f'<input type="hidden" name="token" value="{_a(site.token)}">'
+        '<label for="graph-q">Search the graph: labels and module ids, collapsed entries too</label>'
+        '<span class="row"><input type="search" id="graph-q" name="q" maxlength="200" spellcheck="false">'
+        '<button type="submit" id="graph-search">Search</button></span></form>'
         f'<form method="post" action="{_a(site.url("/graph/trace"))}" target="graph-frame" class="trace-form">'
         f'<input type="hidden" name="token" value="{_a(site.token)}">'
         '<h2>Light up a trace</h2>'
@@ -414,7 +419,7 @@ def graph_page(site: Site, *, note: Note | None, counts: dict[str, int]) -> str:
         '<button type="submit" class="primary" id="light-up">Light up</button>'
         '<p class="hint">The traced nodes light up in activation order; the trace\u2019s warnings are listed '
         'beside the graph. Once traces are recorded, tick <em>heat</em> above the graph to see how often each '
-        'node lit up.</p></form>'
+        'node lit up.</p></form></div>'
         f'<iframe name="graph-frame" id="graph-frame" title="Layer graph" src="{_a(site.url("/graph/frame"))}">'
         '</iframe></div>')
     return site.page("graph", "Graph", body, note=note, counts=counts, wide=True)

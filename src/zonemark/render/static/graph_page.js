@@ -76,7 +76,7 @@
     var model = {
       meta: meta, nodes: [], nodeIndex: new Map(), elements: [],
       diagnostics: [], skippedNodes: 0, skippedLinks: 0, kindCounts: {},
-      trace: readTrace(graph)
+      trace: readTrace(graph), view: readView(graph)
     };
     nodes.forEach(function (raw) {
       if (!raw || typeof raw !== 'object') { model.skippedNodes += 1; return; }
@@ -86,8 +86,10 @@
       var level = [1, 2, 3, 4, 5].indexOf(raw.permissionLevel) >= 0 ? raw.permissionLevel : 0;
       var internalId = 'n' + model.nodes.length;
       var label = asText(raw.label) || id;
+      var folded = model.view.collapsed.hasOwnProperty(id) ? Number(model.view.collapsed[id]) : 0;
       var entry = { raw: raw, id: id, internalId: internalId, kind: kind, level: level, label: label,
-                    moduleId: asText(raw.moduleId), diagnostics: [], litItems: [], heat: 0 };
+                    moduleId: asText(raw.moduleId), diagnostics: [], litItems: [], heat: 0,
+                    collapsed: isFinite(folded) && folded > 0 ? Math.floor(folded) : 0 };
       model.nodes.push(entry);
       model.nodeIndex.set(id, entry);
       model.kindCounts[kind] = (model.kindCounts[kind] || 0) + 1;
@@ -120,6 +122,23 @@
       if (node) { node.diagnostics.push(item); }
     });
     return model;
+  }
+
+  /* What the review page's frame adds (W86): its own address and the file view's (same-origin
+     paths only), a search given from the review page, and the entries collapsed into each node. */
+  function readView(graph) {
+    var view = graph.view && typeof graph.view === 'object' && !Array.isArray(graph.view) ? graph.view : {};
+    var local = function (url) { return typeof url === 'string' && /^\/[^\/\\]/.test(url) ? url : null; };
+    var collapsed = view.collapsed && typeof view.collapsed === 'object' ? view.collapsed : {};
+    return { frameUrl: local(view.frameUrl), fileUrl: local(view.fileUrl), query: asText(view.query),
+             collapsed: collapsed, note: asText(view.note) };
+  }
+
+  function withParams(url, params) {
+    var parts = Object.keys(params).filter(function (key) { return params[key] !== ''; }).map(function (key) {
+      return encodeURIComponent(key) + '=' + encodeURIComponent(params[key]);
+    });
+    return parts.length ? url + (url.indexOf('?') >= 0 ? '&' : '?') + parts.join('&') : url;
   }
 
   function diagnosticText(raw) {
@@ -200,7 +219,52 @@
   function chooseLayout(name, shown) {
     if (name === 'force' && shown > FORCE_LIMIT) { return 'radial'; }
     if (name !== 'auto') { return name; }
-    return shown > ROWS_LIMIT ? 'radial' : 'tree';
+    return shown > ROWS_LIMIT ? 'radial' : 'outline';
+  }
+
+  /* The outline (W87): the containment tree from left to right, one row per leaf in document
+     order, each parent on the row of its first child, labels to the right of their node,
+     so a small layer fits the canvas with its labels at a readable size. */
+  var OUTLINE_ROW = 30;
+  var OUTLINE_COLUMN = 190;
+  var OUTLINE_FONT = 12;
+
+  function outlinePositions(shownNodes) {
+    var order = function (a, b) { return Number(a.id().slice(1)) - Number(b.id().slice(1)); };
+    var positions = {};
+    var row = 0;
+    var place = function (node, depth) {
+      var kids = node.outgoers('edge.edge-contains').targets().not('.hidden').filter(function (kid) {
+        return !positions.hasOwnProperty(kid.id());
+      }).sort(order);
+      positions[node.id()] = { x: depth * OUTLINE_COLUMN, y: 0 };
+      if (!kids.length) {
+        positions[node.id()].y = OUTLINE_ROW * row;
+        row += 1;
+        return;
+      }
+      kids.forEach(function (kid) { place(kid, depth + 1); });
+      positions[node.id()].y = positions[kids[0].id()].y;
+    };
+    shownNodes.filter(function (node) {
+      return node.incomers('edge.edge-contains').sources().not('.hidden').length === 0;
+    }).sort(order).forEach(function (root) { place(root, 0); });
+    shownNodes.forEach(function (node) { if (!positions.hasOwnProperty(node.id())) { place(node, 0); } });
+    return positions;
+  }
+
+  function setLabelSide(cy, outline) {
+    var style = cy.style().selector('node').style(outline
+      ? { 'text-halign': 'right', 'text-valign': 'center', 'text-margin-x': 5, 'text-margin-y': 0,
+          'font-size': OUTLINE_FONT, 'text-max-width': OUTLINE_COLUMN - 60 }
+      : { 'text-halign': 'center', 'text-valign': 'bottom', 'text-margin-x': 0, 'text-margin-y': 3,
+          'font-size': 10, 'text-max-width': 130 });
+    KINDS.forEach(function (kind) {
+      /* in the outline no node is taller than its row */
+      var k = KIND_STYLE[kind], scale = outline ? Math.min(1, (OUTLINE_ROW - 6) / k.height) : 1;
+      style = style.selector('node.kind-' + kind).style({ 'width': k.width * scale, 'height': k.height * scale });
+    });
+    style.selector('node.kind-entry').style({ 'font-size': outline ? OUTLINE_FONT : 8 }).update();
   }
 
   /* Depth of every node in the containment tree (0 for files and other roots). */
@@ -227,7 +291,13 @@
     var name = chooseLayout(requested, shownNodes.length);
     var options = { animate: false, fit: true, padding: 30,
                     nodeDimensionsIncludeLabels: shownNodes.length <= LABEL_SIZING_LIMIT };
-    if (name === 'force') {
+    setLabelSide(cy, name === 'outline');
+    if (name === 'outline') {
+      var positions = outlinePositions(shownNodes);
+      options.name = 'preset';
+      options.positions = function (node) { return positions[node.id()]; };
+      shownNodes.layout(options).run();
+    } else if (name === 'force') {
       options.name = 'cose';
       options.randomize = false;
       shown.layout(options).run();
@@ -298,6 +368,7 @@
       label = entry.litItems.map(function (item) { return item.step; }).join(',') + ' \u25b8 ' + label;
     }
     if (hook.heatOn && entry.heat) { label += ' \u00d7' + entry.heat; }
+    if (entry.collapsed) { label += ' (+' + entry.collapsed + ')'; }
     return label;
   }
 
@@ -568,7 +639,23 @@
     if (model.trace && model.trace.records) {
       addProp(props, 'heat', 'lit in ' + entry.heat + ' of ' + plural(model.trace.records, 'recorded trace'));
     }
+    if (entry.collapsed) { addProp(props, 'collapsed', plural(entry.collapsed, 'entry')); }
     panel.appendChild(props);
+    var view = model.view;
+    if (entry.collapsed && view.frameUrl) {
+      var expand = make('a', 'action', 'Show its ' + plural(entry.collapsed, 'entry'));
+      expand.id = 'details-expand';
+      expand.href = withParams(view.frameUrl, { expand: entry.id, q: byId('search').value.trim() });
+      panel.appendChild(make('p')).appendChild(expand);
+    }
+    if (view.fileUrl && raw.file) {
+      var line = asText(raw.line);
+      var open = make('a', 'action', 'Open in the file view');
+      open.id = 'details-open';
+      open.target = '_top';
+      open.href = withParams(view.fileUrl, { path: asText(raw.file), line: line }) + (line ? '#L' + line : '');
+      panel.appendChild(make('p')).appendChild(open);
+    }
 
     var node = cy.getElementById(entry.internalId);
     var linkItems = [];
@@ -691,6 +778,7 @@
     timings.init = performance.now() - started;
     markDiagnosticNodes(model, cy);
     renderTrace(model, cy);
+    refreshLabels(model, cy);
     renderCounts(model, cy);
     renderLegend();
     /* A big layer's entries would crowd out its structure: they start hidden (one tick shows them). */
@@ -701,6 +789,7 @@
       byId('hidden-note').textContent = plural(model.kindCounts.entry, 'entry') +
         ' hidden to keep the overview readable: tick \u201centry\u201d to show them.';
     }
+    if (model.view.note) { byId('hidden-note').textContent = model.view.note; }
     renderFilters(model, cy, hideEntries);
     renderDiagnostics(model, cy);
     updateVisibleCount(cy);
@@ -736,6 +825,11 @@
         applySearch(model, cy, '');
       }
     });
+
+    if (model.view.query) {
+      search.value = model.view.query;
+      applySearch(model, cy, search.value);
+    }
 
     hook.cy = cy;
     hook.graph = graph;
