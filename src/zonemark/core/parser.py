@@ -15,6 +15,7 @@ Nothing raises on a ``str``: every problem is a diagnostic, in line order.
 from __future__ import annotations
 
 import os
+from operator import itemgetter
 
 from . import gcpause
 from . import text as text_policy
@@ -23,6 +24,9 @@ from .diagnostics import placed
 from .syntax import conflict_regions
 from .document import Document
 from .scanner import Scanner
+
+#: A pending finding's (line, column): the order of ``Document.diagnostics``.
+_LINE_COLUMN = itemgetter(1, 2)
 
 
 def parse(text: str, *, path: str | None = None) -> Document:
@@ -72,7 +76,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
                                f"one side, or merge them by hand, and delete the marker lines", path, last, None)
                               for first, last in conflicts], source)
     else:
-        diagnostics = placed(sorted(scanner.diags, key=lambda d: (d[1], d[2])), source)
+        diagnostics = placed(sorted(scanner.diags, key=_LINE_COLUMN), source)
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}
