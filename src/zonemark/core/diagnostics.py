@@ -498,10 +498,17 @@ def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
     if lines != sorted(lines):  # the parser's findings come sorted: then this is one linear comparison
         order = sorted(range(len(items)), key=lines.__getitem__)
         back: list[Diagnostic | None] = [None] * len(items)
-        for k, d in zip(order, placed([items[k] for k in order], source)):
+        for k, d in zip(order, place_sorted([items[k] for k in order], source)):
             back[k] = d
         return cast("list[Diagnostic]", back)
-    del lines
+    return place_sorted(items, source)
+
+
+def place_sorted(items: list[Pending], source: str) -> list[Diagnostic]:
+    """:func:`placed` of findings already in line order; it empties ``items``, each finding freed as its
+    :class:`Diagnostic` is made (the parser's findings are not held twice at its peak)."""
+    items.reverse()
+    pop = items.pop
     out: list[Diagnostic] = []
     add = out.append
     find = source.find
@@ -512,7 +519,8 @@ def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
     line_no, pos = 1, 0  # pos: the start of line line_no, n + 1 past the end of source
     shape_line = 0
     shape = _NO_LINE
-    for code, line, column, message, path, related, total in items:
+    while items:
+        code, line, column, message, path, related, total = pop()
         target = line if line > 1 else 1
         if target != shape_line:  # a new line: walk to it and read its shape (once per line)
             while line_no < target and pos <= n:

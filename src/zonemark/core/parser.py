@@ -20,7 +20,7 @@ from operator import itemgetter
 from . import gcpause
 from . import text as text_policy
 from .checks import run_checks
-from .diagnostics import placed
+from .diagnostics import place_sorted, placed
 from .syntax import conflict_regions
 from .document import Document
 from .scanner import Scanner
@@ -76,7 +76,10 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
                                f"one side, or merge them by hand, and delete the marker lines", path, last, None)
                               for first, last in conflicts], source)
     else:
-        diagnostics = placed(sorted(scanner.diags, key=_LINE_COLUMN), source)
+        pending, scanner.diags = scanner.diags, []
+        pending.sort(key=_LINE_COLUMN)
+        diagnostics = place_sorted(pending, source)  # empties pending: each finding freed as it is placed
+    scanner.messages = {}
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}

@@ -59,6 +59,7 @@ class Scanner:
         self.src = text
         self.path = path
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
+        self.messages: dict[str, str] = {}  # each distinct message once (diag)
         self.facts = Facts()
         self.file_type: str | None = None
         self.title: str | None = None
@@ -97,7 +98,8 @@ class Scanner:
     # -- diagnostics -------------------------------------------------------------------
     def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
              count: int | None = None) -> None:
-        self.diags.append((code, line, col, message, self.path, related, count))
+        messages = self.messages  # one string for each distinct message (a run of one finding repeats it)
+        self.diags.append((code, line, col, messages.setdefault(message, message), self.path, related, count))
 
     def _findings(self, findings: tuple[Finding, ...], lineno: int) -> None:
         for f in findings:
@@ -912,7 +914,11 @@ class Scanner:
             return
         owner = self._container()
         if owner is not None:
-            owner.connections.append(_new_connection(kind, target, lineno))
+            connection = _new_connection(kind, target, lineno)
+            if isinstance(owner.connections, list):
+                owner.connections.append(connection)
+            else:  # the first: a container without CONNECTIONS holds the shared empty tuple
+                owner.connections = [connection]
 
     def _registry_entry(self, line_text: str, lineno: int, col: int) -> None:
         """A registry line ``* ACTIVE: <ids>`` / ``* INACTIVE: <ids>`` (§7.3.1) of the file's first registry."""
