@@ -67,3 +67,26 @@ def test_a_container_without_connections_holds_no_list() -> None:
     doc = parse(text)
     assert [m.connections for m in doc.modules[:-1]] == [()] * 49
     assert [(c.kind, c.target) for c in doc.modules[-1].connections] == [("module", "M0"), ("nucleus", "1")]
+
+
+def test_repeated_header_texts_names_and_titles_are_one_string_each() -> None:
+    text = "# Note — 東京 [external_memory]\n\n" + "".join(
+        "[P1]\n## TOPIC: Stesso — perché\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — titolo 東京\ncorpo\n[/P4]\n\n"
+        for _ in range(200))
+    doc = parse(text)
+    topics = [b for b in doc.walk() if getattr(b, "keyword", None) == "TOPIC"]
+    logs = [b for b in doc.walk() if b.type == "log"]
+    assert len(topics) == 200 and len(logs) == 200
+    for blocks, fields in ((topics, ("text", "name")), (logs, ("text", "title"))):
+        for name in fields:
+            assert len({id(getattr(b, name)) for b in blocks}) == 1, name
+    assert logs[0].title == "titolo 東京" and topics[0].name == "Stesso — perché"
+
+
+def test_the_string_table_of_a_parse_is_bounded() -> None:
+    from zonemark.core.scanner import SHARED_MAX
+    text = "# T — 東京 [reminder]\n\n" + "".join(f"  # indented {i} — perché\n" for i in range(SHARED_MAX + 500))
+    scanner = Scanner(text, None)
+    scanner.run()
+    assert 0 < len(scanner.shared) <= SHARED_MAX and 0 < len(scanner.messages) <= SHARED_MAX
+    assert parse(text).serialize() == text

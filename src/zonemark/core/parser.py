@@ -79,7 +79,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
         pending, scanner.diags = scanner.diags, []
         pending.sort(key=_LINE_COLUMN)
         diagnostics = place_sorted(pending, source)  # empties pending: each finding freed as it is placed
-    scanner.messages = {}
+    scanner.messages = scanner.shared = {}
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}
