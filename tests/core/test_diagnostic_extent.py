@@ -146,3 +146,34 @@ def test_the_fast_constructor_makes_the_same_diagnostic_as_the_dataclass() -> No
     fast, slow = _new_diagnostic(*values), Diagnostic(*values)
     assert fast == slow and repr(fast) == repr(slow) and fast.to_dict() == slow.to_dict()
     assert hash(fast) == hash(slow)
+
+
+def test_findings_on_lines_without_tags_take_their_end_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cost (W91): a file of many findings on lines that hold no tag calls the span rule for none of them;
+    their ends are still the rule's ends."""
+    calls: list[int] = []
+    real = diagnostics_module._LineShape.span
+
+    def counted(self: diagnostics_module._LineShape, column: int, code: str | None) -> tuple[int, int]:
+        calls.append(column)
+        return real(self, column, code)
+    monkeypatch.setattr(diagnostics_module._LineShape, "span", counted)
+    text = "# Titolo — 東京 [reminder]\n\n" + "  # indented — perché 東京\n" * 300
+    doc = parse(text)
+    assert len(doc.diagnostics) == 900
+    assert calls == []
+    lines = SourceLines(text)
+    monkeypatch.setattr(diagnostics_module._LineShape, "span", real)
+    for d in doc.diagnostics:
+        assert (d.end_line, d.end_column) == (d.line, construct_span(lines.line(d.line), d.column, d.code)[1])
+
+
+def test_the_fast_constructor_gives_a_frozen_diagnostic() -> None:
+    from dataclasses import FrozenInstanceError
+
+    from zonemark.core.diagnostics import CATALOGUE, Diagnostic, _new_diagnostic
+    d = _new_diagnostic("HEADER_INDENTED", CATALOGUE["HEADER_INDENTED"].severity, 3, 2, "perché — 東京", None, None,
+                        None, 3, 9)
+    assert type(d) is Diagnostic
+    with pytest.raises(FrozenInstanceError):
+        d.line = 4  # type: ignore[misc]

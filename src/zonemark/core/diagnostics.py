@@ -9,8 +9,9 @@ generated part of ``docs/conformance.md`` and the typed exceptions of
 from __future__ import annotations
 
 import bisect
+from operator import itemgetter
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Literal, cast
@@ -75,27 +76,34 @@ class Diagnostic:
 Pending = tuple[str, int, int, str, "str | None", "int | None", "int | None"]
 
 
-(_set_code, _set_severity, _set_line, _set_column, _set_message, _set_path, _set_related, _set_count, _set_end_line,
- _set_end_column) = (getattr(Diagnostic, f.name).__set__ for f in fields(Diagnostic))
+class _DiagnosticBuilder:
+    """A mutable twin of :class:`Diagnostic`'s slot layout (the same slots, in the same order): its
+    ``__init__`` stores the ten values with plain attribute stores, then turns the object into the
+    frozen :class:`Diagnostic` it is from then on (``__class__`` assignment between two layouts that
+    are the same).  No ``object.__setattr__`` call, no descriptor call per field: the parser makes one
+    per finding, ~10^5 on a file full of them."""
+
+    __slots__ = tuple(f.name for f in fields(Diagnostic))
+
+    def __init__(self, code: str, severity: Severity, line: int, column: int, message: str, path: str | None,
+                 related_line: int | None, count: int | None, end_line: int, end_column: int) -> None:
+        self.code = code
+        self.severity = severity
+        self.line = line
+        self.column = column
+        self.message = message
+        self.path = path
+        self.related_line = related_line
+        self.count = count
+        self.end_line = end_line
+        self.end_column = end_column
+        self.__class__ = Diagnostic  # type: ignore[assignment]
 
 
-def _new_diagnostic(code: str, severity: Severity, line: int, column: int, message: str, path: str | None,
-                    related_line: int | None, count: int | None, end_line: int, end_column: int) -> Diagnostic:
-    """``Diagnostic(...)`` of these ten values, without the ten ``object.__setattr__`` calls of a frozen
-    dataclass's ``__init__``: :func:`placed` makes one per finding, ~10^5 on a file full of them (the
-    same object either way: ``tests/core/test_diagnostic_extent.py``)."""
-    d: Diagnostic = object.__new__(Diagnostic)
-    _set_code(d, code)
-    _set_severity(d, severity)
-    _set_line(d, line)
-    _set_column(d, column)
-    _set_message(d, message)
-    _set_path(d, path)
-    _set_related(d, related_line)
-    _set_count(d, count)
-    _set_end_line(d, end_line)
-    _set_end_column(d, end_column)
-    return d
+#: ``Diagnostic(...)`` of these ten values, positional, at a third of the cost of the frozen dataclass's
+#: ``__init__`` (the same object either way: ``tests/core/test_diagnostic_extent.py``).
+_new_diagnostic = cast("Callable[[str, Severity, int, int, str, str | None, int | None, int | None, int, int], "
+                       "Diagnostic]", _DiagnosticBuilder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,11 +424,14 @@ class _LineShape:
     """What the span rule reads of one line, computed once for every diagnostic on it (its tags and
     indentation only when a column asks for them)."""
 
-    __slots__ = ("line", "text_end", "_indent", "_tag_starts", "_tag_ends")
+    __slots__ = ("line", "text_end", "plain_end", "_indent", "_tag_starts", "_tag_ends")
 
     def __init__(self, line: str) -> None:
         self.line = line
         self.text_end = len(line.rstrip())
+        #: the end of every span that starts inside a line without tags (the text's end), or 0 when the
+        #: line holds a ``[``: one int object shared by all the findings of the line
+        self.plain_end = 0 if "[" in line else self.text_end + 1
         self._indent = -1
         self._tag_starts: list[int] | None = None
         self._tag_ends: list[int] = []
@@ -467,6 +478,12 @@ def construct_span(line: str, column: int, code: str | None = None) -> tuple[int
     return _LineShape(line).span(column, code)
 
 
+_LINE = itemgetter(1)
+_NO_LINE = _LineShape("")  # the shape before the first line is read
+#: Each code's severity, for :func:`placed`.
+_SEVERITY = {code: info.severity for code, info in CATALOGUE.items()}
+
+
 def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
     """The :class:`Diagnostic` of each finding of the text ``source``, with its severity from the
     catalogue and its ``end_line`` and ``end_column``.
@@ -477,20 +494,35 @@ def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
     ``pending`` is kept.
     """
     items = list(pending)
-    lines = [p[1] for p in items]
-    in_order = all(a <= b for a, b in zip(lines, lines[1:]))  # the parser's findings come sorted
-    order: Iterable[int] = range(len(items)) if in_order else sorted(range(len(items)), key=lines.__getitem__)
-    out: list[Diagnostic | None] = [None] * len(items)
+    lines = list(map(_LINE, items))
+    if lines != sorted(lines):  # the parser's findings come sorted: then this is one linear comparison
+        order = sorted(range(len(items)), key=lines.__getitem__)
+        back: list[Diagnostic | None] = [None] * len(items)
+        for k, d in zip(order, place_sorted([items[k] for k in order], source)):
+            back[k] = d
+        return cast("list[Diagnostic]", back)
+    return place_sorted(items, source)
+
+
+def place_sorted(items: list[Pending], source: str) -> list[Diagnostic]:
+    """:func:`placed` of findings already in line order; it empties ``items``, each finding freed as its
+    :class:`Diagnostic` is made (the parser's findings are not held twice at its peak)."""
+    items.reverse()
+    pop = items.pop
+    out: list[Diagnostic] = []
+    add = out.append
     find = source.find
     n = len(source)
-    severity = {code: info.severity for code, info in CATALOGUE.items()}
+    severity = _SEVERITY
+    char_codes, token_codes = CHAR_CODES, TOKEN_CODES
     new = _new_diagnostic
     line_no, pos = 1, 0  # pos: the start of line line_no, n + 1 past the end of source
-    shape_line, shape = 0, None
-    for k in order:
-        code, line, column, message, path, related, total = items[k]
+    shape_line = 0
+    shape = _NO_LINE
+    while items:
+        code, line, column, message, path, related, total = pop()
         target = line if line > 1 else 1
-        if shape is None or target != shape_line:  # a new line: walk to it and read its shape (once per line)
+        if target != shape_line:  # a new line: walk to it and read its shape (once per line)
             while line_no < target and pos <= n:
                 nl = find("\n", pos)
                 pos = n + 1 if nl < 0 else nl + 1
@@ -501,6 +533,14 @@ def placed(pending: Iterable[Pending], source: str) -> list[Diagnostic]:
                 nl = find("\n", pos)
                 text = source[pos:n if nl < 0 else nl]
             shape_line, shape = target, _LineShape(text)
-        out[k] = new(code, severity[code], line, column, message, path, related, total, line,
-                     shape.span(column, code)[1])
-    return cast("list[Diagnostic]", out)
+        # construct_span's end, its common cases inline: a column past the text or a one-character
+        # code spans one character; a column inside a line without tags ends where the text ends
+        first = column if column > 1 else 1
+        if first > shape.text_end or code in char_codes:
+            end = first + 1
+        elif shape.plain_end and code not in token_codes:
+            end = shape.plain_end
+        else:
+            end = shape.span(column, code)[1]
+        add(new(code, severity[code], line, column, message, path, related, total, line, end))
+    return out

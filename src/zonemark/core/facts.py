@@ -39,7 +39,7 @@ class Container:
         self.state: str | None = None
         self.permanent = False
         self.state_line: int | None = None
-        self.connections: list[Connection] = []
+        self.connections: list[Connection] | tuple[()] = ()  # a list from its first bullet on
         self.parent_line = parent_line
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import syntax as sx
@@ -43,9 +42,9 @@ def spelled_keyword(keyword: str | None, level: int) -> str | None:
     return container_keyword(level) if keyword == "SUBTOPIC" else keyword
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """A problem one line implies by itself: a catalogue code, its column and message."""
+class Finding(NamedTuple):
+    """A problem one line implies by itself: a catalogue code, its column and message (a ``NamedTuple``,
+    as :class:`Header` is: one is made per finding of a header line, and a tuple is made at C speed)."""
 
     code: str
     column: int

@@ -15,14 +15,18 @@ Nothing raises on a ``str``: every problem is a diagnostic, in line order.
 from __future__ import annotations
 
 import os
+from operator import itemgetter
 
 from . import gcpause
 from . import text as text_policy
 from .checks import run_checks
-from .diagnostics import placed
+from .diagnostics import place_sorted, placed
 from .syntax import conflict_regions
 from .document import Document
 from .scanner import Scanner
+
+#: A pending finding's (line, column): the order of ``Document.diagnostics``.
+_LINE_COLUMN = itemgetter(1, 2)
 
 
 def parse(text: str, *, path: str | None = None) -> Document:
@@ -72,7 +76,10 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
                                f"one side, or merge them by hand, and delete the marker lines", path, last, None)
                               for first, last in conflicts], source)
     else:
-        diagnostics = placed(sorted(scanner.diags, key=lambda d: (d[1], d[2])), source)
+        pending, scanner.diags = scanner.diags, []
+        pending.sort(key=_LINE_COLUMN)
+        diagnostics = place_sorted(pending, source)  # empties pending: each finding freed as it is placed
+    scanner.messages = scanner.shared = {}
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}

@@ -52,6 +52,22 @@ class _Open:
         self.container = container
 
 
+#: How many distinct strings a parse's string table keeps before it starts again: bounded memory
+#: whatever the file, and a run of repeated headers or findings still shares one string.
+SHARED_MAX = 4096
+
+
+def _shared(table: dict[str, str], text: str) -> str:
+    """``text``, or the equal string ``table`` already holds (W94): one object for each repeated
+    message, header text, name or title of a file."""
+    got = table.get(text)
+    if got is None:
+        if len(table) >= SHARED_MAX:
+            table.clear()
+        table[text] = got = text
+    return got
+
+
 class Scanner:
     """Reads one file's text line by line; :meth:`run` returns its blocks, diagnostics and facts."""
 
@@ -59,6 +75,8 @@ class Scanner:
         self.src = text
         self.path = path
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
+        self.messages: dict[str, str] = {}  # each distinct message once (diag; at most SHARED_MAX)
+        self.shared: dict[str, str] = {}  # each distinct header text, name and title once (at most SHARED_MAX)
         self.facts = Facts()
         self.file_type: str | None = None
         self.title: str | None = None
@@ -97,7 +115,7 @@ class Scanner:
     # -- diagnostics -------------------------------------------------------------------
     def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
              count: int | None = None) -> None:
-        self.diags.append((code, line, col, message, self.path, related, count))
+        self.diags.append((code, line, col, _shared(self.messages, message), self.path, related, count))
 
     def _findings(self, findings: tuple[Finding, ...], lineno: int) -> None:
         for f in findings:
@@ -537,7 +555,10 @@ class Scanner:
         stack = self.stack
         while stack and stack[-1].kind == "heading" and stack[-1].level >= level:  # type: ignore[attr-defined]
             stack.pop()
-        frame = HeadingFrame(lineno, off, plevel, header, refused)
+        shared = self.shared
+        frame = HeadingFrame(lineno, off, plevel, header, refused, _shared(shared, header.text),
+                             header.name and _shared(shared, header.name),
+                             header.title and _shared(shared, header.title))
         if stack:
             add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
@@ -912,7 +933,11 @@ class Scanner:
             return
         owner = self._container()
         if owner is not None:
-            owner.connections.append(_new_connection(kind, target, lineno))
+            connection = _new_connection(kind, target, lineno)
+            if isinstance(owner.connections, list):
+                owner.connections.append(connection)
+            else:  # the first: a container without CONNECTIONS holds the shared empty tuple
+                owner.connections = [connection]
 
     def _registry_entry(self, line_text: str, lineno: int, col: int) -> None:
         """A registry line ``* ACTIVE: <ids>`` / ``* INACTIVE: <ids>`` (§7.3.1) of the file's first registry."""

@@ -175,9 +175,10 @@ class HeadingFrame(Frame):
     next line (§7.4.4); ``refused`` marks a structural header in a zone that may not hold it (§5.5).
     """
 
-    __slots__ = ("level", "header", "nuclei", "refused", "children")
+    __slots__ = ("level", "header", "nuclei", "refused", "children", "text", "name", "title")
 
-    def __init__(self, line: int, start: int, plevel: int | None, header: Header, refused: bool) -> None:
+    def __init__(self, line: int, start: int, plevel: int | None, header: Header, refused: bool, text: str,
+                 name: str | None, title: str | None) -> None:
         self.kind = "heading"
         self.line = line
         self.start = start
@@ -187,15 +188,18 @@ class HeadingFrame(Frame):
         self.nuclei = header.nuclei
         self.refused = refused
         self.children: list[Frame | Block] = []
+        self.text = text  # the header's text, name and title, as the scanner's string table shares them
+        self.name = name
+        self.title = title
 
     def build(self, source: str, end: int, end_line: int) -> Block:
         line = self.line
         children = build_children(self.children, source, end, end_line) if self.children else ()
         if end_line <= line:  # equal: the line's own int object, not a second one
             end_line = line
-        level, text, kind, keyword, section, id_, name, _, _, _, date, title, _ = self.header
-        return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, text, id_,
-                            name, keyword, section, self.nuclei, date, title, self.refused)
+        level, _, kind, keyword, section, id_, _, _, _, _, date, _, _ = self.header
+        return _new_heading(kind, line, end_line, self.start, end, self.plevel, children, source, level, self.text,
+                            id_, self.name, keyword, section, self.nuclei, date, self.title, self.refused)
 
 
 class TitleFrame(Frame):
