@@ -33,6 +33,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from ..core.diagnostics import CATALOGUE
+from ..core.document import Document
+from ..core.parser import parse_bytes
 from ..core.text import printable
 from ..layer.cache import LayerCache
 from ..layer.check import reported_diagnostics
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 
 ACTIVITY_LIMIT = 200
 NOTES_KEPT = 100
+DIFFS_KEPT = 64  # rendered write diffs kept, keyed by the checksums of the two versions (RV8)
 TRACE_SOURCE = "pasted answer"
 
 
@@ -80,6 +83,8 @@ class Review:
         self.note_count = 0
         self.action_lock = threading.Lock()
         self.cache = LayerCache(self.root, confined=False)
+        self.diffs: OrderedDict[tuple[str, str, str], tuple[str, str | None]] = OrderedDict()
+        self.badges: tuple[Layer, tuple[tuple[str, int, int], ...], dict[str, int]] | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -87,16 +92,29 @@ class Review:
         """The layer as its files are now: parsed again only where their bytes changed (RV1: as ``check`` reads it)."""
         return self.cache.layer()
 
+    def read(self, path: Path) -> tuple[bytes, Document]:
+        """A file's bytes now and their parse, from the layer cache (parsed again only when its bytes changed)."""
+        return self.cache.snapshot(path)
+
     def counts(self, layer: Layer | None = None) -> dict[str, int]:
-        from ..writer.proposals import list_proposals
+        """The badges: open proposals and the layer's errors, counted again only when a file or a proposal
+        changed (RV10: the layer from the cache is the same object while no file changed)."""
+        from ..writer.proposals import stored_proposals
         try:
-            pending = len(list_proposals(self.root))
+            stored = stored_proposals(self.root)
         except (OSError, ValueError):
-            pending = 0
+            stored = []
+        key = tuple(sorted((p.id, p.status == "open", p.zone_line) for p in stored))
+        kept = self.badges
+        if layer is not None and kept is not None and kept[0] is layer and kept[1] == key:
+            return dict(kept[2])
         errors = 0
         if layer is not None:
             errors = sum(1 for d in reported_diagnostics(layer, single_file=False) if d.severity.value == "error")
-        return {"proposals": pending, "check": errors}
+        counts = {"proposals": sum(1 for p in stored if p.status == "open"), "check": errors}
+        if layer is not None:
+            self.badges = (layer, key, counts)
+        return dict(counts)
 
     def note(self, request: Request) -> Note | None:
         key = request.query_params.get("note")
@@ -139,8 +157,9 @@ class Review:
     def proposals(self, request: Request) -> Response:
         from ..render.proposal_change import decided_proposals, pending_changes
         layer = self.layer()
-        return HTMLResponse(pages.proposals_page(self.site, pending_changes(self.root), decided_proposals(self.root),
-                                                 note=self.note(request), counts=self.counts(layer)))
+        return HTMLResponse(pages.proposals_page(self.site, pending_changes(self.root, read=self.read),
+                                                 decided_proposals(self.root), note=self.note(request),
+                                                 counts=self.counts(layer)))
 
     def modules(self, request: Request) -> Response:
         layer = self.layer()
@@ -158,22 +177,58 @@ class Review:
         return HTMLResponse(pages.check_page(self.site, found, CATALOGUE, note=self.note(request),
                                              counts=self.counts(layer)))
 
+    def _layer_file(self, layer: Layer, rel: str) -> Path | None:
+        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
+        return match[0].path if match else None
+
     def file(self, request: Request) -> Response:
         layer = self.layer()
         rel = request.query_params.get("path", "")
-        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
-        if not match:
+        path = self._layer_file(layer, rel)
+        if path is None:
             return HTMLResponse(pages.message_page(self.site, "No such file", "This layer has no file by that name.",
                                                    counts=self.counts(layer)), status_code=404)
-        line = request.query_params.get("line", "")
         try:
-            text = match[0].path.read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
             return HTMLResponse(pages.message_page(self.site, rel, f"The file cannot be read: {exc.strerror}",
                                                    counts=self.counts(layer)), status_code=404)
-        from ..core.text import decode
+        line, page = request.query_params.get("line", ""), request.query_params.get("page", "")
         wanted = int(line) if line.isdigit() and len(line) < 10 else None
-        return HTMLResponse(pages.file_page(self.site, rel, decode(text), wanted, counts=self.counts(layer)))
+        number = int(page) if page.isdigit() and len(page) < 10 else None
+        return HTMLResponse(pages.file_page(self.site, rel, data, wanted, number, counts=self.counts(layer)))
+
+    def write_diff(self, request: Request) -> Response:
+        """One write of the history and what it changed (RV8): its two versions read now, the diff of their
+        changed region, kept by their checksums so that a second view reads no version."""
+        from ..render.activity import file_activity, write_change
+        from ..render.diff_html import unified_html
+        layer = self.layer()
+        rel, ident = request.query_params.get("file", ""), request.query_params.get("id", "")
+        path = self._layer_file(layer, rel)
+        items = [] if path is None else [i for i in file_activity(path, rel) if i.id == ident]
+        if not items:
+            return HTMLResponse(pages.message_page(self.site, "No such write", "This layer's history has no write by "
+                                                   "that name.", counts=self.counts(layer)), status_code=404)
+        item = items[0]
+        key = (rel, item.entry.sha256, item.entry.written_sha256)
+        kept = self.diffs.get(key)
+        if kept is None:
+            def document(data: bytes, where: Path) -> Document:
+                now, doc = self.read(where)
+                return doc if now == data else parse_bytes(data, path=str(where))
+            change = write_change(item, document=document)
+            if change.before is not None and change.after is not None:
+                kept = (unified_html(change.before, change.after,
+                                     caption=f"What write {item.id} changed in {item.file}"),
+                        change.container.label if change.container else None)
+                self.diffs[key] = kept
+                while len(self.diffs) > DIFFS_KEPT:
+                    self.diffs.popitem(last=False)
+        else:
+            self.diffs.move_to_end(key)
+        return HTMLResponse(pages.write_page(self.site, item, None if kept is None else kept[0],
+                                             None if kept is None else kept[1], counts=self.counts(layer)))
 
     def graph_frame(self, request: Request) -> Response:
         return self._graph_response(self.layer(), None)
@@ -320,6 +375,7 @@ def build_app(root: str | os.PathLike[str], *, token: str, port: int) -> Gate:
     routes = [
         Route("/", _page_errors(review.home), methods=get),
         Route("/activity", _page_errors(review.activity), methods=get),
+        Route("/activity/diff", _page_errors(review.write_diff), methods=get),
         Route("/proposals", _page_errors(review.proposals), methods=get),
         Route("/modules", _page_errors(review.modules), methods=get),
         Route("/graph", _page_errors(review.graph), methods=get),
