@@ -85,7 +85,7 @@ def _signature(where: str | Path) -> tuple[int, ...] | None:
         st = os.stat(where)
     except OSError:
         return None
-    if time.time_ns() - st.st_mtime_ns <= RACY_NS or time.time_ns() - st.st_ctime_ns <= RACY_NS:
+    if time.time_ns() - st.st_mtime_ns <= RACY_NS:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 

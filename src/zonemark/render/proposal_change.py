@@ -32,7 +32,7 @@ from ..writer import PendingProposal, Proposal, ZoneIndex, ZoneView, list_propos
 
 CONTEXT = 3  # lines of the file shown around a proposal's zone
 _KEPT = 8  # zone indexes kept, one per parse (the newest)
-_indexes: OrderedDict[int, tuple[Document, ZoneIndex]] = OrderedDict()
+_indexes: OrderedDict[int, tuple[Document, ZoneIndex, dict[int, Enclosing]]] = OrderedDict()
 
 Reader = Callable[[Path], "tuple[bytes, Document]"]
 
@@ -55,7 +55,6 @@ class ProposalChange:
 
     pending: PendingProposal
     file: str  # the target relative to the layer root, as the layer names it
-    before: str | None  # None when the file cannot be read
     data: bytes | None  # the file's bytes now (None when it cannot be read)
     zone: ZoneView | None  # the zone apply would write now (None when stale)
     inner: bytes | None  # what apply would put between its tags
@@ -69,6 +68,11 @@ class ProposalChange:
     @property
     def stale(self) -> bool:
         return self.pending.stale
+
+    @property
+    def before(self) -> str | None:
+        """The file's text now (decoded on demand); None when it cannot be read."""
+        return None if self.data is None else decode(self.data)
 
     @property
     def after_data(self) -> bytes | None:
@@ -99,16 +103,29 @@ def _read(path: Path) -> tuple[bytes, Document]:
     return data, parse_bytes(data, path=str(path))
 
 
-def _index(doc: Document) -> ZoneIndex:
-    """The zone index of ``doc``, built once per parse."""
+def _kept(doc: Document) -> tuple[Document, ZoneIndex, dict[int, Enclosing]]:
+    """The zone index of ``doc`` and the containers of its lines asked so far, built once per parse."""
     kept = _indexes.get(id(doc))
     if kept is not None and kept[0] is doc:
-        return kept[1]
-    index = ZoneIndex.build(doc)
-    _indexes[id(doc)] = (doc, index)
+        return kept
+    kept = (doc, ZoneIndex.build(doc), {})
+    _indexes[id(doc)] = kept
     while len(_indexes) > _KEPT:
         _indexes.popitem(last=False)
-    return index
+    return kept
+
+
+def _index(doc: Document) -> ZoneIndex:
+    return _kept(doc)[1]
+
+
+def _containers(doc: Document, lines: list[int]) -> list[Enclosing]:
+    """The containers of ``lines`` of ``doc``: one walk of its headers for the lines not asked before."""
+    known = _kept(doc)[2]
+    missing = sorted({line for line in lines if line not in known})
+    if missing:
+        known.update(zip(missing, enclosing_containers(doc, missing)))
+    return [known[line] for line in lines]
 
 
 def _window(data: bytes, zone: ZoneView, inner: bytes) -> Window:
@@ -137,13 +154,12 @@ def pending_changes(root: str | os.PathLike[str], *, read: Reader | None = None)
     bytes now and their parse (raises OSError)."""
     root = Path(root)
     read = read or _read
-    files: dict[Path, tuple[bytes, Document, str] | None] = {}
+    files: dict[Path, tuple[bytes, Document] | None] = {}
 
-    def target(path: Path) -> tuple[bytes, Document, str] | None:
+    def target(path: Path) -> tuple[bytes, Document] | None:
         if path not in files:
             try:
-                data, doc = read(path)
-                files[path] = (data, doc, decode(data))
+                files[path] = read(path)
             except OSError:
                 files[path] = None
         return files[path]
@@ -169,30 +185,22 @@ def pending_changes(root: str | os.PathLike[str], *, read: Reader | None = None)
     for path, lines in closings.items():
         got = target(path)
         assert got is not None
-        owners.update({(path, line): e for line, e in zip(lines, enclosing_containers(got[1], lines))})
+        owners.update({(path, line): e for line, e in zip(lines, _containers(got[1], lines))})
     out = []
     for item, preview in zip(pending, previews):
         proposal = item.proposal
         rel = _rel(root, proposal.target)
         got = target(proposal.target)
         if got is None:
-            out.append(ProposalChange(item, rel, None, None, None, None, None))
+            out.append(ProposalChange(item, rel, None, None, None, None))
         elif preview is None:
-            out.append(ProposalChange(item, rel, got[2], got[0], None, None, None))
+            out.append(ProposalChange(item, rel, got[0], None, None, None))
         else:
             zone, inner = preview
-            out.append(ProposalChange(item, rel, got[2], got[0], zone, inner,
+            out.append(ProposalChange(item, rel, got[0], zone, inner,
                                       owners[(proposal.target, zone.close_line or zone.line)],
                                       _window(got[0], zone, inner)))
     return out
-
-
-def proposal_change(pending: PendingProposal, root: Path) -> ProposalChange:
-    """The text of one proposal's file now and as ``apply`` would write it now."""
-    for change in pending_changes(root):
-        if change.proposal.id == pending.proposal.id:
-            return change
-    return ProposalChange(pending, _rel(root, pending.proposal.target), None, None, None, None, None)
 
 
 def decided_proposals(root: str | os.PathLike[str]) -> list[Proposal]:
@@ -200,4 +208,4 @@ def decided_proposals(root: str | os.PathLike[str]) -> list[Proposal]:
     return [p for p in reversed(stored_proposals(Path(root))) if p.status != "open"]
 
 
-__all__ = ["CONTEXT", "ProposalChange", "Window", "decided_proposals", "pending_changes", "proposal_change"]
+__all__ = ["CONTEXT", "ProposalChange", "Window", "decided_proposals", "pending_changes"]

@@ -200,7 +200,7 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
                  f'<h2 id="{_a(anchor)}-title">Proposal <span class="mono">{_t(p.id)}</span></h2>',
                  f'<p class="reason"><strong>Reason:</strong> <span class="reason-text">{_t(p.reason)}</span></p>',
                  _facts(facts)]
-        if change.before is None:
+        if change.data is None:
             parts.append('<p class="stale-note" role="note">The file cannot be read; nothing can be applied.</p>')
         elif change.stale or change.window is None:
             parts.append('<p class="stale-note" role="note"><strong>Stale:</strong> the zone changed since the '
@@ -345,20 +345,42 @@ def check_page(site: Site, diagnostics: Sequence[Diagnostic], catalogue: Mapping
 FILE_PAGE_LINES = 1000  # lines of a file one page of the file view shows (RV11)
 
 
+def _line_start(data: bytes, line: int) -> int:
+    """The offset of line ``line`` (from 1) of ``data``: newlines counted a chunk at a time, no list of lines."""
+    need, pos, chunk = line - 1, 0, 1 << 16
+    while need > 0 and pos < len(data):
+        end = min(len(data), pos + chunk)
+        found = data.count(b"\n", pos, end)
+        if found < need:
+            need, pos = need - found, end
+            continue
+        for _ in range(need):
+            pos = data.index(b"\n", pos) + 1
+        need = 0
+    return pos
+
+
 def file_page(site: Site, rel: str, data: bytes, line: int | None, page: int | None, *,
               counts: dict[str, int]) -> str:
     """One page of :data:`FILE_PAGE_LINES` lines of a file (the one holding ``line`` when given), with links to
     the pages before and after (RV11): a 10 MB file is never one page."""
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    total = len(lines)
+    total = data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
     pages = max(1, -(-total // FILE_PAGE_LINES))
     if line is not None and 1 <= line <= total:
         page = (line - 1) // FILE_PAGE_LINES + 1
     page = min(max(page or 1, 1), pages)
     first = (page - 1) * FILE_PAGE_LINES + 1
-    shown = lines[first - 1:first - 1 + FILE_PAGE_LINES]
+    start = _line_start(data, first)
+    stop = start
+    for _ in range(FILE_PAGE_LINES):
+        found = data.find(b"\n", stop)
+        if found < 0:
+            stop = len(data)
+            break
+        stop = found + 1
+    shown = data[start:stop].split(b"\n")
+    if shown and shown[-1] == b"":
+        shown.pop()
     rows = []
     for n, raw in enumerate(shown, first):
         content = decode(raw)
