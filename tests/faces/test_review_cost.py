@@ -209,3 +209,20 @@ def test_the_file_view_is_paged(tmp_path):
     second = review.file(Request(path=long.name, page="2")).body.decode("utf-8")
     assert 'id="L1001"' in second and 'id="L2001"' not in second
     assert review.file(Request(path=long.name, page="99")).body.decode("utf-8").count('<tr id="L') == 502
+
+
+def test_an_old_version_over_the_limit_is_not_parsed_for_its_container(tmp_path, monkeypatch):
+    """RV8: the page parses the file now (its layer cache has it) or a version of at most VERSION_PARSE_LIMIT."""
+    layer, store = _history_layer(tmp_path)
+    review = Review(layer, token="t" * 32)
+    items = layer_activity(review.layer(), store=store)
+    monkeypatch.setattr(app_module, "VERSION_PARSE_LIMIT", 100)
+    seen = _parses(monkeypatch)
+    old = review.write_diff(Request(file=CARS_NAME, id=items[2].id)).body.decode("utf-8")
+    assert seen == [] and "not looked up: the version is over 100 bytes" in old and "controllo 3 — 点検" in old
+    newest = review.write_diff(Request(file=CARS_NAME, id=items[0].id)).body.decode("utf-8")
+    assert seen == [] and "SUBTOPIC1: Tyres" in newest  # what it wrote is the file now: the cache's parse
+    monkeypatch.setattr(app_module, "VERSION_PARSE_LIMIT", 10_000_000)
+    review.diffs.clear()
+    old = review.write_diff(Request(file=CARS_NAME, id=items[2].id)).body.decode("utf-8")
+    assert len(seen) == 1 and "SUBTOPIC1: Tyres" in old

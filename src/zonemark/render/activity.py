@@ -188,9 +188,10 @@ def _parse(data: bytes, path: Path) -> Document:
 
 
 def write_change(item: ActivityItem, *, store: Store | None = None,
-                 document: Callable[[bytes, Path], Document] = _parse) -> WriteChange:
+                 document: Callable[[bytes, Path], Document | None] = _parse) -> WriteChange:
     """The two versions of one write, decoded, and the container of its first changed line; ``document``
-    parses a version's bytes (a face passes the parse it already holds of the file now)."""
+    parses a version's bytes (a face passes the parse it already holds of the file now), or says None: the
+    container is then not looked up."""
     before_bytes, after_bytes = write_versions(item, store=store)
     before = None if before_bytes is None else decode(before_bytes)
     after = None if after_bytes is None else decode(after_bytes)
@@ -199,7 +200,8 @@ def write_change(item: ActivityItem, *, store: Store | None = None,
         region = changed_region(before, after, context=0)
         data = before_bytes if region.removed_only else after_bytes
         assert data is not None
-        container = enclosing_container(document(data, item.path), region.first_changed)
+        doc = document(data, item.path)
+        container = None if doc is None else enclosing_container(doc, region.first_changed)
     return WriteChange(item, before, after, container)
 
 

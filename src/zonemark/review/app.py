@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 ACTIVITY_LIMIT = 200
 NOTES_KEPT = 100
 DIFFS_KEPT = 64  # rendered write diffs kept, keyed by the checksums of the two versions (RV8)
+#: A saved version larger than this that is not the file now is not parsed to name the container of a write
+#: (RV8: a 10 MB parse takes seconds; the file now is parsed already, in the layer cache).
+VERSION_PARSE_LIMIT = 1_000_000
 TRACE_SOURCE = "pasted answer"
 
 
@@ -214,14 +217,18 @@ class Review:
         key = (rel, item.entry.sha256, item.entry.written_sha256)
         kept = self.diffs.get(key)
         if kept is None:
-            def document(data: bytes, where: Path) -> Document:
+            def document(data: bytes, where: Path) -> Document | None:
                 now, doc = self.read(where)
-                return doc if now == data else parse_bytes(data, path=str(where))
+                if now == data:
+                    return doc
+                return parse_bytes(data, path=str(where)) if len(data) <= VERSION_PARSE_LIMIT else None
             change = write_change(item, document=document)
             if change.before is not None and change.after is not None:
+                label = change.container.label if change.container else (
+                    f"not looked up: the version is over {VERSION_PARSE_LIMIT:,} bytes and is not the file now "
+                    "(the action above names where the write went)")
                 kept = (unified_html(change.before, change.after,
-                                     caption=f"What write {item.id} changed in {item.file}"),
-                        change.container.label if change.container else None)
+                                     caption=f"What write {item.id} changed in {item.file}"), label)
                 self.diffs[key] = kept
                 while len(self.diffs) > DIFFS_KEPT:
                     self.diffs.popitem(last=False)
