@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_worst_case.py
 	$(BIN)/python bench/bench_merge.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_review.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -64,8 +64,8 @@ def test_roundtrip_and_outline_counts(tmp_path, capsys):
 def test_review_source_page_of_a_one_line_file_says_1_line():
     pytest.importorskip("starlette")
     from zonemark.review.pages import Site, file_page
-    page = file_page(Site("t" * 32, "strato — 東京"), "viaggi[ext_memory].md", "# Viaggi — 東京 [external_memory]\n",
-                     None, counts={})
+    page = file_page(Site("t" * 32, "strato — 東京"), "viaggi[ext_memory].md",
+                     "# Viaggi — 東京 [external_memory]\n".encode("utf-8"), None, None, counts={})
     assert "(1 line)" in page
 
 

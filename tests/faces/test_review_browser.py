@@ -182,8 +182,12 @@ def test_undo_an_ai_append(browser, review):
     cards = browser.evaluate("Array.from(document.querySelectorAll('article.write')).map(a => "
                              "[a.querySelector('h2').textContent, !!a.querySelector('form.action button')])")
     assert [c for c in cards if c[1]] == [["ai append to Maintenance/Tyres: pressione controllata — 空気圧", True]]
+    link = browser.evaluate("document.querySelector('article.actor-ai p.diff-link a').href")  # RV8: a page per write
+    open_page(browser, link)
     container = browser.evaluate("document.querySelector('article.actor-ai dl.facts dd:nth-of-type(2)').textContent")
     assert container == "SUBTOPIC1: Tyres"
+    assert browser.evaluate("document.querySelectorAll('table.diff.unified tr.add').length") > 0
+    open_page(browser, review.url("/activity"))
     note = submit_and_wait(browser, "article.actor-ai form.action button")
     assert note.startswith(f"undone: {CARS_NAME} is back to the version before write 00000001")
     assert cars.read_text(encoding="utf-8") == original

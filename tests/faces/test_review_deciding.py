@@ -103,9 +103,8 @@ def test_read_query_refuses_each_bad_field_in_one_line():
 
 
 def _item(n: int, actor: str, file: str, label: str | None, stamp: str):
-    entry = HistoryEntry(f"{n:08d}", stamp, actor, f"append — {n}", 10)
-    container = None if label is None else SimpleNamespace(label=label)
-    return SimpleNamespace(file=file, entry=entry, container=container)
+    entry = HistoryEntry(f"{n:08d}", stamp, actor, f"append — {n}", 10, container=label)
+    return SimpleNamespace(file=file, entry=entry)
 
 
 def test_select_filters_on_one_pass_and_pages_the_rest():
@@ -117,7 +116,7 @@ def test_select_filters_on_one_pass_and_pages_the_rest():
     last = select(items, ActivityQuery(page=9), page_size=50)  # past the last page: the last one
     assert (last.page, last.start, len(last.items)) == (3, 100, 20) and last.items[-1] is items[-1]
     ai = select(items, ActivityQuery(actor="ai", file=CARS_NAME, container="TOPIC: Città 1"), page_size=50)
-    assert ai.items and all(i.entry.actor == "ai" and i.file == CARS_NAME and i.container.label == "TOPIC: Città 1"
+    assert ai.items and all(i.entry.actor == "ai" and i.file == CARS_NAME and i.entry.container == "TOPIC: Città 1"
                             for i in ai.items)
     assert ai.matched == sum(1 for n in range(120) if n % 3 and n % 2 and n % 4 == 1)
     tokyo_day = select(items, ActivityQuery(since=dt.date(2026, 10, 2), until=dt.date(2026, 10, 2)),

@@ -14,7 +14,7 @@ from zonemark import parse_file
 from zonemark.core.parser import parse
 from zonemark.layer import Layer
 from zonemark.layer.enclosing import enclosing_container
-from zonemark.render.activity import file_activity, layer_activity
+from zonemark.render.activity import file_activity, layer_activity, write_change
 from zonemark.render.diff_html import diff_rows, side_by_side_html, unified_html, unified_text_html
 from zonemark.render.proposal_change import decided_proposals, pending_changes
 from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, reject_proposal, set_states, undo
@@ -72,10 +72,10 @@ def test_layer_activity_newest_first_across_files_with_container_and_diff(tmp_pa
     set_states(layer, deactivate=["002"], actor="user", store=store)
     items = layer_activity(Layer.load(layer), store=store)
     assert [(i.file, i.entry.actor) for i in items] == [("aria[reminder].md", "user"), (CARS_NAME, "ai")]
-    registry, appended = items
-    assert registry.container.kind == "registry" and registry.undoable
+    assert items[0].undoable and items[1].undoable
+    registry, appended = (write_change(item, store=store) for item in items)
+    assert registry.container.kind == "registry"
     assert appended.container.label == "SUBTOPIC1: Tyres" and appended.container.address == "Maintenance/Tyres"
-    assert appended.undoable
     assert appended.before == CARS.read_text(encoding="utf-8")
     assert appended.after == (layer / CARS_NAME).read_text(encoding="utf-8")
     assert "###### LOG: 2026-10-12 — pressione — 空気圧" in appended.after
@@ -92,10 +92,11 @@ def test_only_the_write_undo_would_revert_is_undoable_and_it_is_the_one_reverted
     append_entry(cars, "Insurance", "due", "secondo — 二", actor="ai", date="2026-10-13", store=store)
     second, first = file_activity(cars, CARS_NAME, store=store)
     assert (second.undoable, first.undoable) == (True, False)
-    assert first.after == after_first and second.before == after_first  # the written version, from the next save
-    assert second.container.address == "Insurance"
+    assert write_change(first, store=store).after == after_first  # the written version, from the next save
+    assert write_change(second, store=store).before == after_first
+    assert write_change(second, store=store).container.address == "Insurance"
     undo(cars, actor="user", store=store)
-    assert cars.read_text(encoding="utf-8") == second.before
+    assert cars.read_text(encoding="utf-8") == after_first
     items = file_activity(cars, CARS_NAME, store=store)
     assert [i.entry.action for i in items][0] == "undo" and items[0].entry.undoes == second.id
     assert [i.id for i in items if i.undoable] == [first.id]  # undo walks back: the first append is next
@@ -111,8 +112,9 @@ def test_a_file_edited_by_hand_since_has_nothing_undoable_and_no_after_for_the_l
     append_entry(cars, "Maintenance/Tyres", "uno", "primo", actor="ai", date="2026-10-12", store=store)
     cars.write_text(cars.read_text(encoding="utf-8") + "\nscritto a mano — 手書き\n", encoding="utf-8")
     (item,) = file_activity(cars, CARS_NAME, store=store)
-    assert not item.undoable and item.after is None and item.container is None
-    assert item.before == CARS.read_text(encoding="utf-8")
+    change = write_change(item, store=store)
+    assert not item.undoable and change.after is None and change.container is None
+    assert change.before == CARS.read_text(encoding="utf-8")
 
 
 def test_activity_reads_only(tmp_path):

@@ -144,6 +144,9 @@ def _pages(layer):
     pages["file"] = review.file(request).body.decode("utf-8")
     request.query_params = {"path": "aria[reminder].md"}
     pages["file aria"] = review.file(request).body.decode("utf-8")
+    newest = Store().history(layer / MEMORY_NAME)[0]  # a write's diff is its own page (RV8)
+    request.query_params = {"file": MEMORY_NAME, "id": newest.id}
+    pages["write"] = review.write_diff(request).body.decode("utf-8")
     return pages
 
 
@@ -163,8 +166,8 @@ def test_every_review_page_marks_hidden_characters(tmp_path):
     for c in HIDDEN_SAMPLE:
         if c not in "\u2066\u202e":  # the reason's marks
             assert f'<span class="mark">\u27e8U+{ord(c):04X}\u27e9</span>' not in proposals, f"U+{ord(c):04X}"
-    assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["activity"]
-    assert '<span class="mark">\u27e8U+200D\u27e9</span>' in pages["activity"]
+    assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["write"]
+    assert '<span class="mark">\u27e8U+200D\u27e9</span>' in pages["write"]
     assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["file"] and "手書き" in pages["file"]
     assert f"Helper{marked}SSECCA_TOOR_WOLLA" in pages["file aria"]
 

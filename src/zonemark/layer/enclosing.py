@@ -38,25 +38,43 @@ class Enclosing:
 
 def enclosing_container(doc: Document, line: int) -> Enclosing:
     """The container that holds ``line`` of ``doc`` (see the module docstring)."""
+    return enclosing_containers(doc, [line])[0]
+
+
+def enclosing_containers(doc: Document, lines: list[int]) -> list[Enclosing]:
+    """The container of each of ``lines`` of ``doc``, in their order: one walk of the headers for them all."""
     containers = {c.line: c for c in list_containers(doc)}
     registries = {node.line for node in doc.outline().walk() if node.kind == "state_registry"}
+    title = doc.title or ""
+    in_file = Enclosing("file", title or "(the file)", None, doc.title_line or 1)
+    found: dict[int, Enclosing] = {}
+    wanted = sorted(set(lines))
+    k = 0
     open_headers: list[Heading] = []
+
+    def owner() -> Enclosing:
+        for heading in reversed(open_headers):
+            summary = containers.get(heading.line)
+            if summary is not None:
+                return Enclosing(summary.kind, _label(summary), summary.address, summary.line)
+            if heading.line in registries:
+                return Enclosing("registry", "MODULE_STATE_REGISTRY", None, heading.line)
+        return in_file
+
     for heading in headings(doc):
-        if heading.line > line:
+        while k < len(wanted) and wanted[k] < heading.line:
+            found[wanted[k]] = owner()
+            k += 1
+        if k == len(wanted):
             break
         if heading.refused or heading.level >= 6:
             continue
         while open_headers and open_headers[-1].level >= heading.level:
             open_headers.pop()
         open_headers.append(heading)
-    for heading in reversed(open_headers):
-        summary = containers.get(heading.line)
-        if summary is not None:
-            return Enclosing(summary.kind, _label(summary), summary.address, summary.line)
-        if heading.line in registries:
-            return Enclosing("registry", "MODULE_STATE_REGISTRY", None, heading.line)
-    title = doc.title or ""
-    return Enclosing("file", title or "(the file)", None, doc.title_line or 1)
+    for line in wanted[k:]:
+        found[line] = owner()
+    return [found[line] for line in lines]
 
 
 def _label(summary: ContainerSummary) -> str:
@@ -68,4 +86,4 @@ def _label(summary: ContainerSummary) -> str:
     return f"{summary.keyword}: {summary.name}"
 
 
-__all__ = ["Enclosing", "enclosing_container"]
+__all__ = ["Enclosing", "enclosing_container", "enclosing_containers"]

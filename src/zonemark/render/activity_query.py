@@ -114,7 +114,8 @@ def after_visit(item: ActivityItem, visit: dt.datetime | None) -> bool:
 
 
 def container_label(item: ActivityItem) -> str:
-    return item.container.label if item.container is not None else ""
+    """The container the write changed, as its history record names it (RV27); '' when not recorded."""
+    return item.entry.container or ""
 
 
 def matches(item: ActivityItem, query: ActivityQuery, visit: dt.datetime | None = None,

@@ -36,6 +36,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from ..core.diagnostics import CATALOGUE
+from ..core.document import Document
+from ..core.parser import parse_bytes
 from ..core.text import printable
 from ..layer.cache import LayerCache
 from ..layer.check import reported_diagnostics
@@ -59,6 +61,10 @@ BATCH_BYTES = 6 * 1024 * 1024
 PAGE_THREADS = 8  # pages built at once; a page is built in a daemon thread (RV25)
 STATIC = {"review.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
 NOTES_KEPT = 100
+DIFFS_KEPT = 64  # rendered write diffs kept, keyed by the checksums of the two versions (RV8)
+#: A saved version larger than this that is not the file now is not parsed to name the container of a write
+#: (RV8: a 10 MB parse takes seconds; the file now is parsed already, in the layer cache).
+VERSION_PARSE_LIMIT = 1_000_000
 TRACE_SOURCE = "pasted answer"
 
 
@@ -96,6 +102,9 @@ class Review:
         self.page_slots = asyncio.Semaphore(PAGE_THREADS)
         self.building: set[asyncio.Future[Response]] = set()  # the pages being built now
 
+        self.diffs: OrderedDict[tuple[str, str, str], tuple[str, str | None]] = OrderedDict()
+        self.badges: tuple[Layer, tuple[tuple[str, int, int], ...], dict[str, int]] | None = None
+
     def abandon_pages(self) -> None:
         """The server stops (RV25): every page still being built is answered now with one line, not awaited."""
         for future in list(self.building):
@@ -120,16 +129,29 @@ class Review:
         """The layer as its files are now: parsed again only where their bytes changed (RV1: as ``check`` reads it)."""
         return self.cache.layer()
 
+    def read(self, path: Path) -> tuple[bytes, Document]:
+        """A file's bytes now and their parse, from the layer cache (parsed again only when its bytes changed)."""
+        return self.cache.snapshot(path)
+
     def counts(self, layer: Layer | None = None) -> dict[str, int]:
-        from ..writer.proposals import list_proposals
+        """The badges: open proposals and the layer's errors, counted again only when a file or a proposal
+        changed (RV10: the layer from the cache is the same object while no file changed)."""
+        from ..writer.proposals import stored_proposals
         try:
-            pending = len(list_proposals(self.root))
+            stored = stored_proposals(self.root)
         except (OSError, ValueError):
-            pending = 0
+            stored = []
+        key = tuple(sorted((p.id, p.status == "open", p.zone_line) for p in stored))
+        kept = self.badges
+        if layer is not None and kept is not None and kept[0] is layer and kept[1] == key:
+            return dict(kept[2])
         errors = 0
         if layer is not None:
             errors = sum(1 for d in reported_diagnostics(layer, single_file=False) if d.severity.value == "error")
-        return {"proposals": pending, "check": errors}
+        counts = {"proposals": sum(1 for p in stored if p.status == "open"), "check": errors}
+        if layer is not None:
+            self.badges = (layer, key, counts)
+        return dict(counts)
 
     def note(self, request: Request) -> Note | None:
         key = request.query_params.get("note")
@@ -198,8 +220,9 @@ class Review:
     def proposals(self, request: Request) -> Response:
         from ..render.proposal_change import decided_proposals, pending_changes
         layer = self.layer()
-        return HTMLResponse(pages.proposals_page(self.site, pending_changes(self.root), decided_proposals(self.root),
-                                                 note=self.note(request), counts=self.counts(layer)))
+        return HTMLResponse(pages.proposals_page(self.site, pending_changes(self.root, read=self.read),
+                                                 decided_proposals(self.root), note=self.note(request),
+                                                 counts=self.counts(layer)))
 
     def modules(self, request: Request) -> Response:
         layer = self.layer()
@@ -217,22 +240,62 @@ class Review:
         return HTMLResponse(pages.check_page(self.site, found, CATALOGUE, note=self.note(request),
                                              counts=self.counts(layer)))
 
+    def _layer_file(self, layer: Layer, rel: str) -> Path | None:
+        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
+        return match[0].path if match else None
+
     def file(self, request: Request) -> Response:
         layer = self.layer()
         rel = request.query_params.get("path", "")
-        match = [f for f in layer.files if f.rel == rel and left_out(self.root, rel) is None]  # W40
-        if not match:
+        path = self._layer_file(layer, rel)
+        if path is None:
             return HTMLResponse(pages.message_page(self.site, "No such file", "This layer has no file by that name.",
                                                    counts=self.counts(layer)), status_code=404)
-        line = request.query_params.get("line", "")
         try:
-            text = match[0].path.read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
             return HTMLResponse(pages.message_page(self.site, rel, f"The file cannot be read: {exc.strerror}",
                                                    counts=self.counts(layer)), status_code=404)
-        from ..core.text import decode
+        line, page = request.query_params.get("line", ""), request.query_params.get("page", "")
         wanted = int(line) if line.isdigit() and len(line) < 10 else None
-        return HTMLResponse(pages.file_page(self.site, rel, decode(text), wanted, counts=self.counts(layer)))
+        number = int(page) if page.isdigit() and len(page) < 10 else None
+        return HTMLResponse(pages.file_page(self.site, rel, data, wanted, number, counts=self.counts(layer)))
+
+    def write_diff(self, request: Request) -> Response:
+        """One write of the history and what it changed (RV8): its two versions read now, the diff of their
+        changed region, kept by their checksums so that a second view reads no version."""
+        from ..render.activity import file_activity, write_change
+        from ..render.diff_html import unified_html
+        layer = self.layer()
+        rel, ident = request.query_params.get("file", ""), request.query_params.get("id", "")
+        path = self._layer_file(layer, rel)
+        items = [] if path is None else [i for i in file_activity(path, rel) if i.id == ident]
+        if not items:
+            return HTMLResponse(pages.message_page(self.site, "No such write", "This layer's history has no write by "
+                                                   "that name.", counts=self.counts(layer)), status_code=404)
+        item = items[0]
+        key = (rel, item.entry.sha256, item.entry.written_sha256)
+        kept = self.diffs.get(key)
+        if kept is None:
+            def document(data: bytes, where: Path) -> Document | None:
+                now, doc = self.read(where)
+                if now == data:
+                    return doc
+                return parse_bytes(data, path=str(where)) if len(data) <= VERSION_PARSE_LIMIT else None
+            change = write_change(item, document=document)
+            if change.before is not None and change.after is not None:
+                label = change.container.label if change.container else (
+                    f"not looked up: the version is over {VERSION_PARSE_LIMIT:,} bytes and is not the file now "
+                    "(the action above names where the write went)")
+                kept = (unified_html(change.before, change.after,
+                                     caption=f"What write {item.id} changed in {item.file}"), label)
+                self.diffs[key] = kept
+                while len(self.diffs) > DIFFS_KEPT:
+                    self.diffs.popitem(last=False)
+        else:
+            self.diffs.move_to_end(key)
+        return HTMLResponse(pages.write_page(self.site, item, None if kept is None else kept[0],
+                                             None if kept is None else kept[1], counts=self.counts(layer)))
 
     def graph_frame(self, request: Request) -> Response:
         from ..render.graph_html import ID_LIMIT, QUERY_LIMIT
@@ -483,6 +546,7 @@ def build_app(root: str | os.PathLike[str], *, token: str, port: int, review: Re
     routes = [
         Route("/", page(review.home), methods=get),
         Route("/activity", page(review.activity), methods=get),
+        Route("/activity/diff", page(review.write_diff), methods=get),
         Route("/proposals", page(review.proposals), methods=get),
         Route("/modules", page(review.modules), methods=get),
         Route("/graph", page(review.graph), methods=get),

@@ -15,11 +15,13 @@ from urllib.parse import urlencode
 
 from ..layer.status import LayerStatus
 from ..render.formats import counted
-from ..render.diff_html import side_by_side_html, unified_html, unified_text_html, visible_text_html
+from ..core.text import decode
+from ..render.diff_html import side_by_side_html, unified_text_html, visible_text_html
 
 TYPE_CHECKING = False  # the types of the pages' arguments, for the type checker only
 if TYPE_CHECKING:
     from ..core.diagnostics import CodeInfo, Diagnostic
+    from ..render.activity import ActivityItem
     from ..render.activity_query import ActivityPage, ActivityQuery
     from ..render.proposal_change import ProposalChange
     from ..writer import Proposal
@@ -237,16 +239,12 @@ def activity_page(site: Site, page: ActivityPage, query: ActivityQuery, *, note:
         heading_id = f"write-{n}"
         actor = entry.actor if entry.actor in ("ai", "user") else "other"
         undoes = f" (undoes {_t(entry.undoes)})" if entry.undoes else ""
-        where = _t(item.container.label) if item.container else '<span class="hint">container unknown</span>'
+        where = _t(entry.container) if entry.container else '<span class="hint">container not recorded</span>'
         facts = [("File", site.file_link(item.file)),
-                 ("Container", _t(item.container.label) if item.container else '<span class="hint">unknown</span>'),
                  ("Time", _time(entry.timestamp)),
                  ("History", f"{_t(entry.id)}{undoes}")]
-        if item.before is not None and item.after is not None:
-            diff = unified_html(item.before, item.after, caption=f"What write {entry.id} changed in {item.file}")
-        else:
-            diff = ('<p class="hint">The version this write produced is no longer kept (the file was changed '
-                    'since, or the history was trimmed): no diff to show.</p>')
+        diff = (f'<p class="diff-link"><a href="{_a(site.url("/activity/diff", file=item.file, id=entry.id))}">'
+                f'Show what write {_t(entry.id)} changed</a></p>')
         action = ""
         if item.undoable:
             action = ('<div class="actions">' + site.form(
@@ -261,6 +259,27 @@ def activity_page(site: Site, page: ActivityPage, query: ActivityQuery, *, note:
     out.append("</ol>")
     out.append(pager)
     return site.page("activity", "Activity", "".join(out), note=note, counts=counts)
+
+
+def write_page(site: Site, item: ActivityItem, diff: str | None, container: str | None, *,
+               counts: dict[str, int]) -> str:
+    """One write of the history with the diff of the region it changed (RV8)."""
+    entry = item.entry
+    undoes = f" (undoes {_t(entry.undoes)})" if entry.undoes else ""
+    facts = [("File", site.file_link(item.file)),
+             ("Container", _t(container) if container else '<span class="hint">unknown</span>'),
+             ("Time", _time(entry.timestamp)),
+             ("History", f"{_t(entry.id)}{undoes}")]
+    if diff is None:
+        diff = ('<p class="hint">The version this write produced is no longer kept (the file was changed '
+                'since, or the history was trimmed): no diff to show.</p>')
+    actor = entry.actor if entry.actor in ("ai", "user") else "other"
+    body = (f'<p class="lead"><a href="{_a(site.url("/activity"))}">Activity</a>: what one write changed, with a few '
+            'lines around the change.</p>'
+            f'<article class="card write actor-{actor}" aria-labelledby="write-title">'
+            f'<h2 id="write-title"><span class="actor">{_t(entry.who)}</span> {_t(entry.action)}</h2>'
+            f'{_facts(facts)}{diff}</article>')
+    return site.page("activity", f"Write {entry.id} of {item.file}", body, counts=counts)
 
 
 # -- Proposals -------------------------------------------------------------------------------
@@ -312,19 +331,20 @@ def proposals_page(site: Site, changes: Sequence[ProposalChange], decided: Seque
                  f'id="pick-{_a(p.id)}"><label for="pick-{_a(p.id)}">select for the batch</label></p>',
                  f'<p class="reason"><strong>Reason:</strong> <span class="reason-text">{_t(p.reason)}</span></p>',
                  _facts(facts)]
-        if change.before is None:
+        if change.data is None:
             parts.append('<p class="stale-note" role="note">The file cannot be read; nothing can be applied.</p>')
-        elif change.stale or change.after is None:
+        elif change.stale or change.window is None:
             parts.append('<p class="stale-note" role="note"><strong>Stale:</strong> the zone changed since the '
                          'proposal was made (or is gone), so it cannot be applied. Below is the change as it was '
                          'proposed; ask for a new proposal, or reject this one.</p>')
             parts.append(unified_text_html(p.diff))
-        else:
-            parts.append(side_by_side_html(change.before, change.after, old_label=f"{change.file} now",
-                                           new_label="after applying",
-                                           caption=f"Proposal {p.id}: the file now and after applying"))
+        elif change.window is not None:
+            w = change.window
+            parts.append(side_by_side_html(w.old, w.new, old_label=f"{change.file} now", new_label="after applying",
+                                           caption=f"Proposal {p.id}: the file now and after applying",
+                                           first_line=w.first, head=w.head, tail=w.tail))
         buttons = []
-        if not change.stale and change.after is not None:
+        if not change.stale and change.window is not None:
             buttons.append(site.form("/proposals/apply", {"id": p.id}, "Apply", css="primary",
                                      label=f"Apply proposal {p.id}"))
         field = f"reject-reason-{p.id}"
@@ -464,18 +484,65 @@ def check_page(site: Site, diagnostics: Sequence[Diagnostic], catalogue: Mapping
 
 # -- one file --------------------------------------------------------------------------------
 
-def file_page(site: Site, rel: str, text: str, line: int | None, *, counts: dict[str, int]) -> str:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+FILE_PAGE_LINES = 1000  # lines of a file one page of the file view shows (RV11)
+
+
+def _line_start(data: bytes, line: int) -> int:
+    """The offset of line ``line`` (from 1) of ``data``: newlines counted a chunk at a time, no list of lines."""
+    need, pos, chunk = line - 1, 0, 1 << 16
+    while need > 0 and pos < len(data):
+        end = min(len(data), pos + chunk)
+        found = data.count(b"\n", pos, end)
+        if found < need:
+            need, pos = need - found, end
+            continue
+        for _ in range(need):
+            pos = data.index(b"\n", pos) + 1
+        need = 0
+    return pos
+
+
+def file_page(site: Site, rel: str, data: bytes, line: int | None, page: int | None, *,
+              counts: dict[str, int]) -> str:
+    """One page of :data:`FILE_PAGE_LINES` lines of a file (the one holding ``line`` when given), with links to
+    the pages before and after (RV11): a 10 MB file is never one page."""
+    total = data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
+    pages = max(1, -(-total // FILE_PAGE_LINES))
+    if line is not None and 1 <= line <= total:
+        page = (line - 1) // FILE_PAGE_LINES + 1
+    page = min(max(page or 1, 1), pages)
+    first = (page - 1) * FILE_PAGE_LINES + 1
+    start = _line_start(data, first)
+    stop = start
+    for _ in range(FILE_PAGE_LINES):
+        found = data.find(b"\n", stop)
+        if found < 0:
+            stop = len(data)
+            break
+        stop = found + 1
+    shown = data[start:stop].split(b"\n")
+    if shown and shown[-1] == b"":
+        shown.pop()
     rows = []
-    for n, content in enumerate(lines, 1):
+    for n, raw in enumerate(shown, first):
+        content = decode(raw)
         here = ' class="here" aria-current="location"' if n == line else ""
         rows.append(f'<tr id="L{n}"{here}><td class="num"><a href="#L{n}">{n}</a></td>'
                     f'<td class="text">{_t(content.rstrip(chr(13)))}</td></tr>')
-    body = (f'<p class="lead">{_t(rel)} as it is on disk ({counted(len(lines), "line")}). This page only reads.</p>'
-            f'<table class="source"><caption class="sr">Lines of {_t(rel)}</caption><tbody>{"".join(rows)}'
-            '</tbody></table>')
+    last = first + len(shown) - 1
+    nav = ""
+    if pages > 1:
+        links = []
+        for label, target, rel_name in (("First", 1, None), ("Previous", page - 1, "prev"), ("Next", page + 1, "next"),
+                                        ("Last", pages, None)):
+            if 1 <= target <= pages and target != page:
+                rel_attr = f' rel="{rel_name}"' if rel_name else ""
+                links.append(f'<a href="{_a(site.url("/file", path=rel, page=target))}"{rel_attr}>{label}</a>')
+        nav = (f'<nav class="pager" aria-label="Pages of {_a(rel)}"><span>lines {first:,}\u2013{last:,} of '
+               f'{total:,} (page {page} of {pages})</span> ' + " ".join(links) + "</nav>")
+    body = (f'<p class="lead">{_t(rel)} as it is on disk ({counted(total, "line")}). This page only reads.</p>'
+            f'{nav}<table class="source"><caption class="sr">Lines of {_t(rel)}</caption><tbody>{"".join(rows)}'
+            f'</tbody></table>{nav}')
     return site.page("file", rel, body, counts=counts)
 
 
@@ -483,5 +550,5 @@ def message_page(site: Site, title: str, text: str, *, counts: dict[str, int]) -
     return site.page("message", title, f'<p class="lead">{_t(text)}</p>', counts=counts)
 
 
-__all__ = ["DECIDED_SHOWN", "Note", "PAGES", "Site", "Summary", "activity_page", "check_page", "file_page",
-           "graph_page", "message_page", "modules_page", "proposals_page"]
+__all__ = ["DECIDED_SHOWN", "FILE_PAGE_LINES", "Note", "PAGES", "Site", "Summary", "activity_page", "check_page",
+           "file_page", "graph_page", "message_page", "modules_page", "proposals_page", "write_page"]

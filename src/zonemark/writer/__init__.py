@@ -27,8 +27,8 @@ _EXPORTS = {
     **dict.fromkeys(("edit_zone", "plan_edit_zone"), "zone_edit"),
     **dict.fromkeys(("plan_registry", "rewrite_registry", "set_states"), "registry"),
     **dict.fromkeys(("MAX_REASON_CHARS", "PendingProposal", "Proposal", "apply_proposal", "find_proposal",
-                     "list_proposals", "plan_apply", "plan_proposal", "preview_proposal", "propose",
-                     "reject_proposal", "show_proposal", "stored_proposals"), "proposals"),
+                     "list_proposals", "plan_apply", "plan_proposal", "preview_inner", "preview_proposal",
+                     "propose", "reject_proposal", "show_proposal", "stored_proposals"), "proposals"),
     **dict.fromkeys(("REFUSALS", "InvalidDate", "Refusal", "RefusedWrite"), "refusals"),
     **dict.fromkeys(("MAX_BODY_CHARS", "MAX_TITLE_CHARS", "sanitize_body", "sanitize_title"), "sanitize"),
     **dict.fromkeys(("STATE_DIR_NAME", "Committed", "HistoryEntry", "Store", "StoreError", "WriteConflict"), "store"),
@@ -49,7 +49,8 @@ __all__ = [
     "WriteResult", "ZoneEditResult", "FileSnapshot", "Plan", "history", "undo", "edit_zone",
     "plan_edit_zone", "plan_registry", "rewrite_registry", "set_states", "MAX_REASON_CHARS",
     "PendingProposal", "Proposal", "apply_proposal", "find_proposal", "list_proposals", "plan_apply",
-    "plan_proposal", "preview_proposal", "propose", "reject_proposal", "show_proposal", "stored_proposals",
+    "plan_proposal", "preview_inner", "preview_proposal", "propose", "reject_proposal", "show_proposal",
+    "stored_proposals",
     "REFUSALS", "InvalidDate", "Refusal", "RefusedWrite", "MAX_BODY_CHARS", "MAX_TITLE_CHARS",
     "sanitize_body", "sanitize_title", "STATE_DIR_NAME", "Committed", "HistoryEntry", "Store", "StoreError",
     "WriteConflict", "ZoneIndex", "ZoneView", "journal_for", "resolve_container", "zone_base", "zone_hash",
@@ -85,8 +86,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from .versions import history, undo
     from .locate import ZoneIndex, ZoneView, journal_for, resolve_container, zone_base, zone_hash
     from .proposals import (MAX_REASON_CHARS, PendingProposal, Proposal, apply_proposal, find_proposal,
-                            list_proposals, plan_apply, plan_proposal, preview_proposal, propose, reject_proposal,
-                            show_proposal, stored_proposals)
+                            list_proposals, plan_apply, plan_proposal, preview_inner, preview_proposal, propose,
+                            reject_proposal, show_proposal, stored_proposals)
     from .refusals import REFUSALS, InvalidDate, Refusal, RefusedWrite
     from .registry import plan_registry, rewrite_registry, set_states
     from .results import AppendResult, ApplyResult, RegistryResult, WriteResult, ZoneEditResult

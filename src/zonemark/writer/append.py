@@ -78,6 +78,7 @@ class AppendPlan:
     label: str
     zone: int | None
     rechecks: int  # combined re-checks run (1 when every entry passed together)
+    where: str | None = None  # the container as the history names it (:meth:`.locate.ZoneIndex.name`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +274,8 @@ def plan_batch(snap: FileSnapshot, container: str, entries: Sequence[NewEntry], 
             first = final[-1 - o.line]
             o = replace(o, line=first.line) if first.status == APPENDED else replace(first, changes=o.changes)
         final.append(o)
-    return AppendPlan(new_data, tuple(final), label, zone.line if zone is not None else None, rechecks)
+    return AppendPlan(new_data, tuple(final), label, zone.line if zone is not None else None, rechecks,
+                      None if owner is None else index.name(owner))
 
 
 def _place(target: _Zone, candidates: list[_Candidate], outcomes: list[EntryOutcome | None]) -> tuple[bytes, int]:
@@ -366,7 +368,7 @@ def append_entries(path: str | os.PathLike[str], container: str, entries: Sequen
 
     def planner(snap: FileSnapshot) -> Plan[AppendPlan]:
         plan = plan_batch(snap, container, entries, actor=actor, default_date=default_date)
-        return Plan(plan.data, plan)
+        return Plan(plan.data, plan, where=plan.where)
 
     if dry_run:
         plan = planner(FileSnapshot(path, store.read(path))).result
@@ -440,7 +442,8 @@ def plan_append(snap: FileSnapshot, req: AppendRequest) -> Plan[AppendResult]:
         entries = (target.owner_line,
                    duplicates.after_append(keys, req.key, line, target.first_line, done.added_lines))
     result = AppendResult(path, True, line, zone.line, index.label(owner), None, req.changes, done.verdict.method)
-    return Plan(done.data, result, done.verdict, Carry(done.index_after(index), entries))
+    return Plan(done.data, result, done.verdict, Carry(done.index_after(index), entries),
+                None if owner is None else index.name(owner))
 
 
 def append_entry(path: str | os.PathLike[str], container: str, title: str, body: str = "", *, actor: str = "ai",

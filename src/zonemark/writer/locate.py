@@ -184,15 +184,18 @@ class ZoneIndex:
     def containers(self) -> list[HeaderInfo]:
         return [h for h in self.headers if h.is_container]
 
-    def label(self, index: int | None) -> str:
-        if index is None:
-            return "the file"
+    def name(self, index: int) -> str:
+        """The container as a person reads it, ``TOPIC: Viaggi`` or ``MODULE 042: NAME`` (the history keeps it)."""
         h = self.headers[index]
         kw = spelled_keyword(h.keyword, h.level) or {"module": "MODULE", "sub_module": "SUB-MODULE",
                                                       "nucleus": "NUCLEUS"}.get(h.type)
         ident = f" {h.id}" if h.id and h.keyword is None else ""
-        what = f"{kw}{ident}: {h.name}" if kw else h.name
-        return f"{quoted(what)} (line {self.h_line[index]})"
+        return f"{kw}{ident}: {h.name}" if kw else h.name
+
+    def label(self, index: int | None) -> str:
+        if index is None:
+            return "the file"
+        return f"{quoted(self.name(index))} (line {self.h_line[index]})"
 
     # -- shifting after a write -----------------------------------------------------------
     def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":

@@ -35,7 +35,7 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic
@@ -151,27 +151,47 @@ def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
 
 def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
     """``data`` with the zone's inner bytes replaced (every other byte copied)."""
+    return _spliced(data, zone, encode(inner))
+
+
+def _spliced(data: bytes, zone: ZoneView, inner: bytes) -> bytes:
     assert zone.close_start is not None
-    return data[:zone.inner_start] + encode(inner) + data[zone.close_start:]
+    return data[:zone.inner_start] + inner + data[zone.close_start:]
 
 
-def preview_proposal(proposal: Proposal, data: bytes) -> tuple[ZoneView, bytes] | None:
+def preview_proposal(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> tuple[ZoneView, bytes] | None:
     """Where ``proposal`` would write in ``data`` (the file's bytes now) and what :func:`apply_proposal` would
     write: the declared zone's inner lines replaced, line endings kept — before the re-check (the first step of
     :func:`plan_apply`, on a snapshot, with no commit).  None when the proposal is stale (its zone changed or is
-    gone) or its content could never be written."""
+    gone) or its content could never be written.  ``index``: the zone index of the full parse of ``data``, when
+    the caller holds it (a page previewing many proposals of one file parses it once)."""
+    got = preview_inner(proposal, data, index)
+    return None if got is None else (got[0], _spliced(data, got[0], got[1]))
+
+
+def preview_inner(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> tuple[ZoneView, bytes] | None:
+    """:func:`preview_proposal` without the copy of the file: the zone and the inner bytes ``apply`` would put
+    between its tags (a page showing many proposals of one large file copies none of it)."""
     try:
-        return _apply_target(FileSnapshot(proposal.target, data), proposal)
+        snap = FileSnapshot(proposal.target, data)
+        zone = _target_zone(snap, proposal, index)
+        return zone, encode(_content_for(proposal.new_content, data, zone))
     except RefusedWrite:
         return None
+
+
+def _target_zone(snap: FileSnapshot, proposal: Proposal, index: ZoneIndex | None = None) -> ZoneView:
+    """The proposal's zone in ``snap``, or ``STALE_PROPOSAL``."""
+    zone = locate_zone(proposal, snap.data, snap.full_index if index is None else index)
+    if zone is None or zone.close_start is None:
+        raise _stale(proposal)
+    return zone
 
 
 def _apply_target(snap: FileSnapshot, proposal: Proposal) -> tuple[ZoneView, bytes]:
     """The proposal's zone in ``snap`` and the bytes with its inner lines replaced (before the re-check), or
     ``STALE_PROPOSAL`` / ``CONTENT_REFUSED``."""
-    zone = locate_zone(proposal, snap.data, snap.full_index)
-    if zone is None or zone.close_start is None:
-        raise _stale(proposal)
+    zone = _target_zone(snap, proposal)
     return zone, _replaced(snap.data, zone, _content_for(proposal.new_content, snap.data, zone))
 
 
@@ -358,13 +378,17 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
     with the same bytes (containers made from one template) is never taken for it (W2)."""
     if index is None:
         index = ZoneIndex.build(parse(decode(data)))
-    candidates = []
-    for i in range(len(index)):
-        z = index.zone(i)
-        if z.level == proposal.zone_level and z.close_start is not None and not z.inline \
-                and zone_hash(data, z) == proposal.zone_sha256 \
-                and (proposal.zone_context is None or container_lines(index, z) == proposal.zone_context):
-            candidates.append(z)
+
+    def same(z: ZoneView) -> bool:
+        return (z.level == proposal.zone_level and z.close_start is not None and not z.inline
+                and zone_hash(data, z) == proposal.zone_sha256
+                and (proposal.zone_context is None or container_lines(index, z) == proposal.zone_context))
+
+    at = index.zone_at_line(proposal.zone_line)
+    if at is not None and at.line == proposal.zone_line and same(at):  # what the scan below would choose
+        return at
+    candidates = [index.zone(i) for i in range(len(index)) if index.zones_static[i][0] == proposal.zone_level]
+    candidates = [z for z in candidates if same(z)]
     for z in candidates:
         if z.line == proposal.zone_line:
             return z
@@ -394,7 +418,7 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
             raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)",
                                code="STRUCTURE_CHANGED", zone=zone.line, level=zone.level, rule="§5.5")
         raise barrier_refusal(f"applying {proposal.id}", verdict, zone=zone.line, level=zone.level)
-    return Plan(new_data, result, verdict)
+    return Plan(new_data, result, verdict, where=None if zone.owner is None else snap.full_index.name(zone.owner))
 
 
 def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",
@@ -524,8 +548,10 @@ def stored_proposals(where: str | os.PathLike[str]) -> list[Proposal]:
     return _scan(Path(where))[0]
 
 
-def list_proposals(where: str | os.PathLike[str]) -> list[PendingProposal]:
-    """The open proposals of a file or a layer folder, each with whether it is stale."""
+def list_proposals(where: str | os.PathLike[str], *,
+                   index_of: Callable[[Path], tuple[bytes, ZoneIndex]] | None = None) -> list[PendingProposal]:
+    """The open proposals of a file or a layer folder, each with whether it is stale.  ``index_of``: the bytes of
+    a target now and the zone index of their full parse, when the caller keeps them (raises OSError)."""
     out: list[PendingProposal] = []
     indexes: dict[Path, tuple[bytes, ZoneIndex] | None] = {}
     for proposal in stored_proposals(where):
@@ -533,8 +559,11 @@ def list_proposals(where: str | os.PathLike[str]) -> list[PendingProposal]:
             continue
         if proposal.target not in indexes:
             try:
-                data = proposal.target.read_bytes()
-                indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data))))
+                if index_of is not None:
+                    indexes[proposal.target] = index_of(proposal.target)
+                else:
+                    data = proposal.target.read_bytes()
+                    indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data))))
             except OSError:
                 indexes[proposal.target] = None
         got = indexes[proposal.target]

@@ -249,7 +249,7 @@ def plan_registry(snap: FileSnapshot, req: RegistryRequest) -> Plan[RegistryResu
     new_data = encode(new_text)
     result = RegistryResult(Path(path), new_data != snap.data, zone_line, zone_line, "MODULE_STATE_REGISTRY", None,
                             (), "full", tuple(act), tuple(ina))
-    return Plan(new_data, result, verdict)
+    return Plan(new_data, result, verdict, where="MODULE_STATE_REGISTRY")
 
 
 def rewrite_registry(path: str | os.PathLike[str], active: Iterable[str] = (), inactive: Iterable[str] = (), *,

@@ -98,6 +98,9 @@ class Plan(Generic[R]):
     result: R
     verdict: Verdict | None = None
     carry: Carry = field(default_factory=Carry)
+    #: the container the change is in, as a person reads it (``TOPIC: Viaggi``), kept in the write's history
+    #: record so a list of writes names it without reading a saved version (RV27); None when not one container
+    where: str | None = None
 
 
 def adopt(path: str | os.PathLike[str], plan: Plan[Any]) -> None:

@@ -158,6 +158,8 @@ class HistoryEntry:
     undoes: str | None = None
     #: The client the write was made for (``name (token id)``, :mod:`.attribution`), when a face named one.
     via: str | None = None
+    #: The container the write changed, as a person reads it (``TOPIC: Viaggi``), when the planner named one (RV27).
+    container: str | None = None
 
     @property
     def who(self) -> str:
@@ -185,7 +187,9 @@ def _well_formed(meta: object) -> bool:
     sizes = ("size", "written_size")
     undoes = meta.get("undoes")
     via = meta.get("via")
-    return ((via is None or isinstance(via, str)) and all(isinstance(meta.get(k, ""), str) for k in texts)
+    container = meta.get("container")
+    return ((via is None or isinstance(via, str)) and (container is None or isinstance(container, str))
+            and all(isinstance(meta.get(k, ""), str) for k in texts)
             and all(type(meta.get(k, 0)) is int for k in sizes)
             and (undoes is None or (isinstance(undoes, str) and undoes.isdigit())))
 
@@ -313,18 +317,19 @@ class Store:
             plans.append(planner(FileSnapshot(path, data)))
             return plans[0].data
 
-        update = self.update(path, transform, actor=actor, action=action)
+        update = self.update(path, transform, actor=actor, action=action, where=lambda: plans[0].where)
         if update.changed:
             adopt(path, plans[0])
         return Committed(plans[0], update.changed, update.history_id, update)
 
     def update(self, path: str | os.PathLike[str], transform: Callable[[bytes], bytes], *, actor: str,
-               action: str) -> UpdateResult:
+               action: str, where: Callable[[], str | None] | None = None) -> UpdateResult:
         """Apply ``transform`` to the current bytes of ``path`` under the file's lock and write the result.
 
         ``transform`` may raise to refuse (nothing is written, the exception propagates) and may be
         called more than once — on fresh bytes each time — when the file changes on disk while the
         write is prepared, so it must not have side effects.  Returning the same bytes writes nothing.
+        ``where``, asked after the transform ran, names the container the change is in for the history (RV27).
         """
         target = self._existing(path)
         if not self.lock_path(target).exists():
@@ -336,7 +341,7 @@ class Store:
                 return UpdateResult(Path(path), False, len(first.data), len(first.data), None)
         with self._locked(target):
             self._settle_leftovers(target)
-            return self._write(path, target, transform, actor=actor, action=action, undoes=None)
+            return self._write(path, target, transform, actor=actor, action=action, undoes=None, where=where)
 
     def writable(self, path: str | os.PathLike[str]) -> Path:
         """The real file behind ``path`` when :meth:`update` would write it, else the refusal it would raise
@@ -395,7 +400,8 @@ class Store:
     # -- the write ---------------------------------------------------------------------------
 
     def _write(self, path: str | os.PathLike[str], target: Path, transform: Callable[[bytes], bytes], *,
-               actor: str, action: str, undoes: str | None) -> UpdateResult:
+               actor: str, action: str, undoes: str | None,
+               where: Callable[[], str | None] | None = None) -> UpdateResult:
         for _ in range(self.max_attempts):
             before = self._snapshot(target)
             old_digest = _Digest(before.data)
@@ -403,14 +409,14 @@ class Store:
             if after == before.data:
                 return UpdateResult(Path(path), False, len(before.data), len(after), None)
             history_id = self._replace(target, before, old_digest, after, actor=actor, action=action,
-                                       undoes=undoes)
+                                       undoes=undoes, container=None if where is None else where())
             if history_id is not None:
                 return UpdateResult(Path(path), True, len(before.data), len(after), history_id)
         raise WriteConflict(f"the file kept changing on disk while zonemark was writing it "
                             f"({self.max_attempts} attempts); nothing was written", path=path)
 
     def _replace(self, target: Path, before: _Snapshot, old_digest: _Digest, after: bytes, *, actor: str,
-                 action: str, undoes: str | None) -> str | None:
+                 action: str, undoes: str | None, container: str | None = None) -> str | None:
         """Stage the old version, write ``after`` durably and rename it over ``target``.
 
         Returns the history id, or None (having undone every step) when ``target`` no longer holds
@@ -425,6 +431,8 @@ class Store:
         via = current_via()
         if via is not None:
             meta["via"] = via
+        if container is not None:
+            meta["container"] = container
         temp: Path | None = None
         renamed = False
         try:
@@ -555,7 +563,7 @@ class Store:
                 id=history_id, timestamp=meta.get("timestamp", ""), actor=meta.get("actor", ""),
                 action=meta.get("action", ""), size=meta.get("size", 0), sha256=meta.get("sha256", ""),
                 written_size=meta.get("written_size", 0), written_sha256=meta.get("written_sha256", ""),
-                undoes=meta.get("undoes"), via=meta.get("via")))
+                undoes=meta.get("undoes"), via=meta.get("via"), container=meta.get("container")))
         return entries
 
     @staticmethod

@@ -83,7 +83,7 @@ def plan_edit_zone(snap: FileSnapshot, req: ZoneEditRequest) -> Plan[ZoneEditRes
     result = ZoneEditResult(Path(snap.path), done.data != data, zone.line, zone.line, f"zone at line {zone.line}",
                             None, req.changes, done.verdict.method,
                             zone_hash=zone_base_from(base_context, encode(req.inner)))
-    return Plan(done.data, result, done.verdict)
+    return Plan(done.data, result, done.verdict, where=None if zone.owner is None else index.name(zone.owner))
 
 
 def edit_zone(path: str | os.PathLike[str], zone_line: int, new_content: str, *, actor: str = "ai",
