@@ -41,11 +41,17 @@ def test_filter_the_activity_by_actor_and_open_a_card_to_its_diff(browser, revie
     assert browser.evaluate("document.querySelectorAll('article.write details[open]').length") == 0  # collapsed
     line = browser.evaluate("document.querySelector('article.actor-ai summary .line').innerText")
     assert line.startswith(f"{CARS_NAME} · SUBTOPIC1: Tyres") and "ago)" in line
-    # the diff opens with a click on the card's line
-    assert not browser.evaluate("document.querySelector('article.actor-ai table.diff').checkVisibility()")
+    # a click on the card's line opens its facts and the link to the write's own page, which holds the diff (RV8)
+    assert not browser.evaluate("document.querySelector('article.actor-ai p.diff-link a').checkVisibility()")
     click(browser, "article.actor-ai summary")
     settle(browser, "document.querySelector('article.actor-ai details').open")
-    assert browser.evaluate("document.querySelector('article.actor-ai table.diff').checkVisibility()")
+    assert browser.evaluate("document.querySelector('article.actor-ai p.diff-link a').checkVisibility()")
+    activity = browser.evaluate("location.href")
+    click(browser, "article.actor-ai p.diff-link a")
+    settle(browser, "location.pathname.endsWith('/activity/diff') && document.readyState === 'complete'")
+    assert browser.evaluate("document.querySelector('table.diff').checkVisibility()")
+    assert "SUBTOPIC1: Tyres" in browser.evaluate("document.querySelector('article.write').innerText")
+    open_page(browser, activity)
     # the AI's writes only: choose in the form, press Show
     browser.evaluate("document.getElementById('f-actor').value = 'ai'")
     before = browser.evaluate("location.href")
