@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -209,3 +210,12 @@ class ReviewServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def serve_with_activity(tmp_path: Path) -> Iterator[ReviewServer]:
+    """The body of a ``server`` fixture: the example layer with the AI's activity, served; ``.activity`` holds it."""
+    layer = make_layer(tmp_path)
+    activity = add_ai_activity(layer)
+    with ReviewServer(layer) as running:
+        running.activity = activity
+        yield running

@@ -3,23 +3,10 @@ list per container (docs/conformance.md W92, W93)."""
 
 from __future__ import annotations
 
-import tracemalloc
-from collections.abc import Callable
-from typing import Any
-
+from cost_support import peak as _peak
 from zonemark.core.diagnostics import Pending, place_sorted, placed
 from zonemark.core.parser import parse
 from zonemark.core.scanner import Scanner
-
-
-def _peak(fn: Callable[..., Any], *args: Any) -> tuple[int, Any]:
-    """The most bytes allocated at once while ``fn(*args)`` runs (its result included)."""
-    tracemalloc.start()
-    try:
-        result = fn(*args)
-        return tracemalloc.get_traced_memory()[1], result
-    finally:
-        tracemalloc.stop()
 
 
 def _indented(n: int) -> str:

@@ -149,8 +149,11 @@ def test_the_dark_scheme_follows_the_system(browser, review):
 def test_a_400_px_window_never_scrolls_sideways_and_the_navigation_wraps(browser, review):
     browser.call("Emulation.setDeviceMetricsOverride", width=400, height=800, deviceScaleFactor=1, mobile=False)
     long_name = "un-nome-di-file-molto-lungo_senza_spazi_東京_perché[ext_memory].md"
-    (review.layer / long_name).write_text("# Lungo — 長い [external_memory]\n\n[P1]\n## TOPIC: Tema\n[/P1]\n",
-                                          encoding="utf-8")
+    topic = "Un tema dal nome lunghissimo, che non finisce mai perché così è scritto — 東京の長い名前の話題です"
+    (review.layer / long_name).write_text(f"# Lungo — 長い [external_memory]\n\n[P1]\n## TOPIC: {topic}\n[/P1]\n\n"
+                                          "[P4]\n[/P4]\n", encoding="utf-8")
+    # a long container name is an option of Activity's container filter: the select is held to the window
+    append_entry(review.layer / long_name, topic, "voce — 項目", "perché sì", actor="ai", date="2026-10-14")
     for page, params in (*((p, {}) for p in PAGES), ("file", {"path": long_name})):
         open_page(browser, review.url("/" + page, **params))
         browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # open cards count too

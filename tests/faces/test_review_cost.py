@@ -174,6 +174,21 @@ def test_the_proposals_page_parses_no_file_the_layer_cache_holds(tmp_path, monke
     assert "Kyoto — 京都, perché 3." in re.sub(r"<[^>]+>", "", page)
 
 
+def test_the_activity_summary_parses_no_file_the_layer_cache_holds(tmp_path, monkeypatch):
+    """RV20 with RV9: the summary counts the waiting and stale proposals on the layer cache's parses."""
+    layer = make_layer(tmp_path)
+    add_ai_activity(layer)
+    for k in range(3):
+        propose(layer / MEMORY_NAME, "Viaggi", f"###### LOG: 2026-01-04 — città\nNara — 奈良, perché {k}.\n",
+                reason=f"variante {k} — 変更", actor="ai")
+    review = Review(layer, token="t" * 32)
+    review.layer()
+    seen = _parses(monkeypatch)
+    page = re.sub(r"<[^>]+>", "", review.activity(Request()).body.decode("utf-8"))
+    assert seen == []
+    assert "6 proposals wait for a decision" in page  # the three above and the three the activity made
+
+
 def test_the_badges_are_counted_again_only_when_something_changed(tmp_path, monkeypatch):
     """RV10: no parse and no check of the layer for the badges while no file and no proposal changed."""
     layer = make_layer(tmp_path)

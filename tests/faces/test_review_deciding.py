@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from review_support import CARS_NAME, MEMORY_NAME, ReviewServer, add_ai_activity, make_layer, tree_state
+from review_support import (CARS_NAME, MEMORY_NAME, ReviewServer, add_ai_activity, make_layer, serve_with_activity,
+                            tree_state)
 from zonemark.render.activity_query import ActivityQuery, QueryError, new_entries, read_query, select
 from zonemark.render.times import age, local_time, utc_time
 from zonemark.writer import HistoryEntry, append_entry
@@ -23,11 +24,7 @@ TOKYO = dt.timezone(dt.timedelta(hours=9))
 
 @pytest.fixture
 def server(tmp_path):
-    layer = make_layer(tmp_path)
-    activity = add_ai_activity(layer)
-    with ReviewServer(layer) as running:
-        running.activity = activity
-        yield running
+    yield from serve_with_activity(tmp_path)
 
 
 def _html(server, route: str, **params) -> str:

@@ -8,26 +8,13 @@ import json
 import re
 from types import SimpleNamespace
 
-from pathlib import Path
-
 import pytest
 
+from graph_support import memory_layer
 from zonemark.render import graph_html
 
 pytest.importorskip("starlette")
 from zonemark.review.app import Review  # noqa: E402
-
-
-def memory_layer(folder: Path, entries: int) -> Path:
-    """One memory file: a topic with ``entries`` entries and a second topic with one (as in test_graph_frame)."""
-    folder.mkdir(parents=True)
-    lines = ["# Diario — perché 東京 [external_memory]", "", "[P1]", "## TOPIC: Viaggi — 東京", "[/P1]", "", "[P4]"]
-    for i in range(entries):
-        lines += [f"###### LOG: 2026-01-{i % 28 + 1:02d} — voce {i} perché", f"testo {i}", ""]
-    lines += ["[/P4]", "", "[P1]", "## TOPIC: Casa", "[/P1]", "", "[P4]", "###### LOG: 2026-02-01 — caffè", "ok",
-              "[/P4]", ""]
-    (folder / "diario[ext_memory].md").write_text("\n".join(lines), encoding="utf-8")
-    return folder
 
 
 def frame_data(review: Review, **params: str) -> dict:

@@ -14,16 +14,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from review_support import ReviewServer, add_ai_activity, make_layer
+from review_support import make_layer, serve_with_activity
 
 
 @pytest.fixture
 def server(tmp_path):
-    layer = make_layer(tmp_path)
-    activity = add_ai_activity(layer)
-    with ReviewServer(layer) as running:
-        running.activity = activity
-        yield running
+    yield from serve_with_activity(tmp_path)
 
 
 def test_the_favicon_is_served_with_the_token_and_linked_from_every_page(server):

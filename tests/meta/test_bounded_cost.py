@@ -10,12 +10,12 @@ import json
 import random
 import re
 import sys
-import tracemalloc
 from pathlib import Path
 
 import pytest
 
 import zonemark
+from cost_support import peak as _peak
 from zonemark.core import text as text_policy
 from zonemark.core.parser import parse, parse_bytes
 from zonemark.layer import Layer
@@ -24,16 +24,6 @@ from zonemark.layer.graph import build_graph
 from zonemark.render.graph_text import to_json
 from zonemark.search import index as index_module
 from zonemark.search import search
-
-
-def _peak(fn, *args):
-    """The most bytes allocated at once while ``fn(*args)`` runs (its result included)."""
-    tracemalloc.start()
-    try:
-        result = fn(*args)
-        return tracemalloc.get_traced_memory()[1], result
-    finally:
-        tracemalloc.stop()
 
 
 def test_b1_counting_invalid_bytes_holds_no_copy_of_them():
@@ -50,7 +40,6 @@ def test_b1_parse_of_random_bytes_peaks_under_8x_the_file():
     peak, doc = _peak(parse_bytes, data)
     assert "INVALID_UTF8" in {d.code for d in doc.diagnostics}
     assert peak <= 8 * len(data)  # before: ~40x
-
 
 
 def _entries(n: int) -> str:

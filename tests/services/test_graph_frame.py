@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from graph_support import memory_layer
 from zonemark.interchange.illuminate import illuminate
 from zonemark.interchange.trace import read_trace
 from zonemark.layer import Layer
@@ -18,18 +19,6 @@ from zonemark.render.graph_html import FrameView, frame_document, frame_html
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "layer"
 VIEW = FrameView("/graph/frame?token=t", "/file?token=t")
-
-
-def memory_layer(folder: Path, entries: int) -> Path:
-    """One memory file: a topic with ``entries`` H6 entries, and a second topic with one."""
-    folder.mkdir(parents=True)
-    lines = ["# Diario — perché 東京 [external_memory]", "", "[P1]", "## TOPIC: Viaggi — 東京", "[/P1]", "", "[P4]"]
-    for i in range(entries):
-        lines += [f"###### LOG: 2026-01-{i % 28 + 1:02d} — voce {i} perché", f"testo {i}", ""]
-    lines += ["[/P4]", "", "[P1]", "## TOPIC: Casa", "[/P1]", "", "[P4]", "###### LOG: 2026-02-01 — caffè", "ok",
-              "[/P4]", ""]
-    (folder / "diario[ext_memory].md").write_text("\n".join(lines), encoding="utf-8")
-    return folder
 
 
 def test_a_small_layer_is_the_whole_graph_with_the_view_beside_it():

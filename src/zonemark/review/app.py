@@ -206,9 +206,9 @@ class Review:
     def summary(self, layer: Layer, items: list[ActivityItem]) -> pages.Summary:
         """RV20: the AI's writes since the last visit per container, the proposals waiting, what check finds."""
         from ..render.activity_query import after_visit, new_entries
-        from ..writer.proposals import list_proposals
-        try:
-            pending = list_proposals(self.root)
+        from ..render.proposal_change import pending_changes
+        try:  # the parses the layer cache holds (RV9), as the Proposals page reads them: no file is parsed again
+            pending = pending_changes(self.root, read=self.read)
         except (OSError, ValueError):
             pending = []
         found = reported_diagnostics(layer, single_file=False)
