@@ -189,6 +189,23 @@ def test_the_activity_summary_parses_no_file_the_layer_cache_holds(tmp_path, mon
     assert "6 proposals wait for a decision" in page  # the three above and the three the activity made
 
 
+def test_the_layers_diagnostics_are_found_once_for_the_badges_the_summary_and_check(tmp_path, monkeypatch):
+    """RV10 and RV20: while no file changed, one list of the layer's diagnostics serves every page."""
+    layer = make_layer(tmp_path)
+    add_ai_activity(layer)
+    review = Review(layer, token="t" * 32)
+    review.layer()
+    calls: list[int] = []
+    real = app_module.reported_diagnostics
+    monkeypatch.setattr(app_module, "reported_diagnostics",
+                        lambda found, *, single_file: calls.append(1) or real(found, single_file=single_file))
+    first = re.sub(r"<[^>]+>", "", review.activity(Request()).body.decode("utf-8"))
+    review.check(Request())
+    review.activity(Request())
+    assert calls == [1]
+    assert "check finds 0 errors and 1 warning" in first
+
+
 def test_the_badges_are_counted_again_only_when_something_changed(tmp_path, monkeypatch):
     """RV10: no parse and no check of the layer for the badges while no file and no proposal changed."""
     layer = make_layer(tmp_path)

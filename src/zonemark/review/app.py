@@ -49,6 +49,7 @@ from .security import Gate
 
 TYPE_CHECKING = False  # types for the type checker only: each is imported where it is used
 if TYPE_CHECKING:
+    from ..core.diagnostics import Diagnostic
     from ..interchange.trace import TraceResult
     from ..render.activity import ActivityItem
     from ..writer.proposals import Proposal
@@ -104,6 +105,7 @@ class Review:
 
         self.diffs: OrderedDict[tuple[str, str, str], tuple[str, str | None]] = OrderedDict()
         self.badges: tuple[Layer, tuple[tuple[str, int, int], ...], dict[str, int]] | None = None
+        self.found: tuple[Layer, list[Diagnostic]] | None = None  # the layer's diagnostics, kept while it is the same
 
     def abandon_pages(self) -> None:
         """The server stops (RV25): every page still being built is answered now with one line, not awaited."""
@@ -133,6 +135,16 @@ class Review:
         """A file's bytes now and their parse, from the layer cache (parsed again only when its bytes changed)."""
         return self.cache.snapshot(path)
 
+    def diagnostics(self, layer: Layer) -> list[Diagnostic]:
+        """What ``check`` reports for the layer, found once per layer object (the cache's layer is the same object
+        while no file changed): the badges, Activity's summary and the Check page read the one list."""
+        kept = self.found
+        if kept is not None and kept[0] is layer:
+            return kept[1]
+        found = reported_diagnostics(layer, single_file=False)
+        self.found = (layer, found)
+        return found
+
     def counts(self, layer: Layer | None = None) -> dict[str, int]:
         """The badges: open proposals and the layer's errors, counted again only when a file or a proposal
         changed (RV10: the layer from the cache is the same object while no file changed)."""
@@ -147,7 +159,7 @@ class Review:
             return dict(kept[2])
         errors = 0
         if layer is not None:
-            errors = sum(1 for d in reported_diagnostics(layer, single_file=False) if d.severity.value == "error")
+            errors = sum(1 for d in self.diagnostics(layer) if d.severity.value == "error")
         counts = {"proposals": sum(1 for p in stored if p.status == "open"), "check": errors}
         if layer is not None:
             self.badges = (layer, key, counts)
@@ -211,7 +223,7 @@ class Review:
             pending = pending_changes(self.root, read=self.read)
         except (OSError, ValueError):
             pending = []
-        found = reported_diagnostics(layer, single_file=False)
+        found = self.diagnostics(layer)
         errors = sum(1 for d in found if d.severity.value == "error")
         return pages.Summary(self.visit.isoformat() if self.visit else None, tuple(new_entries(items, self.visit)),
                              sum(1 for i in items if i.entry.actor == "user" and after_visit(i, self.visit)),
@@ -235,7 +247,7 @@ class Review:
 
     def check(self, request: Request) -> Response:
         layer = self.layer()
-        found = sorted(reported_diagnostics(layer, single_file=False),
+        found = sorted(self.diagnostics(layer),
                        key=lambda d: (d.path or ".", d.line, d.column, d.code))
         return HTMLResponse(pages.check_page(self.site, found, CATALOGUE, note=self.note(request),
                                              counts=self.counts(layer)))
