@@ -153,7 +153,7 @@ def test_a_writes_diff_page_is_kept_by_content_and_shows_its_container(tmp_path,
 def _parses(monkeypatch) -> list[str | None]:
     seen: list[str | None] = []
     real = parser_module._run
-    monkeypatch.setattr(parser_module, "_run", lambda source, path, bad: seen.append(path) or real(source, path, bad))
+    monkeypatch.setattr(parser_module, "_run", lambda source, path, *rest: seen.append(path) or real(source, path, *rest))
     return seen
 
 

@@ -212,7 +212,7 @@ def test_r19_log_marker_inside_a_file_is_text():
     text = MEMORY + "[P1]\n## TOPIC: T\n[/P1]\n\n[P4]\n###### LOG: 2026-09-03 — booked\nCalled.\n[/LOG]\n[/LOG]\n[/P4]\n"
     doc = zonemark.parse(text)
     assert doc.diagnostics == ()
-    assert "[/LOG]" in doc.outline().children[0].entries[0].block.raw_markdown
+    assert "[/LOG]" in doc.heading_at(doc.outline().children[0].entries[0].line).raw_markdown
 
 
 def test_r20_topic_and_subtopic_skipped_levels_are_tolerated():

@@ -80,7 +80,8 @@ def _entries(text: str) -> list[tuple]:
     out = []
     for node in doc.outline().walk():
         for e in node.entries:
-            body = e.block.raw_markdown.split("\n", 1)[1] if "\n" in e.block.raw_markdown else ""
+            raw = doc.heading_at(e.line).raw_markdown
+            body = raw.split("\n", 1)[1] if "\n" in raw else ""
             out.append((node.name, e.date, e.title, body.strip("\n")))
     return out
 

@@ -184,7 +184,9 @@ def _droppable(parts: list[_Part]) -> list[_Entry]:
             for e in node.entries:
                 if e.permission_level not in (3, 4, 5):
                     continue
-                start, stop = e.block.line - 1, min(e.block.end_line, len(part.lines))
+                block = part.lf.doc.heading_at(e.line)
+                end_line = block.end_line if block is not None else e.line
+                start, stop = e.line - 1, min(end_line, len(part.lines))
                 w = sum((weight(x) for x in part.lines[start:stop]), Fraction(0))
                 out.append(_Entry(k, part.lf.rel, start, stop, e.date, memory, w))
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from functools import cached_property
 
+from . import gcpause
 from .diagnostics import Diagnostic, Severity
-from .nodes import Block, ModuleInfo, NucleusInfo, RegistryInfo
-from .outline import OutlineNode, build_outline
+from .nodes import Block, Heading, ModuleInfo, NucleusInfo, RegistryInfo
+from .scanner import scan_blocks
+from .outline import OutlineNode, build_outline, headings
 from .serialize import document_to_dict, serialize
 
 
@@ -21,6 +24,10 @@ class Document:
     every problem in line order; ``errors`` and ``warnings`` split them.
     ``modules``, ``nuclei`` and ``registry`` are derived facts used by the
     layer, the graph and the writer.
+
+    The block tree is built on first use of ``blocks`` (a second scan of ``source``) unless
+    the parse was asked for it (``parse(..., tree=True)``): a parse read for its diagnostics
+    and facts holds no tree, so its memory stays a small multiple of the text (issue 16).
     """
 
     source: str
@@ -28,8 +35,8 @@ class Document:
     file_type: str | None
     title: str | None
     title_line: int | None
-    blocks: tuple[Block, ...]
-    diagnostics: tuple[Diagnostic, ...]
+    tree: tuple[Block, ...] | None = field(repr=False)  # the blocks, when built (see ``blocks``)
+    diagnostics: tuple[Diagnostic, ...] = ()
     modules: tuple[ModuleInfo, ...] = ()
     nuclei: tuple[NucleusInfo, ...] = ()
     registry: RegistryInfo | None = None
@@ -39,6 +46,26 @@ class Document:
     h6_owner: dict[int, int] = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
     line_count: int = 0
     surrogate_escaped: bool = False  # decoded from bytes with invalid UTF-8 kept as-is
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """The top-level blocks (§13): built on first use and kept."""
+        tree = self.tree
+        if tree is None:
+            with _TREE_LOCK:  # two threads asking at once get one tree
+                tree = self.tree
+                if tree is None:
+                    tree = self.scan_tree()
+                    object.__setattr__(self, "tree", tree)
+        return tree
+
+    def scan_tree(self) -> tuple[Block, ...]:
+        """The top-level blocks, built now and not kept (for a caller that reads the tree once), or
+        the kept ones when they are built."""
+        if self.tree is not None:
+            return self.tree
+        with gcpause.paused():
+            return scan_blocks(self.source)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -65,9 +92,20 @@ class Document:
     def _outline(self) -> OutlineNode:
         return build_outline(self)
 
+    @cached_property
+    def _headings_by_line(self) -> dict[int, Heading]:
+        return {h.line: h for h in headings(self)}
+
+    def heading_at(self, line: int) -> Heading | None:
+        """The header block on ``line`` (the block of an outline node or entry), or None."""
+        return self._headings_by_line.get(line)
+
     def outline(self) -> OutlineNode:
         """The derived logical tree (containers nested by header level, §7.1.3)."""
         return self._outline
 
     def serialize(self) -> str:
         return serialize(self)
+
+
+_TREE_LOCK = threading.Lock()

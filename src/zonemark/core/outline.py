@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .nodes import Heading
+from .scanner import scan_headers
 from .text import printable
+from .tree import HeadingFrame
 
 if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
     from .document import Document
@@ -23,16 +25,15 @@ _KINDS = {"module": "module", "sub_module": "sub_module", "nucleus": "nucleus",
           "state_registry": "state_registry", "section": "section"}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Entry:
-    """An H6 node (log entry or mnemonic node)."""
+    """An H6 node (log entry or mnemonic node); its block is ``Document.heading_at(line)``."""
 
     line: int
     title: str | None
     date: str | None
     permission_level: int | None
     text: str
-    block: Heading = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         # JSON holds text: a byte kept from invalid UTF-8 as the characters \xNN, as in Document.to_dict()
@@ -43,9 +44,10 @@ class Entry:
         return d
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OutlineNode:
-    """A header of the logical tree (the root stands for the file, level 1)."""
+    """A header of the logical tree (the root stands for the file, level 1); its block is
+    ``Document.heading_at(line)``, ``text`` the header as written (the root's: None)."""
 
     name: str
     kind: str  # file | module | sub_module | nucleus | section | state_registry
@@ -58,7 +60,7 @@ class OutlineNode:
     ignored: bool = False
     children: list["OutlineNode"] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
-    block: Heading | None = field(default=None, repr=False)
+    text: str | None = None
 
     @property
     def is_container(self) -> bool:
@@ -113,26 +115,54 @@ def headings(doc: Document) -> Iterator[Heading]:
             stack.extend(reversed(block.children))
 
 
-def build_outline(doc: Document) -> OutlineNode:
-    root = OutlineNode(name=doc.title or "", kind="file", level=1, line=doc.title_line or 1,
-                       permission_level=None, keyword=None)
-    by_line = {0: root}
-    stack = [root]
-    for h in headings(doc):
-        if h.refused:
-            continue
-        if h.level == 6 and h.type == "log":
-            owner = by_line.get(doc.h6_owner.get(h.line, 0), root)
-            owner.entries.append(Entry(h.line, h.title, h.date, h.permission_level, h.text, h))
-            continue
-        if h.level == 1:
-            continue
-        node = OutlineNode(name=h.name if h.name is not None else h.text, kind=_KINDS.get(h.type, "section"),
-                           level=h.level, line=h.line, permission_level=h.permission_level, keyword=h.keyword,
-                           id=h.id, section=h.section, ignored=h.line in doc.ignored_lines, block=h)
-        while len(stack) > 1 and stack[-1].level >= h.level:
+class _Builder:
+    """Nests headers, given in document order, into the outline (§7.1.3)."""
+
+    __slots__ = ("root", "by_line", "stack", "owners", "ignored")
+
+    def __init__(self, doc: Document) -> None:
+        self.root = OutlineNode(name=doc.title or "", kind="file", level=1, line=doc.title_line or 1,
+                                permission_level=None, keyword=None)
+        self.by_line = {0: self.root}
+        self.stack = [self.root]
+        self.owners = doc.h6_owner
+        self.ignored = doc.ignored_lines
+
+    def add(self, line: int, level: int, kind: str, refused: bool, plevel: int | None, text: str,
+            name: str | None, title: str | None, date: str | None, keyword: str | None, id_: str | None,
+            section: str | None) -> None:
+        if refused or level == 1:
+            return
+        if level == 6 and kind == "log":
+            owner = self.by_line.get(self.owners.get(line, 0), self.root)
+            owner.entries.append(Entry(line, title, date, plevel, text))
+            return
+        node = OutlineNode(name=name if name is not None else text, kind=_KINDS.get(kind, "section"),
+                           level=level, line=line, permission_level=plevel, keyword=keyword, id=id_,
+                           section=section, ignored=line in self.ignored, text=text)
+        stack = self.stack
+        while len(stack) > 1 and stack[-1].level >= level:
             stack.pop()
         stack[-1].children.append(node)
         stack.append(node)
-        by_line[h.line] = node
-    return root
+        self.by_line[line] = node
+
+    def add_frame(self, frame: HeadingFrame) -> None:
+        """A header as the scanner opens it (a scan that builds no tree)."""
+        h = frame.header
+        self.add(frame.line, frame.level, h.kind, frame.refused, frame.plevel, frame.text, frame.name, frame.title,
+                 h.date, h.keyword, h.id, h.section)
+
+
+def build_outline(doc: Document) -> OutlineNode:
+    """The outline: from the block tree when it is built, else from a scan of the headers alone,
+    which builds no block (so the outline of a large file never holds its tree, issue 16)."""
+    builder = _Builder(doc)
+    if doc.tree is None:
+        scan_headers(doc.source, builder.add_frame)
+        return builder.root
+    add = builder.add
+    for h in headings(doc):
+        add(h.line, h.level, h.type, h.refused, h.permission_level, h.text, h.name, h.title, h.date, h.keyword,
+            h.id, h.section)
+    return builder.root

@@ -29,36 +29,39 @@ from .scanner import Scanner
 _LINE_COLUMN = itemgetter(1, 2)
 
 
-def parse(text: str, *, path: str | None = None) -> Document:
-    """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``."""
+def parse(text: str, *, path: str | None = None, tree: bool = False) -> Document:
+    """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``.
+
+    ``tree=True`` builds the block tree in the same scan, for a caller that reads ``blocks`` at
+    once; otherwise it is built on first use of ``Document.blocks``."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _run(text, path, None)
+    return _run(text, path, None, tree)
 
 
-def parse_bytes(data: bytes, *, path: str | None = None) -> Document:
+def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False) -> Document:
     """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip (:mod:`.text`)."""
     source, invalid = text_policy.decode_reporting(data)
-    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None)
+    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None, tree)
 
 
-def parse_file(path: str | os.PathLike[str]) -> Document:
+def parse_file(path: str | os.PathLike[str], *, tree: bool = False) -> Document:
     """Read and parse a file (bytes: encoding problems become diagnostics)."""
     with open(path, "rb") as f:
         data = f.read()
-    return parse_bytes(data, path=str(path))
+    return parse_bytes(data, path=str(path), tree=tree)
 
 
-def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None) -> Document:
+def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool) -> Document:
     """Parse with the cyclic GC paused: the tree has no reference cycles, and the scanner's
     working state is released (by reference counting) before the GC resumes."""
     with gcpause.paused():
-        return _parse(source, path, bad_byte)
+        return _parse(source, path, bad_byte, tree)
 
 
-def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None) -> Document:
+def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool) -> Document:
     """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
-    scanner = Scanner(source, path)
+    scanner = Scanner(source, path, tree=tree)
     if bad_byte is not None:
         line, col, byte, count = bad_byte
         scanner.diag("INVALID_UTF8", line, col,
@@ -85,7 +88,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     scanner.container_names = {}
     return Document(
         source=source, path=path, file_type=scanner.file_type or scanner.recover_type, title=scanner.title,
-        title_line=scanner.title_line, blocks=tuple(scanner.top), diagnostics=tuple(diagnostics),
+        title_line=scanner.title_line, tree=tuple(scanner.top) if tree else None, diagnostics=tuple(diagnostics),
         modules=facts.module_infos(), nuclei=facts.nucleus_infos(), registry=facts.registry_info(),
         standard_version=scanner.standard_version, frontmatter=scanner.frontmatter,
         ignored_lines=frozenset(ignored), h6_owner=scanner.h6_owner, line_count=scanner.line_count,

@@ -17,7 +17,7 @@ built into frozen blocks as soon as its extent is known.  Every problem becomes 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from . import syntax as sx
 from .diagnostics import Pending
@@ -25,7 +25,7 @@ from .facts import Container, Declaration, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph, fast_constructor
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
-                   ZoneFrame, add_child)
+                   ZoneFrame, add_child, keep_open)
 
 _CONTAINER_KINDS = frozenset(("module", "sub_module", "nucleus"))
 #: Lists have three levels (§8); deeper nesting is reported and flattened past this depth so
@@ -68,12 +68,37 @@ def _shared(table: dict[str, str], text: str) -> str:
     return got
 
 
+def scan_blocks(text: str) -> tuple[Block, ...]:
+    """The top-level blocks of ``text``: a scan that builds the tree (its findings are dropped:
+    the parse that made the document has them already)."""
+    scanner = Scanner(text, None)
+    scanner.run()
+    return tuple(scanner.top)
+
+
+def scan_headers(text: str, on_header: Callable[[HeadingFrame], None]) -> None:
+    """Call ``on_header`` with each header's frame as the scan opens it, in document order (the
+    title's excepted); no block is built."""
+    scanner = Scanner(text, None, tree=False)
+    scanner.on_header = on_header
+    scanner.diag = _unreported  # type: ignore[method-assign]  # the parse has the findings; none is kept
+    scanner.run()
+
+
+def _unreported(code: str, line: int, col: int, message: str, *, related: int | None = None,
+                count: int | None = None) -> None:
+    """The findings of a scan read for its headers only: dropped."""
+
+
 class Scanner:
     """Reads one file's text line by line; :meth:`run` returns its blocks, diagnostics and facts."""
 
-    def __init__(self, text: str, path: str | None) -> None:
+    def __init__(self, text: str, path: str | None, *, tree: bool = True) -> None:
         self.src = text
         self.path = path
+        self.tree = tree  # False: diagnostics and facts only, no block is built (the tree is built on use)
+        self.add_child = add_child if tree else keep_open
+        self.on_header: Callable[[HeadingFrame], None] | None = None  # told of each header frame it opens
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
         self.messages: dict[str, str] = {}  # each distinct message once (diag; at most SHARED_MAX)
         self.shared: dict[str, str] = {}  # each distinct header text, name and title once (at most SHARED_MAX)
@@ -231,7 +256,7 @@ class Scanner:
             self.zone = self.zone_level = None
         self.stack = []
         self._flush_top(len(src), lineno)
-        if not self.top and src:
+        if not self.top and src and self.tree:
             self.top.append(Paragraph("paragraph", 1, max(lineno, 1), 0, len(src), None, (), src, syntax="blank"))
 
     def _line(self, s: str, lineno: int, off: int) -> Frame | None:
@@ -406,7 +431,9 @@ class Scanner:
     # -- frames ------------------------------------------------------------------------
     def _new_top(self, frame: Frame) -> None:
         """Start a new top-level block: the previous one ends here."""
-        if self.top_frame is not None:
+        if not self.tree:  # nothing is built: the frame is only dropped
+            pass
+        elif self.top_frame is not None:
             self.top.append(self.top_frame.build(self.src, frame.start, frame.line - 1))
         elif frame.start != 0:
             # Leading blank lines: a block of their own, so every block's line matches its offset.
@@ -416,13 +443,14 @@ class Scanner:
 
     def _flush_top(self, end: int, n: int) -> None:
         if self.top_frame is not None:
-            self.top.append(self.top_frame.build(self.src, end, n))
+            if self.tree:
+                self.top.append(self.top_frame.build(self.src, end, n))
             self.top_frame = None
 
     def _add(self, frame: Frame) -> None:
         """Put a new frame in the open header, zone or item, or start a top-level block with it."""
         if self.stack:
-            add_child(self.stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
+            self.add_child(self.stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
 
@@ -480,7 +508,7 @@ class Scanner:
             if rest.strip():
                 # "[Pn] text": the tag opens a paragraph (§5.1).
                 p = ParagraphFrame(lineno, off + m.start(3) + (len(rest) - len(rest.lstrip())), level)
-                add_child(frame.children, p, self.src)
+                self.add_child(frame.children, p, self.src)
                 self.leaf = p
             return True
         if zone is None:
@@ -560,11 +588,13 @@ class Scanner:
                              header.name and _shared(shared, header.name),
                              header.title and _shared(shared, header.title))
         if stack:
-            add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
+            self.add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
         stack.append(frame)
         self.pending_state = None
+        if self.on_header is not None:
+            self.on_header(frame)
 
         if level == 1:
             if refused:
@@ -679,7 +709,7 @@ class Scanner:
         m = sx.NUCLEI_TAG.search(s)
         assert m is not None  # the line matched NUCLEI_LINE
         col = m.start() + 1
-        add_child(frame.children, LeafFrame("nuclei", lineno, off, self.zone_level), self.src)
+        self.add_child(frame.children, LeafFrame("nuclei", lineno, off, self.zone_level), self.src)
         if container.keyword in ("TOPIC", "SUBTOPIC"):
             self.diag("NUCLEI_TAG_ON_TOPIC", lineno, col,
                       "[NUCLEI: ...] after a topic binds nothing: a memory topic governs no nuclei")
@@ -858,9 +888,9 @@ class Scanner:
                 elif section == "REGISTRY" and self.zone is not None and self.zone is self.registry_zone:
                     self._registry_entry(s, lineno, col)
         if ls:
-            add_child(ls[-1].children, frame, self.src)
+            self.add_child(ls[-1].children, frame, self.src)
         elif stack:
-            add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
+            self.add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
             self._new_top(frame)
         stack.append(frame)

@@ -52,6 +52,15 @@ def add_child(children: list[Frame | Block], frame: Frame, source: str) -> None:
     children.append(frame)
 
 
+def keep_open(children: list[Frame | Block], frame: Frame, source: str) -> None:
+    """:func:`add_child` for a scan that builds no tree: only the open frame is kept (the one a
+    later line may still extend), so a scan for diagnostics and facts holds no finished block."""
+    if children:
+        children[-1] = frame
+    else:
+        children.append(frame)
+
+
 def build_children(children: list[Frame | Block], source: str, end: int, end_line: int) -> tuple[Block, ...]:
     """The children as blocks: all but the last are built already (:func:`add_child`); the last
     ends at ``end``/``end_line``."""

@@ -105,7 +105,7 @@ def container_entries(doc: Document, line: int, *, since: str | None = None,
                                                    if e.date is not None and on_or_after(e.date, since)]
         end = len(kept) if before is None else bisect.bisect_left(kept, before, key=lambda e: e.line)
         start = 0 if limit is None else max(0, end - limit)
-        return ContainerEntries(summary, tuple(_entry(e) for e in kept[start:end]), len(kept), len(node.entries),
+        return ContainerEntries(summary, tuple(_entry(doc, e) for e in kept[start:end]), len(kept), len(node.entries),
                                 earlier=start)
     return None
 
@@ -224,8 +224,9 @@ def _keyword(node: OutlineNode) -> str | None:
     return {"module": "MODULE", "sub_module": "SUB-MODULE", "nucleus": "NUCLEUS"}.get(node.kind, node.section)
 
 
-def _entry(entry: Entry) -> ContainerEntry:
-    raw = entry.block.raw_markdown
+def _entry(doc: Document, entry: Entry) -> ContainerEntry:
+    block = doc.heading_at(entry.line)
+    raw = block.raw_markdown if block is not None else ""
     eol = raw.find("\n")
     heading = (raw if eol < 0 else raw[:eol]).rstrip("\r")
     body = "" if eol < 0 else raw[eol + 1:]

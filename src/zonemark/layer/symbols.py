@@ -63,8 +63,8 @@ def document_symbols(doc: Document) -> tuple[Symbol, ...]:
     levels = {h.line: h.level for h in kept}
     last_line = len(lines)
     rules = _rules_by_owner(doc, root)
-    result = tuple(_node(c, lines, heads, levels, last_line, rules) for c in root.children)
-    result = tuple(_entry(e, lines) for e in root.entries) + tuple(
+    result = tuple(_node(c, doc, lines, heads, levels, last_line, rules) for c in root.children)
+    result = tuple(_entry(e, doc, lines) for e in root.entries) + tuple(
         _rule(r, lines) for r in rules.get(id(root), ())) + result
     result = tuple(sorted(result, key=lambda s: s.line))
     _symbols_cache[doc] = result
@@ -116,10 +116,10 @@ def _name_span(lines: SourceLines, line: int) -> tuple[int, int]:
     return hashes + 1, max(len(stripped), hashes) + 1
 
 
-def _node(node: OutlineNode, lines: SourceLines, heads: list[int], levels: Mapping[int, int], last_line: int,
-          rules: Mapping[int, list[Rule]]) -> Symbol:
-    children = [_node(c, lines, heads, levels, last_line, rules) for c in node.children]
-    children += [_entry(e, lines) for e in node.entries]
+def _node(node: OutlineNode, doc: Document, lines: SourceLines, heads: list[int], levels: Mapping[int, int],
+          last_line: int, rules: Mapping[int, list[Rule]]) -> Symbol:
+    children = [_node(c, doc, lines, heads, levels, last_line, rules) for c in node.children]
+    children += [_entry(e, doc, lines) for e in node.entries]
     children += [_rule(r, lines) for r in rules.get(id(node), ())]
     children.sort(key=lambda s: s.line)
     end = _container_end(node, lines, heads, levels, last_line)
@@ -130,8 +130,9 @@ def _node(node: OutlineNode, lines: SourceLines, heads: list[int], levels: Mappi
                   node.id, tuple(children))
 
 
-def _entry(entry: Entry, lines: SourceLines) -> Symbol:
-    end = _trim(lines, entry.line, entry.block.end_line)
+def _entry(entry: Entry, doc: Document, lines: SourceLines) -> Symbol:
+    block = doc.heading_at(entry.line)
+    end = _trim(lines, entry.line, block.end_line if block is not None else entry.line)
     start, stop = _name_span(lines, entry.line)
     name = entry.title or entry.text or "(entry)"
     detail = " ".join(p for p in (entry.date, f"[P{entry.permission_level}]" if entry.permission_level else None) if p)

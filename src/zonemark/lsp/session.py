@@ -150,7 +150,7 @@ class Session:
             if path is None:
                 return None
             try:
-                doc = parse_bytes(path.read_bytes(), path=name)
+                doc = parse_bytes(path.read_bytes(), path=name, tree=True)
             except OSError:
                 return None
             layer = Layer.from_documents(folder, [(name, path, doc)])
@@ -159,7 +159,7 @@ class Session:
         if cached is not None and cached[0] is buf.text:
             doc, layer = cached[1], cached[2]
         else:
-            doc = parse(buf.text, path=name)
+            doc = parse(buf.text, path=name, tree=True)
             layer = Layer.from_documents(folder, [(name, path or Path(name), doc)])
             self._alone[uri] = (buf.text, doc, layer)
         return Context(uri, path, name, doc, layer, None, buf)

@@ -108,9 +108,11 @@ def _function_summary(layer: Layer, rel: str, line: int, limit: int = 300) -> st
     if node is None:
         return None
     section = next((c for c in node.children if c.section == "FUNCTION"), None)
-    if section is None or section.block is None:
+    block = None if section is None else f.doc.heading_at(section.line)
+    if block is None:
         return None
-    body = section.block.raw_markdown.split("\n", 1)[1] if "\n" in section.block.raw_markdown else ""
+    raw = block.raw_markdown
+    body = raw.split("\n", 1)[1] if "\n" in raw else ""
     paragraph: list[str] = []
     for text in body.splitlines():
         text = text.strip()

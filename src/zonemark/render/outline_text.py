@@ -11,7 +11,7 @@ def render_outline(root: OutlineNode) -> str:
     lines = [f"{root.name or '(untitled)'}  [file]"]
 
     def label(n: OutlineNode) -> str:
-        head = n.block.text if n.block is not None else n.name  # the header as written
+        head = n.text if n.text is not None else n.name  # the header as written
         zone = f"P{n.permission_level}" if n.permission_level else "no zone"
         extra = " (ignored)" if n.ignored else ""
         count = f", {len(n.entries)} entr{'y' if len(n.entries) == 1 else 'ies'}" if n.entries else ""

@@ -332,7 +332,7 @@ class Index:
 
     def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, data: bytes, fp: _Fingerprint,
               stamp: tuple[int, int]) -> None:
-        doc = parse_bytes(data, path=str(path))
+        doc = parse_bytes(data, path=str(path), tree=True)
         splits = split_points(doc, 0)
         lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
         incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
@@ -388,7 +388,7 @@ class Index:
         head = _prefix(cur.file_type, stack_i, level_i)
         window = decode(data[a:new_end])
         text = head + window + (f"[/P{level_j}]\n" if level_j else "")
-        doc = parse(text)
+        doc = parse(text, tree=True)
         if any(d.code in STRUCTURAL for d in doc.diagnostics):
             return False
         p0, w = len(head), len(head) + len(window)

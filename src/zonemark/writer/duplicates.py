@@ -44,7 +44,8 @@ def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:
         if node.line != owner_line or node.kind == "file":
             continue
         for entry in node.entries:
-            raw = entry.block.raw_markdown
+            block = doc.heading_at(entry.line)
+            raw = block.raw_markdown if block is not None else ""
             body = raw.split("\n", 1)[1] if "\n" in raw else ""
             found.setdefault(entry_key(entry.date, entry.title or "", body), entry.line)
     return found

@@ -132,7 +132,7 @@ def _line_starts(text: str) -> tuple[int, ...]:
 
 def _side(text: str) -> _Side:
     """One input parsed and cut into units (§5.1 zones, and the text between them)."""
-    doc = parse(text)
+    doc = parse(text, tree=True)
     starts = _line_starts(text)
     headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
     first = text.find("\n")
@@ -992,7 +992,7 @@ def _read_zones(index: ZoneIndex, journals: list[tuple[int, list[tuple[str, bool
             parts.append(text)
             line = last + 1
     text = "".join(parts)
-    doc = parse(text)
+    doc = parse(text, tree=True)
     starts = _line_starts(text)
     headings = tuple(sorted(_headings(doc), key=lambda h: h.line))
     side = _Side(text, doc, None, starts, headings, tuple(h.line for h in headings), "\n")

@@ -211,7 +211,7 @@ def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView
     edit = Edit(start, old_len, new_len, zone.line + 1, text.count("\n", start, start + old_len),
                 new_text.count("\n", start, start + new_len))
     before = snap.document
-    after = parse(new_text, path=str(path))
+    after = parse(new_text, path=str(path), tree=True)
     verdict = compare(before, after, edit, Expect(entries=None, structure=True))
     found = tuple(new_diagnostics(before, after, edit))
     zones_before = [(b.permission_level, edit.map_line(b.line)) for b in before.blocks
@@ -406,7 +406,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
     in the same container (the same header lines open at its close), so that a zone of another container
     with the same bytes (containers made from one template) is never taken for it (W2)."""
     if index is None:
-        index = ZoneIndex.build(parse(decode(data)))
+        index = ZoneIndex.build(parse(decode(data), tree=True))
 
     def same(z: ZoneView) -> bool:
         return (z.level == proposal.zone_level and z.close_start is not None and not z.inline
@@ -592,7 +592,7 @@ def list_proposals(where: str | os.PathLike[str], *,
                     indexes[proposal.target] = index_of(proposal.target)
                 else:
                     data = proposal.target.read_bytes()
-                    indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data))))
+                    indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data), tree=True)))
             except OSError:
                 indexes[proposal.target] = None
         got = indexes[proposal.target]

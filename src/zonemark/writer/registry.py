@@ -236,7 +236,7 @@ def plan_registry(snap: FileSnapshot, req: RegistryRequest) -> Plan[RegistryResu
         edit, new_text = _replace_registry_lines(doc, heading, act, ina)
         expect = Expect(entries=0, structure=actor == "user", registry=True)
         zone_line = heading.line
-    after = parse(new_text, path=str(path))
+    after = parse(new_text, path=str(path), tree=True)
     verdict = compare(doc, after, edit, expect)
     if not verdict.ok:
         raise barrier_refusal("rewriting the MODULE_STATE_REGISTRY", verdict,

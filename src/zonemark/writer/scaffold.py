@@ -408,7 +408,7 @@ def plan_container(snap: FileSnapshot, container_path: str, module_id: str | Non
         header, address, at, block = _plan_module(index, before, container_path, module_id, path, data)
     block = _container_block(header) if before.file_type == "external_memory" else block
     new, at_line, line = _splice(data, at, block)
-    after = parse(decode(new), path=str(path))
+    after = parse(decode(new), path=str(path), tree=True)
     added = new.count(b"\n") - data.count(b"\n")
     start = chars_before(data, ByteOffset(at))
     edit = Edit(start, 0, len(after.source) - len(before.source), at_line, 0, added)

@@ -81,7 +81,7 @@ def skeleton_indexes(datas: list[bytes], *, path: str | None = None) -> list[Zon
         compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
         index = parsed.get(compact)
         if index is None:
-            index = parsed[compact] = ZoneIndex.build(parse(decode(compact), path=path))
+            index = parsed[compact] = ZoneIndex.build(parse(decode(compact), path=path, tree=True))
         out.append(_on_file_lines(index, starts, ends, numbers, _global_first(data)))
     return out
 

@@ -142,8 +142,8 @@ class FileSnapshot:
 
     @cached_property
     def document(self) -> Document:
-        """The full parse of the file."""
-        return parse(self.text, path=str(self.path))
+        """The full parse of the file, its tree built (the zone index and the re-check walk it)."""
+        return parse(self.text, path=str(self.path), tree=True)
 
     @cached_property
     def index(self) -> ZoneIndex:

@@ -210,8 +210,8 @@ def compare(before: Document, after: Document, edit: Edit, expect: Expect, metho
 def full_check(old_text: str, new_text: str, edit: Edit, expect: Expect, *, path: str | None = None,
                before: Document | None = None) -> Verdict:
     """Parse both whole texts and compare them."""
-    before = before if before is not None else parse(old_text, path=path)
-    after = parse(new_text, path=path)
+    before = before if before is not None else parse(old_text, path=path, tree=True)
+    after = parse(new_text, path=path, tree=True)
     return compare(before, after, edit, expect, "full")
 
 
@@ -248,8 +248,8 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
     head, header_lines = mini_prefix(index, zone)
     mini_zone_line = head.count("\n") + 1
-    mini_before = parse(head + old_zone)
-    mini_after = parse(head + new_zone)
+    mini_before = parse(head + old_zone, tree=True)
+    mini_after = parse(head + new_zone, tree=True)
     mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
     # a zone is where it opens and where it closes: an inserted closing tag ends it early, and
     # what then follows it (a fence, say) would swallow the rest of the file
