@@ -5,8 +5,8 @@ bytes on every run) in a temporary folder, or in --dir (which must be new or emp
 10 MB reminder, 50 external modules and 50 external memories of 100 KB each.  Then, in
 one run, measures wall time (best of --repeat) and tracemalloc peak of
 
-  parse    parse_file() on every file, all documents kept alive (as a layer keeps them)
-  layer    Layer.load() + build_graph() on the same folder
+  parse    parse_file(tree=True) on every file, all documents kept alive (as a layer keeps them)
+  layer    Layer.load(tree=True) + build_graph() on the same folder (the graph walks the trees, W96)
 
 and prints the overhead of the layer over parsing (target: at most +30% time,
 judged on process CPU time, which a busy machine disturbs less than wall time).
@@ -36,11 +36,11 @@ LAYER = dict(modules=50, memories=50, reminder_size=10_000_000, ext_size=100_000
 
 
 def parse_all(paths):
-    return [parse_file(p) for p in paths]
+    return [parse_file(p, tree=True) for p in paths]
 
 
 def load_layer(folder):
-    layer = Layer.load(folder)
+    layer = Layer.load(folder, tree=True)  # the graph walks every file's headers, as `zonemark graph` loads it
     return layer, build_graph(layer)
 
 

@@ -354,10 +354,10 @@ def test_unreadable_file_is_a_diagnostic_not_a_crash(tmp_path, monkeypatch):
     import zonemark.layer.loader as layer_module
     real = layer_module.parse_file
 
-    def fake(path):
+    def fake(path, **kwargs):
         if Path(path).name == "locked.md":
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, **kwargs)
     monkeypatch.setattr(layer_module, "parse_file", fake)
     layer = Layer.load(tmp_path)
     assert codes(layer, "LAYER_UNREADABLE_FILE") == [("locked.md", 1, "LAYER_UNREADABLE_FILE")]

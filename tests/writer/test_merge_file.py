@@ -393,9 +393,9 @@ def _counted_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = parse
 
-    def counted(text: str) -> Document:
+    def counted(text: str, **kwargs: bool) -> Document:
         calls.append(len(text))
-        return real(text)
+        return real(text, **kwargs)
     monkeypatch.setattr(merge_module, "parse", counted)
     return calls
 

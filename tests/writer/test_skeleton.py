@@ -220,7 +220,7 @@ def test_a_cold_cache_parses_only_the_skeleton(monkeypatch, tmp_path):
     path.write_text(text, encoding="utf-8")
     parsed = []
     real_parse = skeleton_module.parse
-    monkeypatch.setattr(skeleton_module, "parse", lambda t, path=None: parsed.append(len(t)) or real_parse(t, path=path))
+    monkeypatch.setattr(skeleton_module, "parse", lambda t, path=None, **kw: parsed.append(len(t)) or real_parse(t, path=path, **kw))
     snapshot_module.forget()
     index = snapshot_module.cached_index(path, path.read_bytes())
     assert parsed and parsed[0] < len(text) / 10

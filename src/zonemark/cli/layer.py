@@ -47,10 +47,10 @@ def _selection(p: argparse.ArgumentParser) -> None:
                    help="leave out files whose relative path matches (repeatable)")
 
 
-def _load(args: argparse.Namespace) -> Layer:
+def _load(args: argparse.Namespace, *, tree: bool = False) -> Layer:
     from ..layer import Layer, LayerError
     try:
-        return Layer.load(args.path, only=args.only, exclude=args.exclude)
+        return Layer.load(args.path, only=args.only, exclude=args.exclude, tree=tree)
     except LayerError as exc:
         raise CliError(f"zonemark {args.command}: {exc}") from None
     except OSError as exc:
@@ -72,7 +72,7 @@ def run_graph(args: argparse.Namespace) -> int:
     if args.trace is not None and not fmt.carries_trace:
         traced = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.carries_trace])
         raise CliError(f"zonemark graph: --trace works with --format {traced}, not {args.format}")
-    layer = _load(args)
+    layer = _load(args, tree=True)  # the graph walks every file's headers
     graph = build_graph(layer, _findings(args, layer))
     if fmt.carries_trace:
         graph = _with_trace(graph, layer, args.trace)

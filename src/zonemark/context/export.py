@@ -267,7 +267,7 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
         if not isinstance(layer, (str, os.PathLike)):
             raise TypeError(f"layer must be a Layer or a path, not {type(layer).__name__}")
         layer = Layer.load(Path(layer), only=None if only is None else list(only),
-                           exclude=None if exclude is None else list(exclude))
+                           exclude=None if exclude is None else list(exclude), tree=True)
     files, left_out, left_modules = _select(layer)
     parts = [_Part(lf, _normalised_lines(lf)) for lf in files]
     dropped: list[_Entry] = []

@@ -82,7 +82,7 @@ class LayerCache:
                     docs.append((rel, path, self._document(path)))
             except OSError:
                 self._layer = None
-                return Layer.load(self.root, confined=self.confined)
+                return Layer.load(self.root, confined=self.confined, tree=True)
             current = tuple(doc for _rel, _path, doc in docs)
             if (self._layer is None or len(current) != len(self._layer_docs)
                     or any(a is not b for a, b in zip(current, self._layer_docs))
@@ -112,7 +112,7 @@ class LayerCache:
         if entry is not None and entry.sha256 == digest:
             doc = entry.doc
         else:
-            doc = parse_bytes(data, path=str(path))
+            doc = parse_bytes(data, path=str(path), tree=True)  # the pages and tools walk it
             self.parsed += 1
         self._entries[path] = _Entry(signature, digest, now, doc)
         return data, doc

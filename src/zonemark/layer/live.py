@@ -89,13 +89,13 @@ class LiveLayer:
             key: tuple[object, ...] = ("text", text)
             if cached is not None and cached[0][0] == "text" and (cached[0][1] is text or cached[0][1] == text):
                 return cached[1]
-            doc = parse(text, path=str(p))
+            doc = parse(text, path=str(p), tree=True)
         else:
             st = p.stat()
             key = ("disk", st.st_mtime_ns, st.st_ctime_ns, st.st_size)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            doc = parse_file(p)
+            doc = parse_file(p, tree=True)
         self._parsed[p] = (key, doc)
         return doc
 
