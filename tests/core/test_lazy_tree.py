@@ -1,6 +1,6 @@
 """The block tree is built on use (issue 16): a parse read for its findings and facts holds no tree,
 the tree built later is the one a parse with ``tree=True`` builds, and the outline read from a scan of
-the headers alone is the outline read from the tree (docs/conformance.md W96)."""
+the headers alone, or in the parse's own scan, is the outline read from the tree (docs/conformance.md W96)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ def _same(text: str) -> None:
     assert lazy.to_dict() == eager.to_dict()
     assert lazy.tree is not None and lazy.blocks is lazy.blocks  # built once, then kept
     assert _outline_fields(build_outline(lazy)) == _outline_fields(from_scan)
+    in_scan = parse(text, outline=True)
+    assert in_scan.tree is None and _outline_fields(in_scan.outline()) == _outline_fields(from_scan)
+    assert in_scan.outline() is in_scan.outline() and in_scan.diagnostics == eager.diagnostics
 
 
 @SETTINGS
@@ -58,6 +61,7 @@ def test_every_fixture_reads_alike_with_the_tree_built_at_once_or_on_use():
         assert lazy.tree is None and lazy.diagnostics == tuple(
             dataclasses.replace(d, path=str(path)) for d in eager.diagnostics), path
         assert _outline_fields(lazy.outline()) == _outline_fields(eager.outline()), path
+        assert _outline_fields(parse_file(path, outline=True).outline()) == _outline_fields(eager.outline()), path
         assert lazy.to_dict()["blocks"] == eager.to_dict()["blocks"], path
 
 
@@ -101,5 +105,8 @@ def test_a_parse_holds_no_tree_and_its_outline_none_either():
     outline_peak, root = _peak(doc.outline)
     assert doc.tree is None and len(root.children) == 4000 and sum(len(c.entries) for c in root.children) == 4000
     assert outline_peak <= 11 * size, outline_peak / size
+    both_peak, both = _peak(lambda: parse(text, outline=True))
+    assert both.tree is None and len(both.outline().children) == 4000
+    assert both_peak <= 15 * size, both_peak / size
     tree_peak, _ = _peak(lambda: doc.blocks)
     assert tree_peak > 10 * size  # the tree itself is what was held before: a test that can fail

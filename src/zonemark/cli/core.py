@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from ..core.document import Document
 
 
-def read_document(path: Path) -> Document:
-    """Parse one file, turning OS errors into CliError."""
+def read_document(path: Path, *, tree: bool = False, outline: bool = False) -> Document:
+    """Parse one file, turning OS errors into CliError (``tree``, ``outline``: as ``parse_file`` takes them)."""
     from ..core.parser import parse_file
     if path.is_dir():
         raise CliError(f"zonemark: {path} is a folder; give a file")
     try:
-        doc = parse_file(path)
+        doc = parse_file(path, tree=tree, outline=outline)
     except FileNotFoundError:
         raise CliError(f"zonemark: no such file: {path}") from None
     except PermissionError:
@@ -139,14 +139,14 @@ def run_codes(args: argparse.Namespace) -> int:
 
 
 def run_parse(args: argparse.Namespace) -> int:
-    doc = read_document(Path(args.file))
+    doc = read_document(Path(args.file), tree=True)
     data = doc.to_dict()
     sys.stdout.write(json_text(data, args.indent))
     return EXIT_FINDINGS if doc.errors else EXIT_OK
 
 
 def run_outline(args: argparse.Namespace) -> int:
-    doc = read_document(Path(args.file))
+    doc = read_document(Path(args.file), outline=True)
     root = doc.outline()
     if args.json:
         sys.stdout.write(json_text(root.to_dict()))
@@ -166,7 +166,7 @@ def run_outline(args: argparse.Namespace) -> int:
 def run_roundtrip(args: argparse.Namespace) -> int:
     from ..core.serialize import serialize_bytes
     path = Path(args.file)
-    doc = read_document(path)
+    doc = read_document(path, tree=True)
     original = path.read_bytes()
     again = serialize_bytes(doc)
     if again == original:

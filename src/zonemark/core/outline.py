@@ -115,18 +115,17 @@ def headings(doc: Document) -> Iterator[Heading]:
             stack.extend(reversed(block.children))
 
 
-class _Builder:
-    """Nests headers, given in document order, into the outline (§7.1.3)."""
+class OutlineBuilder:
+    """Nests headers, given in document order, into the outline (§7.1.3); :meth:`finish` places
+    the entries with their owners and marks the ignored declarations, known once the file is read."""
 
-    __slots__ = ("root", "by_line", "stack", "owners", "ignored")
+    __slots__ = ("root", "by_line", "stack", "entries")
 
-    def __init__(self, doc: Document) -> None:
-        self.root = OutlineNode(name=doc.title or "", kind="file", level=1, line=doc.title_line or 1,
-                                permission_level=None, keyword=None)
+    def __init__(self) -> None:
+        self.root = OutlineNode(name="", kind="file", level=1, line=1, permission_level=None, keyword=None)
         self.by_line = {0: self.root}
         self.stack = [self.root]
-        self.owners = doc.h6_owner
-        self.ignored = doc.ignored_lines
+        self.entries: list[Entry] = []
 
     def add(self, line: int, level: int, kind: str, refused: bool, plevel: int | None, text: str,
             name: str | None, title: str | None, date: str | None, keyword: str | None, id_: str | None,
@@ -134,12 +133,11 @@ class _Builder:
         if refused or level == 1:
             return
         if level == 6 and kind == "log":
-            owner = self.by_line.get(self.owners.get(line, 0), self.root)
-            owner.entries.append(Entry(line, title, date, plevel, text))
+            self.entries.append(Entry(line, title, date, plevel, text))
             return
         node = OutlineNode(name=name if name is not None else text, kind=_KINDS.get(kind, "section"),
                            level=level, line=line, permission_level=plevel, keyword=keyword, id=id_,
-                           section=section, ignored=line in self.ignored, text=text)
+                           section=section, text=text)
         stack = self.stack
         while len(stack) > 1 and stack[-1].level >= level:
             stack.pop()
@@ -148,21 +146,34 @@ class _Builder:
         self.by_line[line] = node
 
     def add_frame(self, frame: HeadingFrame) -> None:
-        """A header as the scanner opens it (a scan that builds no tree)."""
+        """A header as the scanner opens it (the scanner's ``on_header``: no tree is needed)."""
         h = frame.header
         self.add(frame.line, frame.level, h.kind, frame.refused, frame.plevel, frame.text, frame.name, frame.title,
                  h.date, h.keyword, h.id, h.section)
+
+    def finish(self, title: str | None, title_line: int | None, h6_owner: dict[int, int],
+               ignored_lines: frozenset[int]) -> OutlineNode:
+        """The outline, once the file's title, entry owners and ignored lines are known."""
+        root, by_line = self.root, self.by_line
+        root.name, root.line = title or "", title_line or 1
+        for entry in self.entries:  # document order: each owner's entries stay in order
+            by_line.get(h6_owner.get(entry.line, 0), root).entries.append(entry)
+        if ignored_lines:
+            for node in root.walk():
+                node.ignored = node is not root and node.line in ignored_lines
+        self.entries, self.by_line, self.stack = [], {}, []
+        return root
 
 
 def build_outline(doc: Document) -> OutlineNode:
     """The outline: from the block tree when it is built, else from a scan of the headers alone,
     which builds no block (so the outline of a large file never holds its tree, issue 16)."""
-    builder = _Builder(doc)
+    builder = OutlineBuilder()
     if doc.tree is None:
         scan_headers(doc.source, builder.add_frame)
-        return builder.root
-    add = builder.add
-    for h in headings(doc):
-        add(h.line, h.level, h.type, h.refused, h.permission_level, h.text, h.name, h.title, h.date, h.keyword,
-            h.id, h.section)
-    return builder.root
+    else:
+        add = builder.add
+        for h in headings(doc):
+            add(h.line, h.level, h.type, h.refused, h.permission_level, h.text, h.name, h.title, h.date, h.keyword,
+                h.id, h.section)
+    return builder.finish(doc.title, doc.title_line, doc.h6_owner, doc.ignored_lines)

@@ -23,45 +23,52 @@ from .checks import run_checks
 from .diagnostics import place_sorted, placed
 from .syntax import conflict_regions
 from .document import Document
+from .outline import OutlineBuilder
 from .scanner import Scanner
 
 #: A pending finding's (line, column): the order of ``Document.diagnostics``.
 _LINE_COLUMN = itemgetter(1, 2)
 
 
-def parse(text: str, *, path: str | None = None, tree: bool = False) -> Document:
+def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bool = False) -> Document:
     """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``.
 
     ``tree=True`` builds the block tree in the same scan, for a caller that reads ``blocks`` at
-    once; otherwise it is built on first use of ``Document.blocks``."""
+    once; otherwise it is built on first use of ``Document.blocks``.  ``outline=True`` reads the
+    outline in the same scan, for a caller that reads ``outline()`` at once (W96)."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _run(text, path, None, tree)
+    return _run(text, path, None, tree, outline)
 
 
-def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False) -> Document:
+def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False, outline: bool = False) -> Document:
     """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip (:mod:`.text`)."""
     source, invalid = text_policy.decode_reporting(data)
-    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None, tree)
+    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None, tree, outline)
 
 
-def parse_file(path: str | os.PathLike[str], *, tree: bool = False) -> Document:
+def parse_file(path: str | os.PathLike[str], *, tree: bool = False, outline: bool = False) -> Document:
     """Read and parse a file (bytes: encoding problems become diagnostics)."""
     with open(path, "rb") as f:
         data = f.read()
-    return parse_bytes(data, path=str(path), tree=tree)
+    return parse_bytes(data, path=str(path), tree=tree, outline=outline)
 
 
-def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool) -> Document:
+def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
+         outline: bool) -> Document:
     """Parse with the cyclic GC paused: the tree has no reference cycles, and the scanner's
     working state is released (by reference counting) before the GC resumes."""
     with gcpause.paused():
-        return _parse(source, path, bad_byte, tree)
+        return _parse(source, path, bad_byte, tree, outline)
 
 
-def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool) -> Document:
+def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
+           outline: bool) -> Document:
     """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
     scanner = Scanner(source, path, tree=tree)
+    builder = OutlineBuilder() if outline else None
+    if builder is not None:
+        scanner.on_header = builder.add_frame
     if bad_byte is not None:
         line, col, byte, count = bad_byte
         scanner.diag("INVALID_UTF8", line, col,
@@ -86,10 +93,14 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     scanner.logical = []  # the open containers: nothing but the facts holds them now
     scanner.last_decl = scanner.pending_state = None
     scanner.container_names = {}
-    return Document(
+    doc = Document(
         source=source, path=path, file_type=scanner.file_type or scanner.recover_type, title=scanner.title,
         title_line=scanner.title_line, tree=tuple(scanner.top) if tree else None, diagnostics=tuple(diagnostics),
         modules=facts.module_infos(), nuclei=facts.nucleus_infos(), registry=facts.registry_info(),
         standard_version=scanner.standard_version, frontmatter=scanner.frontmatter,
         ignored_lines=frozenset(ignored), h6_owner=scanner.h6_owner, line_count=scanner.line_count,
         surrogate_escaped=bad_byte is not None)
+    if builder is not None:  # the outline read in this scan, kept as Document.outline() keeps its own
+        object.__setattr__(doc, "_outline", builder.finish(doc.title, doc.title_line, doc.h6_owner,
+                                                           doc.ignored_lines))
+    return doc

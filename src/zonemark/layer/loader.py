@@ -195,16 +195,17 @@ class Layer:
     # -- loading ------------------------------------------------------------------------
     @classmethod
     def load(cls, path: StrPath, *, only: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-             confined: bool = False, tree: bool = False) -> "Layer":
+             confined: bool = False, tree: bool = False, outline: bool = False) -> "Layer":
         """Read every ``.md`` file under ``path`` (or the single file ``path``) as one layer
         (``confined``: only files that resolve inside the folder, see :func:`discover`; ``tree``: each
-        file's block tree built as it is parsed, for a caller that walks them, W96)."""
+        file's block tree built as it is parsed, for a caller that walks them; ``outline``: each file's
+        outline read in the same scan, for a caller that reads them all, W96)."""
         root, found = discover(path, confined=confined)
         found = select(found, only=only, exclude=exclude)
         if not found:
             raise LayerError("no .md files left in ", path, " after --only/--exclude")
         with gcpause.paused():
-            return _Loader(root, found, tree).run()
+            return _Loader(root, found, tree, outline).run()
 
     @classmethod
     def from_documents(cls, root: StrPath, documents: Iterable[tuple[str, StrPath, Document]]) -> "Layer":
@@ -508,10 +509,12 @@ def select(found: Iterable[_T], *, only: Sequence[str] | None = None,
 # -- the loader -------------------------------------------------------------------------
 
 class _Loader:
-    def __init__(self, root: Path, found: list[tuple[str, Path]], tree: bool = False) -> None:
+    def __init__(self, root: Path, found: list[tuple[str, Path]], tree: bool = False,
+                 outline: bool = False) -> None:
         self.root = root
         self.found = found
         self.tree = tree
+        self.outline = outline
         self.pending: list[Pending] = []
         self.diags: list[Diagnostic] = []
 
@@ -522,7 +525,7 @@ class _Loader:
         docs = []
         for rel, path in self.found:
             try:
-                docs.append((rel, path, parse_file(path, tree=self.tree)))
+                docs.append((rel, path, parse_file(path, tree=self.tree, outline=self.outline)))
             except OSError as exc:
                 if path.is_symlink() and not path.exists():
                     self.diag("LAYER_UNREADABLE_FILE", rel, 1, 1,

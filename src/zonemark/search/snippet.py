@@ -9,7 +9,9 @@ its own (:func:`.rows.segment_cjk`) — and compared case- and accent-insensitiv
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import unicodedata
 
@@ -48,39 +50,55 @@ def query_tokens(query: str, *, raw: bool = False) -> tuple[frozenset[str], tupl
     return frozenset(exact), tuple(prefixes)
 
 
+#: At most this many characters of text before the first or after the last token shown (a row of punctuation
+#: or spaces around its words never makes a long snippet).
+EDGE_CHARS = 80
+
+
 def snippet(text: str, wanted: tuple[frozenset[str], tuple[str, ...]], *, markers: tuple[str, str] = ("«", "»"),
             width: int = 24) -> str:
-    """``text`` cut to ``width`` tokens around the most matches, matches between ``markers``, one line."""
+    """``text`` cut to ``width`` tokens around the most matches, matches between ``markers``, one line.
+
+    Linear in the text: one pass finds the matching tokens, the densest window of ``width`` tokens is
+    found with two pointers over them, and a second pass reads only that window's tokens."""
     exact, prefixes = wanted
-    tokens = list(_TOKEN.finditer(text))
-    if not tokens:
-        return " ".join(shown(text).split())
 
     def hit(tok: str) -> bool:
         f = fold(tok)
         return f in exact or any(f.startswith(p) for p in prefixes)
 
-    marks = [k for k, m in enumerate(tokens) if hit(m.group())]
+    marks: list[int] = []  # indexes of the matching tokens, in order
+    count = 0
+    for count, m in enumerate(_TOKEN.finditer(text), 1):
+        if hit(m.group()):
+            marks.append(count - 1)
+    if not count:
+        return _one_line(text[:EDGE_CHARS]) + ("…" if len(text) > EDGE_CHARS else "")
     start = 0
-    if marks and len(tokens) > width:
-        best, best_count = marks[0], 0
-        for k in marks:
-            count = sum(1 for x in marks if k <= x < k + width)
-            if count > best_count:
-                best, best_count = k, count
-        start = max(0, min(best - width // 4, len(tokens) - width))
-    end = min(len(tokens), start + width)
-    lo = tokens[start].start() if start > 0 else 0
-    hi = tokens[end - 1].end() if end < len(tokens) else len(text)
-    marked = set(marks)
+    if marks and count > width:
+        best, best_count, j = marks[0], 0, 0
+        for i, k in enumerate(marks):  # the first mark whose window [k, k + width) holds the most marks
+            while j < len(marks) and marks[j] < k + width:
+                j += 1
+            if j - i > best_count:
+                best, best_count = k, j - i
+        start = max(0, min(best - width // 4, count - width))
+    end = min(count, start + width)
+    window = list(itertools.islice(_TOKEN.finditer(text), start, end))
+    lo = window[0].start() if start > 0 else max(0, window[0].start() - EDGE_CHARS)
+    hi = window[-1].end() if end < count else min(len(text), window[-1].end() + EDGE_CHARS)
+    first = bisect.bisect_left(marks, start)
+    marked = set(marks[first:bisect.bisect_left(marks, end, first)])
     out, pos = [], lo
-    for k in range(start, end):
-        m = tokens[k]
+    for k, m in enumerate(window, start):
         if k in marked:
             out += [text[pos:m.start()], markers[0], m.group(), markers[1]]
             pos = m.end()
     out.append(text[pos:hi])
     # characters of one CJK word are tokens of their own: one mark around the word, not one each
     joined = "".join(out).replace(markers[1] + ZWSP + markers[0], "")
-    line = " ".join(shown(joined).split())
-    return ("…" if lo > 0 else "") + line + ("…" if hi < len(text) else "")
+    return ("…" if lo > 0 else "") + _one_line(joined) + ("…" if hi < len(text) else "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(shown(text).split())
