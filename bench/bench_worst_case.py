@@ -18,8 +18,8 @@ process's, all threads: a machine shared with other work slows wall time, not th
 ratio t(10N)/t(N) (linear cost gives about 10; target at most 12), and the peak memory the call
 adds at its peak over the input it adds: (peak RSS raised by the call at 10N minus the same at
 N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
-(the input is read before the call and not counted; target at most 8x).  A call that raises is measured as it is (a one-line
-refusal is a valid answer); one that runs past --timeout is OVER.  Exit 0 unless --strict and
+(the input is read before the call and not counted; target at most 8x).  A call that raises is
+measured as it is (a one-line refusal is a valid answer); one that runs past --timeout is OVER.  Exit 0 unless --strict and
 a case is over target.  The entry points with a named limit on their text (the sanitiser's
 ``MAX_BODY_CHARS``, ingest's ``MAX_CHAT_CHARS`` and ``MAX_ENTRIES``, trace's ``MAX_TRACE_CHARS``)
 are measured on the largest N whose 10N fits the limit (noted on the row); over it they refuse in
@@ -257,12 +257,11 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
         def run():
             return check_paths([str(memory)])
     elif entry == "outline":
-        from zonemark.core.outline import build_outline
         from zonemark.core.parser import parse_file
         from zonemark.render.outline_text import render_outline
 
-        def run():
-            return render_outline(build_outline(parse_file(memory)))
+        def run():  # as `zonemark outline` reads it: the outline in the parse's own scan
+            return render_outline(parse_file(memory, outline=True).outline())
     elif entry == "layer-load":
         from zonemark.layer import Layer
 
@@ -275,8 +274,8 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
         from zonemark.render.graph_html import render_html
         from zonemark.render.graph_text import to_json
 
-        def run():
-            layer = Layer.load(folder)
+        def run():  # as `zonemark status` and `zonemark graph` load the layer
+            layer = Layer.load(folder, outline=entry == "status", tree=entry != "status")
             if entry == "status":
                 return status_data(layer)
             graph = build_graph(layer)
