@@ -19,8 +19,8 @@ ratio t(10N)/t(N) (linear cost gives about 10; target at most 12), and the peak 
 adds at its peak over the input it adds: (peak RSS raised by the call at 10N minus the same at
 N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
 (the input is read before the call and not counted; target at most 8x).  A call that raises is
-measured as it is (a one-line refusal is a valid answer); one that runs past --timeout is OVER.  Exit 0 unless --strict and
-a case is over target.  The entry points with a named limit on their text (the sanitiser's
+measured as it is (a one-line refusal is a valid answer); one that runs past --timeout is OVER.
+Exit 0 unless --strict and a case is over target.  The entry points with a named limit on their text (the sanitiser's
 ``MAX_BODY_CHARS``, ingest's ``MAX_CHAT_CHARS`` and ``MAX_ENTRIES``, trace's ``MAX_TRACE_CHARS``)
 are measured on the largest N whose 10N fits the limit (noted on the row); over it they refuse in
 one line.  --quick runs every case at a tenth of the sizes (a smoke run: ratios of
