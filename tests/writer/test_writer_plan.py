@@ -117,7 +117,32 @@ def test_apply_parses_the_file_once_before_the_change_and_once_after(memory, sto
                    store=store)
     calls = count_parses(monkeypatch)
     apply_proposal(prop.path, actor="user", store=store)
-    assert len(calls) == 2 * 2  # the store plans once without the lock (nothing of zonemark's beside it yet)
+    # the store plans once without the lock (nothing of zonemark's beside it yet), and under the lock the bytes
+    # are the same: its plan is used again (it planned twice before, four parses)
+    assert len(calls) == 2
+
+
+def test_a_write_plans_again_when_the_bytes_changed_before_the_lock(memory, store, monkeypatch):
+    """The first run is without the lock; bytes that changed before the lock was taken are planned again."""
+    import zonemark.writer.store as store_module
+    planned: list[int] = []
+    real = store_module.FileSnapshot
+
+    def counted(path, data):
+        planned.append(len(data))
+        return real(path, data)
+    monkeypatch.setattr(store_module, "FileSnapshot", counted)
+    locked = store._locked
+
+    def change_then_lock(target):
+        with open(memory, "ab") as handle:
+            handle.write("\nAggiunto a mano — 手で.\n".encode())
+        return locked(target)
+    monkeypatch.setattr(store, "_locked", change_then_lock)
+    append_entry(memory, "Città — 東京", "Kyoto — 京都", "perché — sì", date="2026-02-01", store=store)
+    assert len(planned) == 2 and planned[1] > planned[0]
+    assert "Aggiunto a mano — 手で." in memory.read_text(encoding="utf-8")
+    assert "Kyoto — 京都" in memory.read_text(encoding="utf-8")
 
 
 def test_the_preview_of_a_proposal_is_the_apply_planner_with_no_commit(memory, store):

@@ -306,15 +306,20 @@ class Store:
     def commit(self, path: str | os.PathLike[str], planner: Callable[[FileSnapshot], Plan[R]], *, actor: str,
                action: str) -> Committed[R]:
         """Under the file's lock, snapshot its current bytes, run ``planner`` on them and write the plan's bytes
-        atomically (:meth:`update`).  ``planner`` is pure (it may run more than once, on fresh bytes each time,
-        when the file changes while the write is prepared) and refuses by raising; a plan of the same bytes
+        atomically (:meth:`update`).  ``planner`` is pure (it runs again when the file changed while the write
+        was prepared; on the same bytes its plan is used again) and refuses by raising; a plan of the same bytes
         writes nothing.  What the plan knows of its new bytes is kept for the next write (:func:`.snapshot.adopt`).
         """
         plans: list[Plan[R]] = []
+        planned_on: list[bytes] = []  # the bytes the plan was made from
 
         def transform(data: bytes) -> bytes:
+            if planned_on and planned_on[0] == data:  # the same bytes again (the first write's second run)
+                return plans[0].data
             plans.clear()
+            planned_on.clear()
             plans.append(planner(FileSnapshot(path, data)))
+            planned_on.append(data)
             return plans[0].data
 
         update = self.update(path, transform, actor=actor, action=action, where=lambda: plans[0].where)
