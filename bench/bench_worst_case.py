@@ -410,9 +410,10 @@ def measure(entry: str, family: str, n: int, work: Path, timeout: float) -> dict
 #: each kept): a few milliseconds of a shared machine's noise would otherwise make its ratio.
 SHORT_CALL = 0.2
 REPEATS = 3
-#: The entry points that change no file: a short one is also timed again within its child (see ``child``).
+#: The entry points that change no file and keep nothing between calls: a short one is also timed again within
+#: its child (see ``child``).  Not the MCP tools: the server's second call is answered from its cache.
 READ_ONLY = ("parse", "check", "outline", "layer-load", "status", "graph-json", "graph-html", "context", "search",
-             "sanitize", "ingest", "trace", "mcp-check", "mcp-read")
+             "sanitize", "ingest", "trace")
 
 
 def best_of(small: dict, big: dict, entry: str, family: str, n: int, work: Path, timeout: float
