@@ -8,6 +8,7 @@ import dataclasses
 import threading
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 
 from cost_support import peak as _peak
@@ -110,3 +111,20 @@ def test_a_parse_holds_no_tree_and_its_outline_none_either():
     assert both_peak <= 15 * size, both_peak / size
     tree_peak, _ = _peak(lambda: doc.blocks)
     assert tree_peak > 10 * size  # the tree itself is what was held before: a test that can fail
+
+
+def test_a_parse_without_the_tree_builds_no_block(monkeypatch):
+    """The scan for findings and facts never calls a node constructor; asking for the tree does."""
+    import zonemark.core.tree as tree_module
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("a block was built")
+    text = ("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Viaggi — 東京\n### SUBTOPIC1: Kyoto\n[/P1]\n\n"
+            "[P4]\n###### LOG: 2026-01-02 — Kyoto\n* perché sì — 京都\n  - sotto\n> citazione\n**Campo:** valore\n[/P4]\n")
+    for name in ("_new_block", "_new_heading", "_new_paragraph", "_new_list_item"):
+        monkeypatch.setattr(tree_module, name, refuse)
+    doc = parse(text)
+    assert doc.tree is None and [m.name for m in doc.modules] == ["Viaggi — 東京", "Kyoto"]
+    assert [n.name for n in doc.outline().walk()][1:] == ["Viaggi — 東京", "Kyoto"]
+    with pytest.raises(AssertionError, match="a block was built"):
+        _ = doc.blocks

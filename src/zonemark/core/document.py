@@ -55,17 +55,10 @@ class Document:
             with _TREE_LOCK:  # two threads asking at once get one tree
                 tree = self.tree
                 if tree is None:
-                    tree = self.scan_tree()
+                    with gcpause.paused():  # the tree has no cycles (as in the parse)
+                        tree = scan_blocks(self.source)
                     object.__setattr__(self, "tree", tree)
         return tree
-
-    def scan_tree(self) -> tuple[Block, ...]:
-        """The top-level blocks, built now and not kept (for a caller that reads the tree once), or
-        the kept ones when they are built."""
-        if self.tree is not None:
-            return self.tree
-        with gcpause.paused():
-            return scan_blocks(self.source)
 
     @property
     def errors(self) -> list[Diagnostic]:
