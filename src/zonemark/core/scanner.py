@@ -9,9 +9,11 @@ The scan keeps two stacks:
   CONNECTIONS and rules placement.
 
 What a header line declares comes from :mod:`.headers`; what only the whole file can
-tell is recorded in :class:`~.facts.Facts` for :mod:`.checks`.  Each top-level frame is
-built into frozen blocks as soon as its extent is known.  Every problem becomes a
-:class:`~.diagnostics.Diagnostic`; nothing raises.
+tell is recorded in :class:`~.facts.Facts` for :mod:`.checks`.  With ``tree=True`` each
+top-level frame is built into frozen blocks as soon as its extent is known; without it no
+block is built and each frame is dropped once a later line can no longer extend it (the
+parse's findings and facts need none; ``Document.blocks`` scans again for the tree, W96).
+Every problem becomes a :class:`~.diagnostics.Diagnostic`; nothing raises.
 """
 
 from __future__ import annotations
@@ -431,14 +433,13 @@ class Scanner:
     # -- frames ------------------------------------------------------------------------
     def _new_top(self, frame: Frame) -> None:
         """Start a new top-level block: the previous one ends here."""
-        if not self.tree:  # nothing is built: the frame is only dropped
-            pass
-        elif self.top_frame is not None:
-            self.top.append(self.top_frame.build(self.src, frame.start, frame.line - 1))
-        elif frame.start != 0:
-            # Leading blank lines: a block of their own, so every block's line matches its offset.
-            self.top.append(Paragraph("paragraph", 1, frame.line - 1, 0, frame.start, None, (), self.src,
-                                      syntax="blank"))
+        if self.tree:  # without the tree, the finished frame is only dropped
+            if self.top_frame is not None:
+                self.top.append(self.top_frame.build(self.src, frame.start, frame.line - 1))
+            elif frame.start != 0:
+                # Leading blank lines: a block of their own, so every block's line matches its offset.
+                self.top.append(Paragraph("paragraph", 1, frame.line - 1, 0, frame.start, None, (), self.src,
+                                          syntax="blank"))
         self.top_frame = frame
 
     def _flush_top(self, end: int, n: int) -> None:
