@@ -44,7 +44,7 @@ GLOBAL_CODES = ("CONTROL_CHARACTER", "CRLF_LINE_ENDING", "CARRIAGE_RETURN")
 _KEYWORD_SEGMENT = re.compile(r"(MODULE|TOPIC|SUBTOPIC\d*|SUB-MODULE|SOTTOMODULO|NUCLEUS)\b[ \t]*:?[ \t]*(.*)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HeaderInfo:
     """A header on the logical layer (H2-H5, not refused): static facts, ``index`` into the lists."""
 
