@@ -314,3 +314,22 @@ def test_the_export_parses_as_the_files_it_holds(casa):
     parts = re.split(r"\n<!-- file: (.*) -->\n", r.text)[1:]
     for name, text in zip(parts[::2], parts[1::2]):
         assert parse(text).to_dict()["blocks"] == parse((casa / name).read_text(encoding="utf-8")).to_dict()["blocks"]
+
+
+def test_the_export_of_one_long_line_is_joined_once(tmp_path):
+    """B7: the text is joined once from each file's section (issue 16): a 3 MB line of a memory peaked at
+    10.4x the layer in the export before (its line, the file's body, its section, the sections and the text,
+    copies alive at once); the total is the sum of the parts' exact weights, as the whole text's estimate."""
+    from cost_support import peak
+
+    (tmp_path / "aria[reminder].md").write_text("# Aria — perché [reminder]\n\n[P1]\n## RULES:\n* R0: sì — 東京\n"
+                                                "[/P1]\n", encoding="utf-8")
+    line = ("ab *c* [d] — perché " * 160_000)[:3_000_000]
+    (tmp_path / "note[ext_memory].md").write_text("# Note — 東京 [external_memory]\n\n[P1]\n## TOPIC: Alpha\n[/P1]\n\n"
+                                                  f"[P4]\n###### LOG: 2026-01-02 — lunga\n{line}\n[/P4]\n",
+                                                  encoding="utf-8")
+    layer = Layer.load(tmp_path, tree=True)
+    size = sum(len(f.doc.source.encode()) for f in layer.files)
+    top, r = peak(context, layer)
+    assert line in r.text and r.tokens == estimate_tokens(r.text)
+    assert top <= 9 * size, top / size

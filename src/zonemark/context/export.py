@@ -46,7 +46,7 @@ from typing import Any
 from .. import STANDARD_VERSION
 from ..layer.loader import Layer, LayerFile, LayerModule
 from ..render.formats import counted
-from .tokens import ASCII_PER_TOKEN, NARROW_PER_TOKEN, estimate_tokens, weight
+from .tokens import ASCII_PER_TOKEN, NARROW_PER_TOKEN, weight
 
 ESTIMATE_NOTE = (f"offline estimate: {ASCII_PER_TOKEN} ASCII characters, {NARROW_PER_TOKEN} other characters"
                  f" below U+0800, 1 character from U+0800 up per token")
@@ -231,27 +231,33 @@ def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], l
 
 
 def _render(layer: Layer, parts: list[_Part], left_out: list[ContextFile], dropped: list[_Entry],
-            budget: int | None) -> tuple[str, list[int]]:
+            budget: int | None) -> tuple[str, list[int], int]:
+    """The export's text, each file's token estimate and the whole text's.  Each file's section is joined
+    once from its lines, and the text once from the sections: the weights add up exactly (``tokens``), so
+    the total is the header's weight and the sections', never a scan of the whole text again."""
     drop_lines: dict[int, set[int]] = {}
     for e in dropped:
         drop_lines.setdefault(e.file_index, set()).update(range(e.start, e.stop))
     sections: list[str] = []
     per_file: list[int] = []
+    rest = Fraction(0)
     for k, part in enumerate(parts):
         gone = drop_lines.get(k, ())
-        body = "".join(x for i, x in enumerate(part.lines) if i not in gone)
-        section = f"\n<!-- file: {_comment_text(part.lf.rel)} -->\n{body}"
+        section = "".join([f"\n<!-- file: {_comment_text(part.lf.rel)} -->\n",
+                           *(x for i, x in enumerate(part.lines) if i not in gone)])
         sections.append(section)
-        per_file.append(estimate_tokens(section))
-    rest = "".join(sections)
+        w = weight(section)
+        per_file.append(math.ceil(w))
+        rest += w
     tokens = 0
     for _ in range(4):  # the header states the total it is part of: settle the number
-        text = _header(layer, tokens, budget, parts, left_out, dropped) + rest
-        new = estimate_tokens(text)
+        header = _header(layer, tokens, budget, parts, left_out, dropped)
+        new = math.ceil(weight(header) + rest)
         if new == tokens:
             break
         tokens = new
-    return text, per_file
+    sections.insert(0, header)
+    return "".join(sections), per_file, new
 
 
 def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *, only: Iterable[str] | None = None,
@@ -271,8 +277,7 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
     files, left_out, left_modules = _select(layer)
     parts = [_Part(lf, _normalised_lines(lf)) for lf in files]
     dropped: list[_Entry] = []
-    text, per_file = _render(layer, parts, left_out, dropped, budget)
-    tokens = estimate_tokens(text)
+    text, per_file, tokens = _render(layer, parts, left_out, dropped, budget)
     if budget is not None and tokens > budget:
         protected = math.ceil(_protected_weight(parts))
         if protected > budget:
@@ -290,8 +295,7 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
                 dropped.append(candidates[k])
                 got += candidates[k].weight
                 k += 1
-            text, per_file = _render(layer, parts, left_out, dropped, budget)
-            tokens = estimate_tokens(text)
+            text, per_file, tokens = _render(layer, parts, left_out, dropped, budget)
     counts: dict[str, int] = {}
     for e in dropped:
         counts[e.rel] = counts.get(e.rel, 0) + 1
