@@ -28,6 +28,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp_support import MEMORY_NAME, make_layer
+from rulings_support import assert_rulings_pinned
 
 from zonemark.access import AccessStore
 
@@ -525,14 +526,7 @@ def test_every_tool_of_the_server_has_a_scope_and_no_tool_applies_or_undoes() ->
 
 
 def test_the_http_rulings_cite_tests_that_exist() -> None:
-    root = Path(__file__).resolve().parents[2]
-    doc = (root / "docs" / "conformance.md").read_text(encoding="utf-8")
-    section = doc.split("### Over HTTP", 1)[1].split("\n## ", 1)[0]
-    here = "".join(f.read_text(encoding="utf-8") for f in sorted((root / "tests").rglob("test_*.py")))
-    numbers = re.findall(r"^\*\*H(\d+) — ", section, re.M)
-    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
-    for name in re.findall(r"`(test_\w+)`", section):
-        assert f"def {name}(" in here, name
+    assert_rulings_pinned("Over HTTP", "H")
 
 
 def test_an_unreadable_access_store_is_one_line_and_exit_2(tmp_path: Path) -> None:

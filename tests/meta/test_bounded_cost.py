@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 import zonemark
 from cost_support import peak as _peak
+from rulings_support import assert_rulings_pinned
 from zonemark.core import text as text_policy
 from zonemark.core.parser import parse, parse_bytes
 from zonemark.layer import Layer
@@ -172,11 +172,4 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
-    root = Path(__file__).resolve().parents[2]
-    doc = (root / "docs" / "conformance.md").read_text(encoding="utf-8")
-    section = doc.split("### Bounded cost", 1)[1].split("\n### ", 1)[0]
-    here = "".join(f.read_text(encoding="utf-8") for f in sorted((root / "tests").rglob("test_*.py")))
-    numbers = re.findall(r"^\*\*B(\d+) — ", section, re.M)
-    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and numbers
-    for name in re.findall(r"`(test_\w+)`", section):
-        assert f"def {name}(" in here, name
+    assert_rulings_pinned("Bounded cost", "B")

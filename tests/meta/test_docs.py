@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from rulings_support import sources_of_tests
 from zonemark import CATALOGUE
 from zonemark.cli.main import main
 from zonemark.render.docgen import render_catalogue
@@ -29,3 +30,11 @@ def test_rulings_cite_tests_that_exist():
     import re
     for prefix in set(re.findall(r"`(test_r\d+)_", text)):
         assert f"def {prefix}_" in rulings, prefix
+    # every test the document cites anywhere, by name or as file::name, is defined (a name ending in "_"
+    # stands for a family of tests: test_e1_)
+    here = sources_of_tests()
+    cited = set(re.findall(r"`(test_\w+)`", text)) | set(re.findall(r"::(test_\w+)", text))
+    names = [name for name in cited if not name.endswith("_")]
+    assert len(names) > 400
+    for name in names:
+        assert f"def {name}(" in here, name
