@@ -310,22 +310,18 @@ class Store:
         was prepared; on the same bytes its plan is used again) and refuses by raising; a plan of the same bytes
         writes nothing.  What the plan knows of its new bytes is kept for the next write (:func:`.snapshot.adopt`).
         """
-        plans: list[Plan[R]] = []
-        planned_on: list[bytes] = []  # the bytes the plan was made from
+        made: list[tuple[bytes, Plan[R]]] = []  # the last plan, and the bytes it was made from
 
         def transform(data: bytes) -> bytes:
-            if planned_on and planned_on[0] == data:  # the same bytes again (the first write's second run)
-                return plans[0].data
-            plans.clear()
-            planned_on.clear()
-            plans.append(planner(FileSnapshot(path, data)))
-            planned_on.append(data)
-            return plans[0].data
+            if not made or made[0][0] != data:  # the same bytes again (a first write's second run): the same plan
+                made[:] = [(data, planner(FileSnapshot(path, data)))]
+            return made[0][1].data
 
-        update = self.update(path, transform, actor=actor, action=action, where=lambda: plans[0].where)
+        update = self.update(path, transform, actor=actor, action=action, where=lambda: made[0][1].where)
+        plan = made[0][1]
         if update.changed:
-            adopt(path, plans[0])
-        return Committed(plans[0], update.changed, update.history_id, update)
+            adopt(path, plan)
+        return Committed(plan, update.changed, update.history_id, update)
 
     def update(self, path: str | os.PathLike[str], transform: Callable[[bytes], bytes], *, actor: str,
                action: str, where: Callable[[], str | None] | None = None) -> UpdateResult:
