@@ -73,7 +73,7 @@ def _shared(table: dict[str, str], text: str) -> str:
 def scan_blocks(text: str) -> tuple[Block, ...]:
     """The top-level blocks of ``text``: a scan that builds the tree (its findings are dropped:
     the parse that made the document has them already)."""
-    scanner = Scanner(text, None)
+    scanner = Scanner(text, None, report=False)
     scanner.run()
     return tuple(scanner.top)
 
@@ -81,24 +81,19 @@ def scan_blocks(text: str) -> tuple[Block, ...]:
 def scan_headers(text: str, on_header: Callable[[HeadingFrame], None]) -> None:
     """Call ``on_header`` with each header's frame as the scan opens it, in document order (the
     title's excepted); no block is built."""
-    scanner = Scanner(text, None, tree=False)
+    scanner = Scanner(text, None, tree=False, report=False)
     scanner.on_header = on_header
-    scanner.diag = _unreported  # type: ignore[method-assign]  # the parse has the findings; none is kept
     scanner.run()
-
-
-def _unreported(code: str, line: int, col: int, message: str, *, related: int | None = None,
-                count: int | None = None) -> None:
-    """The findings of a scan read for its headers only: dropped."""
 
 
 class Scanner:
     """Reads one file's text line by line; :meth:`run` returns its blocks, diagnostics and facts."""
 
-    def __init__(self, text: str, path: str | None, *, tree: bool = True) -> None:
+    def __init__(self, text: str, path: str | None, *, tree: bool = True, report: bool = True) -> None:
         self.src = text
         self.path = path
         self.tree = tree  # False: diagnostics and facts only, no block is built (the tree is built on use)
+        self.report = report  # False: findings are not kept (a scan again of a parsed text, which has them)
         self.add_child = add_child if tree else keep_open
         self.on_header: Callable[[HeadingFrame], None] | None = None  # told of each header frame it opens
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
@@ -142,7 +137,8 @@ class Scanner:
     # -- diagnostics -------------------------------------------------------------------
     def diag(self, code: str, line: int, col: int, message: str, *, related: int | None = None,
              count: int | None = None) -> None:
-        self.diags.append((code, line, col, _shared(self.messages, message), self.path, related, count))
+        if self.report:
+            self.diags.append((code, line, col, _shared(self.messages, message), self.path, related, count))
 
     def _findings(self, findings: tuple[Finding, ...], lineno: int) -> None:
         for f in findings:
