@@ -16,7 +16,8 @@ fresh subprocess, so that each measurement has its own peak memory.
 Printed per case: the input bytes at N and 10N, the CPU time of the call at each size (the
 process's, all threads: a machine shared with other work slows wall time, not this), the
 ratio t(10N)/t(N) (linear cost gives about 10; target at most 12), and the peak memory the call
-adds at its peak over the input it adds: (peak RSS raised by the call at 10N minus the same at
+adds at its peak over the input it adds: (peak RSS over the RSS before the call — the peak is
+reset first, see ``_reset_peak`` — at 10N minus the same at
 N) / (10N bytes minus N bytes), so that the interpreter and the modules a call imports cancel
 (the input is read before the call and not counted; target at most 8x).  A call that raises is
 measured as it is (a one-line refusal is a valid answer); one that runs past --timeout is OVER.
@@ -229,8 +230,35 @@ def build(folder: Path, family: str, n: int) -> tuple[int, Path]:
 
 # --------------------------------------------------------------------------------- the child
 
-def _maxrss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for row in f:
+            if row.startswith(field + ":"):
+                return int(row.split()[1])
+    raise OSError(f"no {field} in /proc/self/status")
+
+
+def _reset_peak() -> int:
+    """Reset the process's peak resident memory to what it holds now, and return that (bytes).
+
+    Linux's ``/proc/self/clear_refs`` (``5``) resets the high-water mark, so the peak read after the
+    call is the call's own, even below an earlier peak (the imports', the input's reading);
+    ``ru_maxrss`` never goes down, so a call that peaks lower than the imports showed no memory at all.
+    Elsewhere the lifetime peak is the fallback."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return _status_kb("VmHWM") * 1024
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+
+
+def _peak() -> int:
+    """The peak resident memory since :func:`_reset_peak` (bytes)."""
+    try:
+        return _status_kb("VmHWM") * 1024
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def child(entry: str, folder: Path, bulk: Path) -> dict:
@@ -360,14 +388,14 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
         raise SystemExit(f"unknown entry point {entry!r}")
     error = None
     gc.collect()
-    before = _maxrss()
+    before = _reset_peak()
     t0 = time.process_time()
     try:
         run()
     except Exception as exc:  # a refusal is an answer: measured like any other
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
     seconds = time.process_time() - t0
-    peak = max(0, _maxrss() - before)
+    peak = max(0, _peak() - before)
     if seconds < SHORT_CALL and entry in READ_ONLY:
         # a short call that changes nothing is timed again in this process (the peak is the first run's):
         # the first run of a few milliseconds also pays for fresh memory pages, which 10N pays ten times over

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,3 +32,16 @@ def test_first_control_char_equals_the_pattern_search(text):
 
 def test_the_control_characters_are_exactly_the_patterns():
     assert [c for c in map(chr, range(0x110000)) if sx.CONTROL_CHARS.fullmatch(c)] == list(sx._CONTROL_LIST)
+
+
+@pytest.mark.parametrize("at", [0, 1, sx.CONTROL_SCAN_CHUNK - 1, sx.CONTROL_SCAN_CHUNK, sx.CONTROL_SCAN_CHUNK + 1,
+                                3 * sx.CONTROL_SCAN_CHUNK + 7])
+def test_the_first_control_character_is_found_in_any_slice_of_the_scan(at):
+    """W97: the control-character test reads the text a slice at a time; the first one is found wherever it sits,
+    the one regular-expression search of the whole text gives the same match, and a clean text has none."""
+    text = "Città — 東京 " * (4 * sx.CONTROL_SCAN_CHUNK // 11)
+    assert sx.first_control_char(text) is None
+    dirty = text[:at] + "\x07" + text[at:] + "\x01"
+    m = sx.first_control_char(dirty)
+    assert m is not None and m.start() == at and m.group() == "\x07"
+    assert m.start() == sx.CONTROL_CHARS.search(dirty).start()

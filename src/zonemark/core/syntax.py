@@ -98,6 +98,8 @@ FRONTMATTER_FENCE = "---"
 UNCLOSED_FRONTMATTER_STOP = "# "
 VERSION_PIN = re.compile(r"[ \t]*<!--[ \t]*IllAIra-Standard:[ \t]*(\S*)[ \t]*-->[ \t]*")
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: How many characters :func:`first_control_char` tests at a time (a slice that fits a processor's cache).
+CONTROL_SCAN_CHUNK = 1 << 18
 _CONTROL_LIST = tuple(map(chr, (*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f)))
 
 STATE_VALUE = re.compile(
@@ -154,10 +156,15 @@ def first_control_char(text: str) -> re.Match[str] | None:
     """The first match of :data:`CONTROL_CHARS` in ``text``, or None.
 
     Most files hold none: 30 substring tests (each a fast scan in C) tell that several
-    times faster than the regular expression's character-class search.
+    times faster than the regular expression's character-class search.  They run on one slice
+    of :data:`CONTROL_SCAN_CHUNK` characters at a time, which stays in the processor's cache:
+    30 passes over a whole 10 MB text read it from memory 30 times (W97).
     """
-    if any(map(text.__contains__, _CONTROL_LIST)):
-        return CONTROL_CHARS.search(text)
+    step = CONTROL_SCAN_CHUNK
+    for at in range(0, len(text), step):
+        part = text[at:at + step] if len(text) > step else text
+        if any(map(part.__contains__, _CONTROL_LIST)):
+            return CONTROL_CHARS.search(text, at)
     return None
 
 
