@@ -3,12 +3,14 @@ and the result is what the full path (four whole-file parses, G1-G8) gives for t
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from zonemark.core.document import Document
 from zonemark.core.parser import parse
 from zonemark.writer import merge as merge_module
-from zonemark.writer import skeleton as skeleton_module
+from zonemark.writer import locate as locate_module
 from zonemark.writer.merge import plan_merge
 
 FENCE = "```python\n# not a header — perché\n## nor this — 東京\n[P1]\n```\n"
@@ -73,7 +75,13 @@ def test_the_three_skeletons_share_one_parse_when_their_structure_is_the_same(
     """G33: BASE, OURS and THEIRS whose structural lines are the same bytes are indexed from one parse of them."""
     base = _layer(30, fenced=True)
     ours, theirs = _append(base, "A", [3, 7]), _append(base, "B", [7, 20])
-    calls = _counted(monkeypatch, skeleton_module)
+    calls: list[int] = []
+    real = locate_module.scan_structure
+
+    def counted(text: str, *hooks: Any) -> Any:
+        calls.append(len(text))
+        return real(text, *hooks)
+    monkeypatch.setattr(locate_module, "scan_structure", counted)
     plan = plan_merge(base.encode(), ours.encode(), theirs.encode())
     assert plan.outcome == "merged" and plan.entries_added == 2 and len(calls) == 1
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from zonemark import parse
 from zonemark.core.text import decode
 from zonemark.writer import RefusedWrite, Store, append_entry
+from zonemark.writer import locate as locate_module
 from zonemark.writer import snapshot as snapshot_module
 from zonemark.writer import skeleton as skeleton_module
 from zonemark.writer.locate import ZoneIndex
@@ -107,11 +108,9 @@ def full_index(data: bytes) -> ZoneIndex:
 
 
 def fields(index: ZoneIndex) -> dict:
-    return {"file_type": index.file_type, "title": index.title, "headers": index.headers, "h_line": index.h_line,
-            "h_start": index.h_start, "zones_static": index.zones_static, "z_line": index.z_line,
-            "z_start": index.z_start, "z_inner": index.z_inner, "z_close_line": index.z_close_line,
-            "z_close_start": index.z_close_start, "z_close_end": index.z_close_end,
-            "global_first": index.global_first}
+    return {"file_type": index.file_type, "title": index.title, "headers": list(index.headers),
+            "h_line": list(index.h_line), "h_start": list(index.h_start),
+            "zones": [index.zone(i) for i in range(len(index))], "global_first": index.global_first}
 
 
 def assert_same_index(data: bytes) -> None:
@@ -132,6 +131,20 @@ def test_skeleton_index_equals_full_parse_on_arbitrary_lines(lines, ending):
     """No structure assumed at all: any sequence of the vocabulary's lines."""
     data = b"\n".join(x if isinstance(x, bytes) else x.encode("utf-8") for x in lines) + ending
     assert_same_index(data)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files())
+def test_the_index_from_a_scan_equals_the_index_from_the_tree(data):
+    """W97: ``ZoneIndex.build`` of a document without its tree (one scan, no block built) and of the same document
+    with its tree (the walk of the blocks) are the same index, field for field."""
+    text = decode(data)
+    with_tree = parse(text, tree=True)
+    assert with_tree.tree is not None
+    without = parse(text)
+    assert without.tree is None
+    assert fields(ZoneIndex.build(without)) == fields(ZoneIndex.build(with_tree))
+    assert without.tree is None  # the index did not build the tree
 
 
 # -- the append writes the same bytes either way ----------------------------------------------
@@ -213,14 +226,14 @@ def test_generated_corpus_files(kind):
 
 
 def test_a_cold_cache_parses_only_the_skeleton(monkeypatch, tmp_path):
-    """``cached_index`` on bytes it has not seen parses a compact text, not the file."""
+    """``cached_index`` on bytes it has not seen scans a compact text, not the file."""
     topic = "[P1]\n## TOPIC: Città {n}\n[/P1]\n\n[P4]\n" + "###### LOG: 2026-01-01 — voce\nTesto lungo — è.\n\n" * 20 + "[/P4]\n\n"
     text = "# Memoria [external_memory]\n\n" + "".join(topic.format(n=n) for n in range(30))
     path = tmp_path / "memoria.md"
     path.write_text(text, encoding="utf-8")
     parsed = []
-    real_parse = skeleton_module.parse
-    monkeypatch.setattr(skeleton_module, "parse", lambda t, path=None, **kw: parsed.append(len(t)) or real_parse(t, path=path, **kw))
+    real_scan = locate_module.scan_structure
+    monkeypatch.setattr(locate_module, "scan_structure", lambda t, *hooks: parsed.append(len(t)) or real_scan(t, *hooks))
     snapshot_module.forget()
     index = snapshot_module.cached_index(path, path.read_bytes())
     assert parsed and parsed[0] < len(text) / 10

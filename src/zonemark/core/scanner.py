@@ -86,6 +86,18 @@ def scan_headers(text: str, on_header: Callable[[HeadingFrame], None]) -> None:
     scanner.run()
 
 
+def scan_structure(text: str, on_header: Callable[[HeadingFrame], None],
+                   on_zone: Callable[[ZoneFrame], None]) -> tuple[str | None, str | None]:
+    """Call ``on_header`` with each header's frame as the scan opens it and ``on_zone`` with each
+    permission zone's frame as the scan ends it (at its closing tag, or at the end of the file),
+    in document order; no block is built, no finding kept.  Returns the file type and title."""
+    scanner = Scanner(text, None, tree=False, report=False)
+    scanner.on_header = on_header
+    scanner.on_zone = on_zone
+    scanner.run()
+    return scanner.file_type or scanner.recover_type, scanner.title
+
+
 class Scanner:
     """Reads one file's text line by line; :meth:`run` returns its blocks, diagnostics and facts."""
 
@@ -96,6 +108,7 @@ class Scanner:
         self.report = report  # False: findings are not kept (a scan again of a parsed text, which has them)
         self.add_child = add_child if tree else keep_open
         self.on_header: Callable[[HeadingFrame], None] | None = None  # told of each header frame it opens
+        self.on_zone: Callable[[ZoneFrame], None] | None = None  # told of each zone frame it ends
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
         self.messages: dict[str, str] = {}  # each distinct message once (diag; at most SHARED_MAX)
         self.shared: dict[str, str] = {}  # each distinct header text, name and title once (at most SHARED_MAX)
@@ -251,6 +264,8 @@ class Scanner:
                 self.diag("UNCLOSED_PERMISSION_BLOCK", z.line, len(opening) - len(opening.lstrip(" \t")) + 1,
                           f"[P{z.plevel}] is never closed: [/P{z.plevel}] on line {near_line} has text after it, "
                           f"and a closing tag must stand alone on its line", related=near_line)
+            if self.on_zone is not None:
+                self.on_zone(z)
             self.zone = self.zone_level = None
         self.stack = []
         self._flush_top(len(src), lineno)
@@ -528,6 +543,8 @@ class Scanner:
         self._close_list()
         zone.tail = off
         zone.tail_line = lineno
+        if self.on_zone is not None:
+            self.on_zone(zone)
         self.stack = []
         self.zone = self.zone_level = None
         self.nested = []

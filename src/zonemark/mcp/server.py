@@ -352,11 +352,11 @@ def _journals(index: ZoneIndex, lines: set[int]) -> dict[int, ZoneView]:
     """Declaration line -> the zone an 'ai' append goes to (the writer's rule), else its last [P3] zone, for the
     containers declared on ``lines`` only (one page: a look-up reads every zone of the file)."""
     out: dict[int, ZoneView] = {}
-    for h in index.containers():
-        line = index.header_line(h.index)
+    for h in index.container_indexes():
+        line = index.header_line(h)
         if line not in lines:
             continue
-        zone = journal_for(index, h.index, "user")  # [P4], else [P5], else [P3]: what the AI may do there
+        zone = journal_for(index, h, "user")  # [P4], else [P5], else [P3]: what the AI may do there
         if zone is not None:
             out[line] = zone
     return out

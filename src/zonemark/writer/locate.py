@@ -24,17 +24,20 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, overload
 
 from ..core import syntax as sx
 from ..core.document import Document
 from ..core.headers import spelled_keyword
 from ..core.nodes import Block, Heading
+from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.outline import headings
+from ..core.scanner import scan_structure
 from ..core.text import encode, name_key
-from .offsets import ByteOffset, char_to_byte_map
+from .offsets import ByteOffset
 from .refusals import RefusedWrite
 from .sanitize import quoted
 
@@ -76,97 +79,205 @@ class ZoneView:
     context: tuple[int, ...]  # header indexes of the open logical stack at the closing tag
 
 
-#: What a zone is, fixed by the parse: (level, inline opening tag, owning container, open logical stack).
-ZoneStatic = tuple[int, bool, "int | None", tuple[int, ...]]
+#: An absent header index or position in the integer columns below (they hold no None).
+NONE = -1
 #: Where the zones are, shifted by writes: opening lines, their starts, inner starts, closing lines, their
-#: starts and ends (byte offsets; None for a zone never closed).
-ZonePositions = tuple[list[int], list[ByteOffset], list[ByteOffset], list["int | None"], list["ByteOffset | None"],
-                      list["ByteOffset | None"]]
+#: starts and ends (byte offsets; :data:`NONE` for a zone never closed).
+ZonePositions = tuple["array[int]", "array[int]", "array[int]", "array[int]", "array[int]", "array[int]"]
+
+
+def _ints() -> "array[int]":
+    return array("q")
+
+
+class _Strings:
+    """A column of optional strings: their UTF-8 in one buffer and where each ends (W97: no object per string,
+    so the index of 100,000 headers is a few buffers, not 200,000 strings)."""
+
+    __slots__ = ("_buf", "_ends", "_absent")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._ends = _ints()
+        self._absent = bytearray()
+
+    def append(self, value: str | None) -> None:
+        if value is None:
+            self._absent.append(1)
+        else:
+            self._buf += value.encode("utf-8", "surrogatepass")
+            self._absent.append(0)
+        self._ends.append(len(self._buf))
+
+    def __getitem__(self, i: int) -> str | None:
+        if self._absent[i]:
+            return None
+        return self._buf[self._ends[i - 1] if i else 0:self._ends[i]].decode("utf-8", "surrogatepass")
+
+
+class HeaderTable(Sequence[HeaderInfo]):
+    """The logical headers of one file as columns (W97); ``table[i]`` makes the :class:`HeaderInfo` of header ``i``."""
+
+    __slots__ = ("level", "kind", "keyword", "id", "name", "text", "parent", "up", "_words", "_codes")
+
+    def __init__(self) -> None:
+        self.level = bytearray()
+        self.kind = array("H")  # codes into _words
+        self.keyword = array("H")
+        self.id = _Strings()
+        self.name = _Strings()
+        self.text = _Strings()
+        self.parent = _ints()  # the enclosing container (a module, sub-module or nucleus), NONE = the file
+        self.up = _ints()  # the header under this one on the logical stack when it was pushed (§2.3), NONE: none
+        self._words: list[str | None] = []  # each distinct type and keyword once
+        self._codes: dict[str | None, int] = {}
+
+    def _code(self, word: str | None) -> int:
+        code = self._codes.get(word)
+        if code is None:
+            code = self._codes[word] = len(self._words)
+            self._words.append(word)
+        return code
+
+    def append(self, level: int, kind: str, keyword: str | None, id_: str | None, name: str, text: str,
+               parent: int, up: int) -> None:
+        self.level.append(level)
+        self.kind.append(self._code(kind))
+        self.keyword.append(self._code(keyword))
+        self.id.append(id_)
+        self.name.append(name)
+        self.text.append(text)
+        self.parent.append(parent)
+        self.up.append(up)
+
+    def __len__(self) -> int:
+        return len(self.level)
+
+    def type_of(self, i: int) -> str:
+        kind = self._words[self.kind[i]]
+        assert kind is not None  # every header has a type
+        return kind
+
+    def keyword_of(self, i: int) -> str | None:
+        return self._words[self.keyword[i]]
+
+    def is_container(self, i: int) -> bool:
+        kind = self.type_of(i)
+        return kind in _CONTAINER_TYPES or (self.level[i] == 2 and kind == "section")
+
+    def parent_of(self, i: int) -> int | None:
+        parent = self.parent[i]
+        return None if parent == NONE else parent
+
+    def text_of(self, i: int) -> str:
+        return self.text[i] or ""
+
+    def name_of(self, i: int) -> str:
+        return self.name[i] or ""
+
+    @overload
+    def __getitem__(self, i: int) -> HeaderInfo: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[HeaderInfo]: ...
+
+    def __getitem__(self, i: int | slice) -> HeaderInfo | list[HeaderInfo]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return HeaderInfo(i, self.level[i], self.type_of(i), self.keyword_of(i), self.id[i], self.name_of(i),
+                          self.text_of(i), self.is_container(i), self.parent_of(i))
+
+    def __iter__(self) -> Iterator[HeaderInfo]:
+        return (self[i] for i in range(len(self)))
+
+
+class ZoneTable:
+    """What each zone is, fixed by the parse (W97: columns): its level, an inline opening tag, the container owning
+    an entry added at its end (:data:`NONE`: the file) and the innermost header open at its closing tag."""
+
+    __slots__ = ("level", "inline", "owner", "top")
+
+    def __init__(self) -> None:
+        self.level = bytearray()
+        self.inline = bytearray()
+        self.owner = _ints()
+        self.top = _ints()
+
+    def __len__(self) -> int:
+        return len(self.level)
 
 
 class ZoneIndex:
     """Zones and logical headers of one file, with offsets that can be shifted.
 
-    Offsets (``start``, ``inner_start``, ``close_start``, ``close_end``, header starts) are
+    Offsets (``z_start``, ``z_inner``, ``z_close_start``, ``z_close_end``, ``h_start``) are
     UTF-8 *byte* offsets into the file (:data:`.offsets.ByteOffset`), so a write splices bytes
-    without decoding the file.
+    without decoding the file.  Every column is an integer array or a byte buffer (W97): the
+    index of 100,000 zones holds no object per zone; :meth:`zone` and ``headers[i]`` make one.
     """
 
-    h_start: list[ByteOffset]
-    z_start: list[ByteOffset]
-    z_inner: list[ByteOffset]
-    z_close_start: list[ByteOffset | None]
-    z_close_end: list[ByteOffset | None]
-
-    def __init__(self, file_type: str | None, title: str | None, headers: list[HeaderInfo], h_line: list[int],
-                 h_start: list[ByteOffset], zones_static: list[ZoneStatic], z_pos: ZonePositions,
+    def __init__(self, file_type: str | None, title: str | None, headers: HeaderTable, h_line: "array[int]",
+                 h_start: "array[int]", zones: ZoneTable, z_pos: ZonePositions,
                  global_first: Mapping[str, int] | None = None) -> None:
         self.global_first: dict[str, int] = dict(global_first or {})  # code -> line of a once-per-file diagnostic
         self.file_type: str | None = file_type
         self.title: str | None = title
-        self.headers: list[HeaderInfo] = headers
-        self.h_line: list[int] = h_line
+        self.headers: HeaderTable = headers
+        self.h_line = h_line
         self.h_start = h_start
-        self.zones_static = zones_static
+        self.zones = zones
         self.z_line, self.z_start, self.z_inner, self.z_close_line, self.z_close_start, self.z_close_end = z_pos
 
     # -- construction --------------------------------------------------------------------
     @classmethod
     def build(cls, doc: Document) -> "ZoneIndex":
-        src = doc.source
-        headers: list[HeaderInfo] = []
-        h_line: list[int] = []
-        h_start: list[int] = []
-        # The parser's logical headers (§2.3): not the title, not refused (§5.5), not H6.
-        heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
-        zone_blocks = [b for b in doc.blocks if b.type == "permission_block"]
-        # Walk headers in order; at each zone's closing tag, record the open logical stack.
-        z_static: list[ZoneStatic] = []
-        # per zone: opening line, its start, inner start, closing line, its start, its end (characters here)
-        z_chars: tuple[list[int | None], ...] = ([], [], [], [], [], [])
-        stack: list[HeaderInfo] = []
-        hi = 0
-        for b in zone_blocks:
-            start = b.start
-            if start == 0 and b.line > 1:  # the first top-level block also holds what precedes it
-                start = _line_offset(src, b.line)
-            close_line, close_start, close_end = _close_of(src, b)
-            limit = close_line if close_line is not None else float("inf")
-            while hi < len(heads) and heads[hi].line < limit:
-                stack = _push(heads[hi], stack, headers, h_line, h_start)
-                hi += 1
-            owner = next((h.index for h in reversed(stack) if h.is_container), None)
-            first = src.find("\n", start)
-            inner = len(src) if first < 0 else first + 1
-            tag = sx.PERMISSION_TAG.match(src, start, inner)
-            inline = bool(tag and tag.group(3).strip())
-            level = b.permission_level
-            assert level is not None  # every permission block has its level
-            z_static.append((level, inline, owner, tuple(h.index for h in stack)))
-            for lst, v in zip(z_chars, (b.line, start, inner, close_line, close_start, close_end)):
-                lst.append(v)
-        while hi < len(heads):
-            stack = _push(heads[hi], stack, headers, h_line, h_start)
-            hi += 1
-        to_bytes = char_to_byte_map(src, h_start + [v for lst in z_chars[1:3] + z_chars[4:] for v in lst
-                                                     if v is not None])
-        z_pos: ZonePositions = (
-            [v for v in z_chars[0] if v is not None], [to_bytes[v] for v in z_chars[1] if v is not None],
-            [to_bytes[v] for v in z_chars[2] if v is not None], z_chars[3],
-            [None if v is None else to_bytes[v] for v in z_chars[4]],
-            [None if v is None else to_bytes[v] for v in z_chars[5]])
+        """The index of a parsed file: from its tree when it has one, else from a scan that builds none (W97)."""
+        builder = _Builder(doc.source)
+        if doc.tree is not None:
+            _from_tree(doc, builder)
+        else:
+            scan_structure(doc.source, builder.header_frame, builder.zone_frame)
         global_first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
-        return cls(doc.file_type, doc.title, headers, h_line, [to_bytes[v] for v in h_start], z_static, z_pos,
-                   global_first)
+        return builder.finish(doc.file_type, doc.title, global_first)
+
+    @classmethod
+    def scan(cls, text: str, global_first: Mapping[str, int]) -> "ZoneIndex":
+        """The index of ``text`` from one scan that builds no tree and keeps no finding (the skeleton's, W97);
+        ``global_first`` gives the once-per-file diagnostics the caller found."""
+        builder = _Builder(text)
+        file_type, title = scan_structure(text, builder.header_frame, builder.zone_frame)
+        return builder.finish(file_type, title, global_first)
 
     # -- views ---------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self.zones_static)
+        return len(self.zones)
 
     def zone(self, i: int) -> ZoneView:
-        level, inline, owner, context = self.zones_static[i]
-        return ZoneView(i, level, self.z_line[i], self.z_start[i], self.z_inner[i], self.z_close_line[i],
-                        self.z_close_start[i], self.z_close_end[i], inline, owner, context)
+        zones = self.zones
+        close_line = self.z_close_line[i]
+        owner = zones.owner[i]
+        return ZoneView(i, zones.level[i], self.z_line[i], ByteOffset(self.z_start[i]), ByteOffset(self.z_inner[i]),
+                        None if close_line == NONE else close_line,
+                        None if close_line == NONE else ByteOffset(self.z_close_start[i]),
+                        None if close_line == NONE else ByteOffset(self.z_close_end[i]),
+                        bool(zones.inline[i]), None if owner == NONE else owner, self.context(i))
+
+    def context(self, i: int) -> tuple[int, ...]:
+        """Header indexes of the logical stack open at zone ``i``'s closing tag, outermost first."""
+        chain = []
+        h = self.zones.top[i]
+        up = self.headers.up
+        while h != NONE:
+            chain.append(h)
+            h = up[h]
+        return tuple(reversed(chain))
+
+    def level_of(self, i: int) -> int:
+        return self.zones.level[i]
 
     def zone_at_line(self, line: int) -> ZoneView | None:
         """The zone whose opening tag is on ``line``, or that contains ``line``."""
@@ -174,23 +285,32 @@ class ZoneIndex:
         if i < 0:
             return None
         close = self.z_close_line[i]
-        if self.z_line[i] == line or close is None or line <= close:
+        if self.z_line[i] == line or close == NONE or line <= close:
             return self.zone(i)
         return None
 
     def header_line(self, index: int) -> int:
         return self.h_line[index]
 
+    def container_indexes(self, parent: int | None | Literal["any"] = "any") -> list[int]:
+        """The header indexes of the containers (children of ``parent`` only, when given), in document order."""
+        headers = self.headers
+        want = NONE if parent is None else parent
+        return [i for i in range(len(headers)) if (parent == "any" or headers.parent[i] == want)
+                and headers.is_container(i)]
+
     def containers(self) -> list[HeaderInfo]:
-        return [h for h in self.headers if h.is_container]
+        return [self.headers[i] for i in self.container_indexes()]
 
     def name(self, index: int) -> str:
         """The container as a person reads it, ``TOPIC: Viaggi`` or ``MODULE 042: NAME`` (the history keeps it)."""
-        h = self.headers[index]
-        kw = spelled_keyword(h.keyword, h.level) or {"module": "MODULE", "sub_module": "SUB-MODULE",
-                                                      "nucleus": "NUCLEUS"}.get(h.type)
-        ident = f" {h.id}" if h.id and h.keyword is None else ""
-        return f"{kw}{ident}: {h.name}" if kw else h.name
+        headers = self.headers
+        keyword, kind, ident_ = headers.keyword_of(index), headers.type_of(index), headers.id[index]
+        kw = spelled_keyword(keyword, headers.level[index]) or {"module": "MODULE", "sub_module": "SUB-MODULE",
+                                                                 "nucleus": "NUCLEUS"}.get(kind)
+        ident = f" {ident_}" if ident_ and keyword is None else ""
+        name = headers.name_of(index)
+        return f"{kw}{ident}: {name}" if kw else name
 
     def label(self, index: int | None) -> str:
         if index is None:
@@ -199,24 +319,139 @@ class ZoneIndex:
 
     # -- shifting after a write -----------------------------------------------------------
     def shifted(self, at: ByteOffset, at_line: int, d_bytes: int, d_lines: int) -> "ZoneIndex":
-        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves by ``d_bytes``."""
-        def move(values: list[Any], pivot: int, delta: int) -> list[Any]:
-            out = list(values)
-            for k in range(len(out)):
-                v = out[k]
-                if v is not None and v >= pivot:
-                    out[k] = v + delta
-            return out
-
-        # text inserted right after an opening line stays inside
-        def move_inner(values: list[Any], pivot: int, delta: int) -> list[Any]:
-            return [v + delta if v > pivot else v for v in values]
-        pos = (move(self.z_line, at_line, d_lines), move(self.z_start, at, d_bytes),
-               move_inner(self.z_inner, at, d_bytes), move(self.z_close_line, at_line, d_lines),
-               move(self.z_close_start, at, d_bytes), move(self.z_close_end, at, d_bytes))
+        """A copy where every position at or after byte offset ``at`` (line ``at_line``) moves by ``d_bytes``;
+        text inserted right after an opening line stays inside its zone."""
+        pos: ZonePositions = (_moved(self.z_line, at_line, d_lines), _moved(self.z_start, at, d_bytes),
+                              _moved(self.z_inner, at + 1, d_bytes), _moved(self.z_close_line, at_line, d_lines),
+                              _moved(self.z_close_start, at, d_bytes), _moved(self.z_close_end, at, d_bytes))
         first = {c: (n + d_lines if n >= at_line else n) for c, n in self.global_first.items()}
-        return ZoneIndex(self.file_type, self.title, self.headers, move(self.h_line, at_line, d_lines),
-                         move(self.h_start, at, d_bytes), self.zones_static, pos, first)
+        return ZoneIndex(self.file_type, self.title, self.headers, _moved(self.h_line, at_line, d_lines),
+                         _moved(self.h_start, at, d_bytes), self.zones, pos, first)
+
+
+def _moved(values: "array[int]", pivot: int, delta: int) -> "array[int]":
+    """A copy of ``values`` with ``delta`` added to each value at or after ``pivot`` (>= 0: NONE never moves)."""
+    out = array(values.typecode, values)
+    if delta:
+        for k in range(len(out)):
+            if out[k] >= pivot:
+                out[k] += delta
+    return out
+
+
+class _Builder:
+    """Fills the columns from headers and zones given in document order, each zone when its closing tag is read
+    (or the file ends): the open logical stack (§2.3) at that tag is the zone's container (§7.1.3)."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.headers = HeaderTable()
+        self.h_line = _ints()
+        self.h_start = _ints()  # character offsets until finish()
+        self.zones = ZoneTable()
+        self.z_pos: ZonePositions = (_ints(), _ints(), _ints(), _ints(), _ints(), _ints())
+        self.stack: list[int] = []  # open logical headers
+
+    def header(self, level: int, kind: str, keyword: str | None, id_: str | None, name: str, line: int,
+               start: int) -> None:
+        """A logical header (H2-H5, not refused): pop deeper-or-equal headers, push this one."""
+        headers, stack = self.headers, self.stack
+        while stack and headers.level[stack[-1]] >= level:
+            stack.pop()
+        parent = next((h for h in reversed(stack) if headers.type_of(h) in _CONTAINER_TYPES), NONE)
+        src = self.src
+        eol = src.find("\n", start)
+        headers.append(level, kind, keyword, id_, name, src[start:eol if eol >= 0 else len(src)], parent,
+                       stack[-1] if stack else NONE)
+        self.h_line.append(line)
+        self.h_start.append(start)
+        stack.append(len(headers) - 1)
+
+    def header_frame(self, frame: HeadingFrame) -> None:
+        """:meth:`header` of a header as the scanner opens it (the title's excepted)."""
+        h = frame.header
+        if not frame.refused and frame.level not in (1, 6):
+            self.header(frame.level, h.kind, h.keyword, h.id, frame.name if frame.name is not None else frame.text,
+                        frame.line, frame.start)
+
+    def zone(self, line: int, start: int, level: int, close: tuple[int, int, int] | None) -> None:
+        """A zone whose opening line starts at ``start``; ``close`` its closing line and the offsets of its start
+        and end, None when it never closes."""
+        src, headers, stack = self.src, self.headers, self.stack
+        first = src.find("\n", start)
+        inner = len(src) if first < 0 else first + 1
+        tag = sx.PERMISSION_TAG.match(src, start, inner)
+        zones = self.zones
+        zones.level.append(level)
+        zones.inline.append(bool(tag and tag.group(3).strip()))
+        zones.owner.append(next((h for h in reversed(stack) if headers.is_container(h)), NONE))
+        zones.top.append(stack[-1] if stack else NONE)
+        close_line, close_start, close_end = close if close is not None else (NONE, NONE, NONE)
+        for column, value in zip(self.z_pos, (line, start, inner, close_line, close_start, close_end)):
+            column.append(value)
+
+    def zone_frame(self, frame: ZoneFrame) -> None:
+        """:meth:`zone` of a zone as the scanner ends it: at its closing tag (``tail``) or at the end of the file."""
+        close = None
+        if frame.tail is not None:
+            eol = self.src.find("\n", frame.tail)
+            close = (frame.tail_line, frame.tail, len(self.src) if eol < 0 else eol + 1)
+        self.zone(frame.line, frame.start, frame.plevel, close)
+
+    def finish(self, file_type: str | None, title: str | None, global_first: Mapping[str, int]) -> ZoneIndex:
+        """The index, its character offsets made byte offsets (each column is in document order: one pass each)."""
+        src = self.src
+        lines, starts, inners, close_lines, close_starts, close_ends = self.z_pos
+        pos: ZonePositions = (lines, _to_bytes(src, starts), _to_bytes(src, inners), close_lines,
+                              _to_bytes(src, close_starts), _to_bytes(src, close_ends))
+        return ZoneIndex(file_type, title, self.headers, self.h_line, _to_bytes(src, self.h_start), self.zones, pos,
+                         global_first)
+
+
+def _to_bytes(src: str, offsets: "array[int]") -> "array[int]":
+    """Character offsets (ascending, :data:`NONE` aside) of ``src`` as UTF-8 byte offsets: one pass."""
+    if src.isascii():
+        return offsets
+    out = _ints()
+    prev = acc = 0
+    for v in offsets:
+        if v == NONE:
+            out.append(v)
+            continue
+        if v < prev:  # not ascending (never, by the builder's order): count again from the start
+            prev = acc = 0
+        acc += len(encode(src[prev:v]))
+        prev = v
+        out.append(acc)
+    return out
+
+
+def _from_tree(doc: Document, builder: _Builder) -> None:
+    """Feed ``builder`` from a parsed tree: its headers (§2.3) and, at each closing tag, its top-level zones."""
+    src = doc.source
+    # The parser's logical headers (§2.3): not the title, not refused (§5.5), not H6.
+    heads = [b for b in headings(doc) if not b.refused and b.level not in (1, 6)]
+    hi = 0
+    for b in doc.blocks:
+        if b.type != "permission_block":
+            continue
+        start = b.start
+        if start == 0 and b.line > 1:  # the first top-level block also holds what precedes it
+            start = _line_offset(src, b.line)
+        close = _close_of(src, b)
+        limit = close[0] if close is not None else float("inf")
+        while hi < len(heads) and heads[hi].line < limit:
+            _header_block(builder, heads[hi])
+            hi += 1
+        assert b.permission_level is not None  # every permission block has its level
+        builder.zone(b.line, start, b.permission_level, close)
+    for block in heads[hi:]:
+        _header_block(builder, block)
+
+
+def _header_block(builder: _Builder, block: Heading) -> None:
+    builder.header(block.level, block.type, block.keyword, block.id,
+                   block.name if block.name is not None else block.text, block.line, block.start)
 
 
 def zone_hash(data: bytes, zone: ZoneView) -> str:
@@ -237,7 +472,8 @@ def zone_base(data: bytes, index: ZoneIndex, zone: ZoneView) -> str:
 
 def container_lines(index: ZoneIndex, zone: ZoneView) -> tuple[str, ...]:
     """The header lines open at ``zone``'s closing tag, outermost first: the container it belongs to."""
-    return tuple(index.headers[h].text.rstrip("\r") for h in zone.context)
+    text_of = index.headers.text_of
+    return tuple(text_of(h).rstrip("\r") for h in zone.context)
 
 
 def zone_base_from(context: tuple[str, ...], inner: bytes) -> str:
@@ -257,28 +493,7 @@ def _line_offset(src: str, line: int) -> int:
     return pos
 
 
-def _push(block: Heading, stack: list[HeaderInfo], headers: list[HeaderInfo], h_line: list[int],
-          h_start: list[int]) -> list[HeaderInfo]:
-    """The parser's logical stack (§2.3): pop deeper-or-equal headers, push this one."""
-    stack = [h for h in stack]
-    while stack and stack[-1].level >= block.level:
-        stack.pop()
-    is_container = block.type in _CONTAINER_TYPES or (block.level == 2 and block.type == "section")
-    parent = next((h.index for h in reversed(stack) if h.type in _CONTAINER_TYPES), None)
-    src = block.source
-    eol = src.find("\n", block.start)
-    text = src[block.start:eol if eol >= 0 else len(src)]
-    name = block.name if block.name is not None else block.text
-    info = HeaderInfo(len(headers), block.level, block.type, block.keyword, block.id, name or "", text,
-                      is_container, parent)
-    headers.append(info)
-    h_line.append(block.line)
-    h_start.append(block.start)
-    stack.append(info)
-    return stack
-
-
-def _close_of(src: str, zone: Block) -> tuple[int | None, int | None, int | None]:
+def _close_of(src: str, zone: Block) -> tuple[int, int, int] | None:
     """Line, start and end offsets of a zone's closing tag line (None when it never closes)."""
     if zone.children:
         pos = zone.children[-1].end
@@ -286,7 +501,7 @@ def _close_of(src: str, zone: Block) -> tuple[int | None, int | None, int | None
     else:
         first = src.find("\n", zone.start)
         if first < 0:
-            return None, None, None
+            return None
         pos = first + 1
         line = zone.line + 1
         while pos < len(src):
@@ -300,12 +515,12 @@ def _close_of(src: str, zone: Block) -> tuple[int | None, int | None, int | None
             pos = eol + 1
             line += 1
     if pos >= len(src):
-        return None, None, None
+        return None
     eol = src.find("\n", pos)
     end = len(src) if eol < 0 else eol + 1
     m = sx.PERMISSION_TAG.match(src[pos:end].rstrip("\n").rstrip("\r"))
     if not m or not m.group(1) or m.group(3).strip():
-        return None, None, None
+        return None
     return line, pos, end
 
 
@@ -317,20 +532,19 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
         raise RefusedWrite("refused: give a container (a topic path such as 'Maintenance/Tyres' or a module id)",
                            code="UNKNOWN_CONTAINER")
     address = address.strip()
-    containers = index.containers()
     # A whole-address match first (names may contain '/').
     if "/" in address:  # a name that itself contains '/'
-        whole = _match(index, containers, None, address, top_only=False)
+        whole = _match(index, index.container_indexes(), address, top_only=False)
         if len(whole) == 1:
             return whole[0]
     parent: int | None = None
     segments = [s.strip() for s in address.split("/")]
     for seg in segments:
-        found = _match(index, containers, parent, seg, top_only=True)
+        found = _match(index, index.container_indexes(parent), seg, top_only=True)
         if not found:
             where = "at the top of the file" if parent is None else f"under {index.label(parent)}"
             raise RefusedWrite(f"refused: no container {quoted(seg)} {where}; known: "
-                               f"{_known(index, containers, parent)}", code="UNKNOWN_CONTAINER")
+                               f"{_known(index, parent)}", code="UNKNOWN_CONTAINER")
         if len(found) > 1:
             lines = ", ".join(str(index.header_line(i)) for i in found)
             raise RefusedWrite(f"refused: {quoted(seg)} names {len(found)} containers (lines {lines}); "
@@ -340,62 +554,65 @@ def resolve_container(index: ZoneIndex, address: str) -> int:
     return parent
 
 
-def _children(containers: list[HeaderInfo], parent: int | None) -> list[HeaderInfo]:
-    return [h for h in containers if h.parent == parent]
-
-
-def _match(index: ZoneIndex, containers: list[HeaderInfo], parent: int | None, seg: str, *,
-           top_only: bool) -> list[int]:
-    pool = _children(containers, parent) if top_only else containers
+def _match(index: ZoneIndex, pool: list[int], seg: str, *, top_only: bool) -> list[int]:
     m = re.fullmatch(r"#(\d+)", seg)
     if m:
         k = int(m.group(1))
-        return [pool[k - 1].index] if top_only and 1 <= k <= len(pool) else []
-    plain = _by_id_or_name(pool, seg, None)
+        return [pool[k - 1]] if top_only and 1 <= k <= len(pool) else []
+    plain = _by_id_or_name(index.headers, pool, seg, None)
     if plain:
         return plain
     km = _KEYWORD_SEGMENT.fullmatch(seg)
     if km:
-        return _by_id_or_name(pool, km.group(2).strip(), km.group(1))
+        return _by_id_or_name(index.headers, pool, km.group(2).strip(), km.group(1))
     return []
 
 
-def _by_id_or_name(pool: list[HeaderInfo], seg: str, keyword: str | None) -> list[int]:
-    def kw_ok(h: HeaderInfo) -> bool:
+def _by_id_or_name(headers: HeaderTable, pool: list[int], seg: str, keyword: str | None) -> list[int]:
+    def kw_ok(h: int) -> bool:
         if keyword is None:
             return True
+        kind, kw = headers.type_of(h), headers.keyword_of(h)
         if keyword == "MODULE":
-            return h.type == "module" and h.keyword is None
+            return kind == "module" and kw is None
         if keyword == "NUCLEUS":
-            return h.type == "nucleus"
+            return kind == "nucleus"
         if keyword in ("SUB-MODULE", "SOTTOMODULO"):
-            return h.type == "sub_module"
+            return kind == "sub_module"
         if keyword.startswith("SUBTOPIC"):
-            return h.keyword == "SUBTOPIC"
-        return h.keyword == keyword
+            return kw == "SUBTOPIC"
+        return kw == keyword
 
     seg = name_key(seg)
-    by_id = [h.index for h in pool if kw_ok(h) and h.id is not None and name_key(h.id) == seg]
+    by_id = [h for h in pool if kw_ok(h) and (ident := headers.id[h]) is not None and name_key(ident) == seg]
     if by_id:
         return by_id
-    return [h.index for h in pool if kw_ok(h) and name_key(h.name) == seg]
+    return [h for h in pool if kw_ok(h) and name_key(headers.name_of(h)) == seg]
 
 
-def _known(index: ZoneIndex, containers: list[HeaderInfo], parent: int | None) -> str:
-    names = [(h.id if h.id and h.keyword is None else h.name) for h in _children(containers, parent)]
+def _known(index: ZoneIndex, parent: int | None) -> str:
+    headers = index.headers
+    children = index.container_indexes(parent)
+    names = []
+    for h in children[:8]:
+        ident = headers.id[h]
+        names.append(ident if ident and headers.keyword_of(h) is None else headers.name_of(h))
     if not names:
         return "(none)"
-    shown = ", ".join(quoted(n) for n in names[:8])
-    return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    shown = ", ".join(quoted(n) for n in names)
+    return shown + (f" and {len(children) - 8} more" if len(children) > 8 else "")
 
 
 def journal_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ...]) -> list[ZoneView]:
     """The closed zones of the given levels that pair with ``container`` (owner at their close)."""
-    out = []
-    for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
-        if owner == container and level in levels and index.z_close_line[i] is not None:
-            out.append(index.zone(i))
-    return out
+    return _zones_of(index, container, levels, closed=True)
+
+
+def _zones_of(index: ZoneIndex, container: int | None, levels: tuple[int, ...], *, closed: bool) -> list[ZoneView]:
+    owner = NONE if container is None else container
+    zones, close_line = index.zones, index.z_close_line
+    return [index.zone(i) for i in range(len(zones))
+            if zones.owner[i] == owner and zones.level[i] in levels and (close_line[i] != NONE) == closed]
 
 
 #: The zone levels an append goes to, in order of preference, per actor (§5.2): the last [P4] zone that pairs
@@ -414,8 +631,4 @@ def journal_for(index: ZoneIndex, container: int | None, actor: str = "ai") -> Z
 
 def unclosed_zones(index: ZoneIndex, container: int | None, levels: tuple[int, ...]) -> list[ZoneView]:
     """The zones of the given levels that open after ``container`` and never close (§5.4)."""
-    out = []
-    for i, (level, _inline, owner, _ctx) in enumerate(index.zones_static):
-        if owner == container and level in levels and index.z_close_line[i] is None:
-            out.append(index.zone(i))
-    return out
+    return _zones_of(index, container, levels, closed=False)

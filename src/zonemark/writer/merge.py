@@ -40,7 +40,7 @@ from ..core.nodes import Block, Heading
 from ..core.parser import parse
 from ..core import syntax as sx
 from .duplicates import Key, entry_key
-from .locate import ZoneIndex
+from .locate import ZoneIndex, container_lines
 
 #: What became of a merge: merged cleanly, merged with conflict regions, or not a layer file.
 MergeOutcome = Literal["merged", "conflict", "not_layer"]
@@ -166,7 +166,7 @@ def _units(text: str, doc: Document, starts: tuple[int, ...]) -> tuple[_Unit, ..
         zone = index.zone(i)
         if zone.close_line is None:
             return None
-        name = (zone.level, tuple(index.headers[h].text.rstrip("\r") for h in zone.context))
+        name = (zone.level, container_lines(index, zone))
         seen[name] += 1
         key = (*name, seen[name])
         units.append(_Unit(("gap", key), None, text[at(prev + 1):at(zone.line)], prev + 1, zone.line - 1))
@@ -666,7 +666,7 @@ def _cut(index: ZoneIndex, data: bytes) -> tuple[ZoneIndex, list[_SkeletonUnit]]
         zone = index.zone(i)
         if zone.close_end is None or not snap.sane(zone):
             return None
-        name = (zone.level, tuple(index.headers[h].text.rstrip("\r") for h in zone.context))
+        name = (zone.level, container_lines(index, zone))
         seen[name] += 1
         key = (*name, seen[name])
         units.append((("gap", key), None, prev, zone.start))
@@ -768,7 +768,7 @@ class _Tail:
 def _tail_cut(bi: ZoneIndex, bz: int, unit: int, xb: bytes, xo: bytes, xt: bytes) -> _Tail | None:
     """The journal's cut (:class:`_Tail`), or None when a side is not the base's text with entries after it."""
     zone = bi.zone(bz)
-    if zone.inline or zone.close_start is None or any(bi.headers[h].type == "state_registry" for h in zone.context):
+    if zone.inline or zone.close_start is None or any(bi.headers.type_of(h) == "state_registry" for h in zone.context):
         return None
     open_line = xb[:zone.inner_start - zone.start]
     close = xb[zone.close_start - zone.start:]
@@ -982,7 +982,7 @@ def _read_zones(index: ZoneIndex, journals: list[tuple[int, list[tuple[str, bool
         if same < len(stack) and same == len(context):
             return [None] * len(journals)  # the stack cannot shrink without a header (never in a file)
         if same < len(context):
-            declared = [index.headers[h].text.rstrip("\r") + "\n" for h in context[same:]]
+            declared = [index.headers.text_of(h).rstrip("\r") + "\n" for h in context[same:]]
             parts += ["[P1]\n", *declared, "[/P1]\n"]
             line += len(declared) + 2
         stack = context

@@ -12,7 +12,6 @@ both views).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import NewType
 
 from ..core.text import decode, encode
@@ -36,16 +35,3 @@ def bytes_before(text: str, at: CharOffset) -> ByteOffset:
 def text_between(data: bytes, start: ByteOffset, end: ByteOffset) -> str:
     """The decoded text of ``data[start:end]`` (both line starts)."""
     return decode(data[start:end])
-
-
-def char_to_byte_map(text: str, offsets: Iterable[int]) -> dict[int, ByteOffset]:
-    """The byte offset of each character offset in ``offsets`` (one pass over ``text``)."""
-    if text.isascii():
-        return {v: ByteOffset(v) for v in offsets}
-    out: dict[int, ByteOffset] = {}
-    prev, acc = 0, 0
-    for v in sorted(set(offsets)):
-        acc += len(encode(text[prev:v]))
-        out[v] = ByteOffset(acc)
-        prev = v
-    return out

@@ -416,7 +416,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
     at = index.zone_at_line(proposal.zone_line)
     if at is not None and at.line == proposal.zone_line and same(at):  # what the scan below would choose
         return at
-    candidates = [index.zone(i) for i in range(len(index)) if index.zones_static[i][0] == proposal.zone_level]
+    candidates = [index.zone(i) for i in range(len(index)) if index.level_of(i) == proposal.zone_level]
     candidates = [z for z in candidates if same(z)]
     for z in candidates:
         if z.line == proposal.zone_line:

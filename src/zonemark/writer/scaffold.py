@@ -306,12 +306,13 @@ def _insertion(index: ZoneIndex, parent: HeaderInfo, data: bytes) -> int:
     Before the zone that opens with the next header of the parent's level or higher; the end of
     the file when there is none.  Refused when that header does not open its zone (§7.1.2 pairing).
     """
-    for h in index.headers[parent.index + 1:]:
-        if h.level <= parent.level:
-            line = index.header_line(h.index)
+    headers = index.headers
+    for h in range(parent.index + 1, len(headers)):
+        if headers.level[h] <= parent.level:
+            line = index.header_line(h)
             zone = index.zone_at_line(line)
             if zone is None or zone.level not in (1, 2, 3) or zone.inline or \
-                    data[zone.inner_start:index.h_start[h.index]].strip():
+                    data[zone.inner_start:index.h_start[h]].strip():
                 raise _refuse(f"the header at line {line} does not open a [P1]-[P3] zone of its own, so the new "
                               f"container cannot be placed before it; add it by hand", "§7.1.2", "FILE_BROKEN")
             return zone.start
@@ -437,8 +438,8 @@ def _plan_topic(index: ZoneIndex, container_path: str, data: bytes) -> tuple[str
             raise _refuse(f"'{parent_address}' is a SUBTOPIC3 (H5), the deepest container; nothing goes under it",
                           "§7.1.3", "BAD_PARENT")
     level = 2 if parent is None else parent.level + 1
-    siblings = [h for h in index.containers() if h.parent == (parent.index if parent else None)]
-    if any(name_key(h.name) == name_key(name) for h in siblings):
+    siblings = index.container_indexes(parent.index if parent else None)
+    if any(name_key(index.headers.name_of(h)) == name_key(name) for h in siblings):
         where = "at the top of the file" if parent is None else f"under '{'/'.join(segments[:-1])}'"
         raise _refuse(f"a container '{name}' already exists {where}", "§7.1.2", "CONTAINER_EXISTS")
     address = "/".join(segments[:-1] + [name])
@@ -473,15 +474,17 @@ def _plan_module(index: ZoneIndex, doc: Document, spec: str, module_id: str | No
 
 def _module_insertion(index: ZoneIndex, data: bytes) -> int:
     """Before a MODULE_STATE_REGISTRY zone that follows every module and nucleus, else the end of the file."""
-    registry = [h for h in index.headers if h.type == "state_registry"]
+    headers = index.headers
+    registry = [h for h in range(len(headers)) if headers.type_of(h) == "state_registry"]
     if not registry:
         return len(data)
     last = registry[-1]
-    line = index.header_line(last.index)
-    if any(index.header_line(h.index) > line for h in index.headers if h.type in ("module", "sub_module", "nucleus")):
+    line = index.header_line(last)
+    if any(index.header_line(h) > line for h in range(len(headers))
+           if headers.type_of(h) in ("module", "sub_module", "nucleus")):
         return len(data)
     zone = index.zone_at_line(line)
-    if zone is None or zone.inline or data[zone.inner_start:index.h_start[last.index]].strip():
+    if zone is None or zone.inline or data[zone.inner_start:index.h_start[last]].strip():
         return len(data)
     return zone.start
 

@@ -14,7 +14,7 @@ whether a code fence or a comment hides a line are decided by a few kinds of lin
   or a tilde (code fences) or ``<`` (comments), and every line holding ``-->`` (a comment's
   end);
 
-parses that compact text with the one parser (:func:`zonemark.core.parser.parse`) — so header
+scans that compact text with the one scanner (:meth:`.locate.ZoneIndex.scan`) — so header
 classification, refused headers (§5.5), zone recovery from nested, mismatched or unclosed
 tags, fences and comments are decided exactly as in a full parse — and maps the compact
 lines back to the file's line numbers and UTF-8 byte offsets.
@@ -37,12 +37,11 @@ either way.
 from __future__ import annotations
 
 import re
+from array import array
 
 from ..core import syntax as sx
-from ..core.parser import parse
 from ..core.text import decode
-from .locate import ZoneIndex, ZonePositions
-from .offsets import ByteOffset
+from .locate import NONE, ZoneIndex, ZonePositions
 
 #: The newline before a line the skeleton keeps: an H1-H5 header, a permission tag, a fence or a
 #: comment opener, after at most three spaces or tabs.
@@ -67,22 +66,28 @@ def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
 
 def skeleton_indexes(datas: list[bytes], *, path: str | None = None) -> list[ZoneIndex]:
     """:func:`skeleton_index` of each of ``datas`` (versions of one file, as a merge reads them): versions whose
-    structural lines are the same bytes share the one parse of them, each mapped to its own lines and offsets."""
-    parsed: dict[bytes, ZoneIndex] = {}
+    structural lines are the same bytes share the one scan of them, each mapped to its own lines and offsets."""
+    scanned: dict[bytes, ZoneIndex] = {}
     out = []
     for data in datas:
         skip, head_end = _head(data)
         starts, ends = _line_spans(data, 0, head_end)
-        numbers = list(range(1, len(starts) + 1))
+        numbers = array("q", range(1, len(starts) + 1))
         body_starts, body_ends = _kept_lines(data, head_end)
         numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
         starts += body_starts
         ends += body_ends
-        compact = b"".join([data[:head_end], *[data[s:e] for s, e in zip(body_starts, body_ends)]])
-        index = parsed.get(compact)
-        if index is None:
-            index = parsed[compact] = ZoneIndex.build(parse(decode(compact), path=path, tree=True))
-        out.append(_on_file_lines(index, starts, ends, numbers, _global_first(data)))
+        compact = bytearray(data[:head_end])
+        view = memoryview(data)
+        for s, e in zip(body_starts, body_ends):
+            compact += view[s:e]
+        key = bytes(compact)
+        del compact
+        first = _global_first(data)
+        index = scanned.get(key)
+        if index is None:  # the once-per-file diagnostics are the file's own: mapped below
+            index = scanned[key] = ZoneIndex.scan(decode(key), {})
+        out.append(_on_file_lines(index, starts, ends, numbers, first))
     return out
 
 
@@ -150,9 +155,9 @@ def _line_start(data: bytes, line: int) -> int:
 
 # -- the kept lines -------------------------------------------------------------------------
 
-def _line_spans(data: bytes, start: int, stop: int) -> tuple[list[int], list[int]]:
+def _line_spans(data: bytes, start: int, stop: int) -> tuple["array[int]", "array[int]"]:
     """Start and end offsets of every line in ``data[start:stop]`` (``start`` at a line start)."""
-    starts, ends = [], []
+    starts, ends = array("q"), array("q")
     pos = start
     while pos < stop:
         eol = data.find(b"\n", pos, stop)
@@ -163,27 +168,27 @@ def _line_spans(data: bytes, start: int, stop: int) -> tuple[list[int], list[int
     return starts, ends
 
 
-def _kept_lines(data: bytes, head_end: int) -> tuple[list[int], list[int]]:
+def _kept_lines(data: bytes, head_end: int) -> tuple["array[int]", "array[int]"]:
     """Start and end offsets of the lines after the head that the skeleton keeps, in order."""
     n = len(data)
     if head_end >= n:
-        return [], []
+        return array("q"), array("q")
     # head_end - 1 is the newline that ends the head, so the first line after it can match.
-    starts = [m.start() + 1 for m in _KEPT_LINE.finditer(data, head_end - 1)]
+    starts = array("q", (m.start() + 1 for m in _KEPT_LINE.finditer(data, head_end - 1)))
     comment_end = _COMMENT_END.search(data, head_end)
     if comment_end is not None:  # rare: a comment may end on any line
         more = set(starts)
         for m in _COMMENT_END.finditer(data, comment_end.start()):
             more.add(data.rfind(b"\n", 0, m.start()) + 1)
-        starts = sorted(more)
+        starts = array("q", sorted(more))
     find = data.find
-    ends = [find(b"\n", s) + 1 or n for s in starts]
+    ends = array("q", (find(b"\n", s) + 1 or n for s in starts))
     return starts, ends
 
 
-def _line_numbers(data: bytes, starts: list[int], first: int, first_start: int) -> list[int]:
+def _line_numbers(data: bytes, starts: "array[int]", first: int, first_start: int) -> "array[int]":
     """The 1-based line number of each offset in ``starts`` (``first`` is the line at ``first_start``)."""
-    numbers = []
+    numbers = array("q")
     line, prev = first, first_start
     count = data.count
     for s in starts:
@@ -212,28 +217,18 @@ def _global_first(data: bytes) -> dict[str, int]:
     return first
 
 
-def _on_file_lines(index: ZoneIndex, starts: list[int], ends: list[int], numbers: list[int],
+def _on_file_lines(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
                    global_first: dict[str, int]) -> ZoneIndex:
     """``index`` of the compact text, moved to the file: compact line ``k`` is file line ``numbers[k - 1]``.
 
     Every position the index holds is the start or the end of a line: a header's and a tag's
     start, and the end of an opening and of a closing tag line.
     """
-    def line(k: int | None) -> int | None:
-        return None if k is None else numbers[k - 1]
+    def on_file(lines: "array[int]", table: "array[int]") -> "array[int]":
+        return array("q", (NONE if k == NONE else table[k - 1] for k in lines))
 
-    def start(k: int | None) -> ByteOffset | None:
-        return None if k is None else ByteOffset(starts[k - 1])
-
-    def end(k: int | None) -> ByteOffset | None:
-        return None if k is None else ByteOffset(ends[k - 1])
-
-    def starts_of(lines: list[int]) -> list[ByteOffset]:
-        return [ByteOffset(starts[k - 1]) for k in lines]
-
-    z_pos: ZonePositions = (
-        [numbers[k - 1] for k in index.z_line], starts_of(index.z_line),
-        [ByteOffset(ends[k - 1]) for k in index.z_line], [line(k) for k in index.z_close_line],
-        [start(k) for k in index.z_close_line], [end(k) for k in index.z_close_line])
-    return ZoneIndex(index.file_type, index.title, index.headers, [numbers[k - 1] for k in index.h_line],
-                     starts_of(index.h_line), index.zones_static, z_pos, global_first)
+    z_pos: ZonePositions = (on_file(index.z_line, numbers), on_file(index.z_line, starts),
+                            on_file(index.z_line, ends), on_file(index.z_close_line, numbers),
+                            on_file(index.z_close_line, starts), on_file(index.z_close_line, ends))
+    return ZoneIndex(index.file_type, index.title, index.headers, on_file(index.h_line, numbers),
+                     on_file(index.h_line, starts), index.zones, z_pos, global_first)

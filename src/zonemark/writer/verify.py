@@ -224,7 +224,7 @@ def mini_prefix(index: ZoneIndex, zone: ZoneView) -> tuple[str, dict[int, int]]:
         parts = [head, "[P1]\n"]
         ln = head.count("\n") + 2
         for h in zone.context:
-            parts.append(index.headers[h].text.rstrip("\r") + "\n")
+            parts.append(index.headers.text_of(h).rstrip("\r") + "\n")
             lines[h] = ln
             ln += 1
         parts.append("[/P1]\n")
@@ -243,7 +243,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     if "\r" in region_old or sx.CONTROL_CHARS.search(region_old):
         # removing a counted character changes a once-per-file diagnostic somewhere else
         return Verdict(False, (), ("counted characters in the replaced lines",), "undecided")
-    if any(index.headers[h].type == "state_registry" for h in zone.context):
+    if any(index.headers.type_of(h) == "state_registry" for h in zone.context):
         # registry lines count only under the file's first registry header, which the zone cannot see
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
     head, header_lines = mini_prefix(index, zone)
