@@ -171,7 +171,7 @@ def append_with(monkeypatch, folder: Path, data: bytes, container: str, actor: s
     snapshot_module.forget()
     with monkeypatch.context() as m:
         if not use_skeleton:
-            m.setattr(snapshot_module, "skeleton_index", lambda data, path=None: full_index(data))
+            m.setattr(snapshot_module, "skeleton_index", lambda data: full_index(data))
         try:
             r = append_entry(path, container, "Nota — città", "Testo: [P4] e ## TOPIC: x", actor=actor,
                              date="2026-05-03", store=Store(fsync=False))

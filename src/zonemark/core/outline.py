@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .nodes import Heading
-from .scanner import scan_headers
+from .scanner import scan_structure
 from .text import printable
 from .tree import HeadingFrame
 
@@ -170,7 +170,7 @@ def build_outline(doc: Document) -> OutlineNode:
     which builds no block (so the outline of a large file never holds its tree, issue 16)."""
     builder = OutlineBuilder()
     if doc.tree is None:
-        scan_headers(doc.source, builder.add_frame)
+        scan_structure(doc.source, builder.add_frame)
     else:
         add = builder.add
         for h in headings(doc):

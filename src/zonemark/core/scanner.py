@@ -78,19 +78,12 @@ def scan_blocks(text: str) -> tuple[Block, ...]:
     return tuple(scanner.top)
 
 
-def scan_headers(text: str, on_header: Callable[[HeadingFrame], None]) -> None:
-    """Call ``on_header`` with each header's frame as the scan opens it, in document order (the
-    title's excepted); no block is built."""
-    scanner = Scanner(text, None, tree=False, report=False)
-    scanner.on_header = on_header
-    scanner.run()
-
-
 def scan_structure(text: str, on_header: Callable[[HeadingFrame], None],
-                   on_zone: Callable[[ZoneFrame], None]) -> tuple[str | None, str | None]:
-    """Call ``on_header`` with each header's frame as the scan opens it and ``on_zone`` with each
-    permission zone's frame as the scan ends it (at its closing tag, or at the end of the file),
-    in document order; no block is built, no finding kept.  Returns the file type and title."""
+                   on_zone: Callable[[ZoneFrame], None] | None = None) -> tuple[str | None, str | None]:
+    """Call ``on_header`` with each header's frame as the scan opens it (the title's excepted) and
+    ``on_zone``, when given, with each permission zone's frame as the scan ends it (at its closing
+    tag, or at the end of the file), in document order; no block is built, no finding kept.
+    Returns the file type and title."""
     scanner = Scanner(text, None, tree=False, report=False)
     scanner.on_header = on_header
     scanner.on_zone = on_zone

@@ -59,18 +59,18 @@ _CR_ENDING = re.compile(rb"\r(?=\n|\Z)")
 _CR_INSIDE = re.compile(rb"\r(?!\n|\Z)")
 
 
-def skeleton_index(data: bytes, *, path: str | None = None) -> ZoneIndex:
+def skeleton_index(data: bytes) -> ZoneIndex:
     """The :class:`ZoneIndex` of the file bytes ``data``: ``ZoneIndex.build(parse(decode(data)))``, faster."""
-    return skeleton_indexes([data], path=path)[0]
+    return skeleton_indexes([data])[0]
 
 
-def skeleton_indexes(datas: list[bytes], *, path: str | None = None) -> list[ZoneIndex]:
+def skeleton_indexes(datas: list[bytes]) -> list[ZoneIndex]:
     """:func:`skeleton_index` of each of ``datas`` (versions of one file, as a merge reads them): versions whose
     structural lines are the same bytes share the one scan of them, each mapped to its own lines and offsets."""
     scanned: dict[bytes, ZoneIndex] = {}
     out = []
     for data in datas:
-        skip, head_end = _head(data)
+        _, head_end = _head(data)
         starts, ends = _line_spans(data, 0, head_end)
         numbers = array("q", range(1, len(starts) + 1))
         body_starts, body_ends = _kept_lines(data, head_end)

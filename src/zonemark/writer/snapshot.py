@@ -152,7 +152,7 @@ class FileSnapshot:
         kept = _kept(_indexes, key, self.data)
         if kept is not None:
             return kept
-        index = skeleton_index(self.data, path=str(self.path))
+        index = skeleton_index(self.data)
         _keep(_indexes, key, self.data, index, _INDEXES_KEPT)
         return index
 
