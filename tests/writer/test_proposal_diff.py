@@ -59,3 +59,49 @@ def test_only_the_changed_lines_and_their_context_are_matched(monkeypatch) -> No
     diff = proposals._diff("f.md", a.encode(), b.encode())
     assert "+riga 50000 — 東京" in diff and "+nuova riga" in diff
     assert matched == [6 + 1 + 6 + 2]  # three lines of context on each side of the one line changed
+
+
+def _whole_file_diff(name: str, old: bytes, new: bytes) -> str:
+    """The diff of every line of both files: what the windowed diff must equal (W98)."""
+    a, b = old.decode("utf-8", "surrogateescape").split("\n"), new.decode("utf-8", "surrogateescape").split("\n")
+    shortest, head, tail = min(len(a), len(b)), 0, 0
+    while head < shortest and a[head] == b[head]:
+        head += 1
+    while tail < shortest - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    start, keep = max(0, head - 3), max(0, tail - 3)
+    lines = difflib.unified_diff(a[start:len(a) - keep], b[start:len(b) - keep], fromfile=name, tofile=name,
+                                 lineterm="", n=3)
+    return "\n".join(proposals._hunk_moved(line, start) for line in lines)
+
+
+def test_the_diff_of_a_window_is_the_diff_of_the_whole_files(monkeypatch) -> None:
+    """Only the lines around the change are decoded and split; the files' shared start and end are found a slice
+    at a time (a slice of 4 bytes here, so that every boundary is met), and the diff is the whole files' one."""
+    monkeypatch.setattr(proposals, "SAME_BYTES_CHUNK", 4)
+    rng = random.Random(11)
+    words = ["x", "y", "東京", "", "\r", "perché —", "x"]
+    for _ in range(5000):
+        old = [rng.choice(words) * rng.randint(0, 2) for _ in range(rng.randint(0, 16))]
+        new = list(old)
+        for _ in range(rng.randint(1, 3)):  # insertions, deletions and changes among repeated lines
+            k, op = rng.randint(0, len(new)), rng.random()
+            if op < 0.4 or not new:
+                new.insert(k, rng.choice(words))
+            elif op < 0.7:
+                del new[min(k, len(new) - 1)]
+            else:
+                new[min(k, len(new) - 1)] += rng.choice(words)
+        a = ("\n".join(old) + rng.choice(["", "\n"])).encode()
+        b = ("\n".join(new) + rng.choice(["", "\n"])).encode()
+        assert proposals._diff("f.md", a, b) == _whole_file_diff("f.md", a, b), (a, b)
+
+
+def test_the_diff_decodes_a_window_not_the_files() -> None:
+    from cost_support import peak
+
+    a = "\n".join(f"riga {k} — perché 東京" for k in range(60_000)).encode()
+    b = a.replace("riga 30000 — perché".encode(), "riga 30000 — cambiata".encode())
+    used, diff = peak(proposals._diff, "f.md", a, b)
+    assert "+riga 30000 — cambiata 東京" in diff
+    assert used < len(a) // 20, used / len(a)  # before: both files decoded and split, ~10x the file

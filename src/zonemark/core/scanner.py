@@ -157,7 +157,7 @@ class Scanner:
         facts = self.facts
         ctl = sx.first_control_char(src)
         if ctl:
-            count = len(sx.CONTROL_CHARS.findall(src))
+            count = sx.count_control_chars(src, ctl.start())
             ln = src.count("\n", 0, ctl.start()) + 1
             col = ctl.start() - (src.rfind("\n", 0, ctl.start()) + 1) + 1
             self.diag("CONTROL_CHARACTER", ln, col,
@@ -337,31 +337,52 @@ class Scanner:
 
     # -- frontmatter and title (§10.2, §3) ----------------------------------------------
     def _frontmatter(self) -> tuple[int, int]:
-        """YAML frontmatter on the very first line (§10.2); returns the lines it spans and their length."""
-        src = self.src.lstrip("\ufeff")
-        if not sx.is_frontmatter_fence(src.split("\n", 1)[0]):
+        """YAML frontmatter on the very first line (§10.2); returns the lines it spans and their length.
+
+        It walks line positions and slices only the frontmatter's own text: splitting the file, even
+        ``split("\\n", 1)`` for the first line, copied all of it (a second text of 4 bytes a character
+        for a file of invalid UTF-8)."""
+        src = self.src
+        n = len(src)
+        start = 0
+        while src.startswith("\ufeff", start):  # the byte order marks before line 1 (reported by the scan)
+            start += 1
+        first_end = src.find("\n", start)
+        if not sx.is_frontmatter_fence(src[start:n if first_end == -1 else first_end]):
             return 0, 0
-        lines = src.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        end = None
-        for j in range(1, len(lines)):
-            if sx.is_frontmatter_fence(lines[j]):
-                end = j
+        body = n if first_end == -1 else first_end + 1  # where line 1 starts
+        # line j starts at `pos`; `prev` is where line j - 1 starts
+        j, pos, prev = 1, body, start
+        end: int | None = None  # the line that ends the frontmatter, and where it starts
+        end_at = start
+        stop: tuple[int, int] | None = None  # the first line that stops an unclosed frontmatter
+        while pos < n:
+            nl = src.find("\n", pos)
+            line_end = n if nl == -1 else nl
+            line = src[pos:line_end]
+            if sx.is_frontmatter_fence(line):
+                end, end_at = j, pos
                 break
+            if stop is None and line.startswith(sx.UNCLOSED_FRONTMATTER_STOP):
+                stop = (j - 1, prev)
+            j, prev, pos = j + 1, pos, line_end + 1
         if end is None:
             self.diag("UNCLOSED_FRONTMATTER", 1, 1, "YAML frontmatter opened on line 1 is never closed by ---")
-            end = len(lines) - 1
-            for j in range(1, len(lines)):
-                if lines[j].startswith(sx.UNCLOSED_FRONTMATTER_STOP):
-                    end = j - 1
-                    break
-        self.frontmatter = "\n".join(x.rstrip("\r") for x in lines[1:end])
+            end, end_at = stop if stop is not None else (j - 1, prev)
+        text = src[body:end_at - 1] if end >= 2 else ""
+        self.frontmatter = _TRAILING_CRS.sub("", text) if "\r" in text else text
         self._new_top(LeafFrame("frontmatter", 1, 0, None))
         skip = end + 1
-        if "\r" in src:  # §1 binds the whole file, the frontmatter's lines too
+        nl = src.find("\n", end_at)
+        offset = n + 1 if nl == -1 else nl + 1  # just after the frontmatter's last line
+        if "\r" in src[start:offset]:  # §1 binds the whole file, the frontmatter's lines too
             facts = self.facts
-            for j, line in enumerate(lines[:skip], start=1):
+            pos = start
+            for j in range(1, skip + 1):
+                nl = src.find("\n", pos)
+                line_end = n if nl == -1 else nl
+                line = src[pos:line_end]
+                pos = line_end + 1
                 if line.endswith("\r"):
                     facts.crlf_count += 1
                     if facts.crlf_first is None:
@@ -371,10 +392,6 @@ class Scanner:
                     facts.bare_cr_count += 1
                     if facts.bare_cr_first is None:
                         facts.bare_cr_first = (j, line.index("\r") + 1)
-        offset = 0
-        for _ in range(skip):  # the offset just after the frontmatter's last line, in the original text
-            nl = self.src.find("\n", offset)
-            offset = len(self.src) + 1 if nl == -1 else nl + 1
         return skip, offset
 
     def _title(self, s: str, lineno: int, off: int) -> None:
@@ -1010,6 +1027,10 @@ def _columns(whitespace: str) -> int:
     for ch in whitespace:
         col = (col // 4 + 1) * 4 if ch == "\t" else col + 1
     return col
+
+
+#: The carriage returns that end a frontmatter line: ``rstrip("\\r")`` of every line at once.
+_TRAILING_CRS = re.compile(r"\r+(?=\n)|\r+\Z")
 
 
 def _chunks(src: str, start: int = 0, chunk: int = 1 << 16) -> Iterator[list[str]]:

@@ -33,6 +33,7 @@ import json
 import os
 import re
 import secrets
+from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -40,6 +41,7 @@ from typing import Any, Callable
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic
 from ..core.parser import parse
+from ..core.tree import ZoneFrame
 from ..core.text import decode, encode, escape_controls, printable, reveal
 from .atomic import replace_file
 from .locate import ZoneIndex, ZoneView, container_lines, journal_zones, resolve_container, zone_hash
@@ -211,13 +213,19 @@ def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView
     edit = Edit(start, old_len, new_len, zone.line + 1, text.count("\n", start, start + old_len),
                 new_text.count("\n", start, start + new_len))
     before = snap.document
-    after = parse(new_text, path=str(path), tree=True)
+    zones_after = array("q")  # (level, line) of each zone of the new text, as its parse ends it
+
+    def zone_ended(frame: ZoneFrame) -> None:
+        zones_after.extend((frame.plevel, frame.line))
+
+    after = parse(new_text, path=str(path), on_zone=zone_ended)
     verdict = compare(before, after, edit, Expect(entries=None, structure=True))
     found = tuple(new_diagnostics(before, after, edit))
-    zones_before = [(b.permission_level, edit.map_line(b.line)) for b in before.blocks
-                    if b.type == "permission_block"]
-    zones_after = [(b.permission_level, b.line) for b in after.blocks if b.type == "permission_block"]
-    problems = () if zones_before == zones_after else ("the zones of the file would change",)
+    index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
+    same = len(zones_after) == 2 * len(index) and all(
+        zones_after[2 * i] == level and zones_after[2 * i + 1] == edit.map_line(line)
+        for i, (level, line) in enumerate(zip(index.zones.level, index.z_line)))
+    problems = () if same else ("the zones of the file would change",)
     return verdict, problems, found
 
 
@@ -227,20 +235,72 @@ DIFF_CONTEXT = 3
 def _diff(name: str, data: bytes, new_data: bytes) -> str:
     """The unified diff of the proposal, matched on the lines between the shared start and end only (the change is
     one zone: matching the whole file line by line took seconds on a 10 MB file); its hunks keep the file's line
-    numbers."""
-    a, b = decode(data).split("\n"), decode(new_data).split("\n")
-    shortest = min(len(a), len(b))
+    numbers.
+
+    Only a window of the two files is decoded and split: from a few lines before the first byte that differs to
+    a few lines into the bytes both files end with (W98).  Lines outside it are equal in both, so the diff is the
+    one of the whole files' lines; splitting both whole texts held ten times the file at a proposal's peak."""
+    shortest = min(len(data), len(new_data))
+    same_head = _same_bytes(data, new_data, shortest, from_end=False)
+    same_tail = _same_bytes(data, new_data, shortest - same_head, from_end=True)
+    first = data.rfind(b"\n", 0, same_head) + 1  # the line where the files first differ
+    for _ in range(DIFF_CONTEXT + 2):
+        if first == 0:
+            break
+        first = data.rfind(b"\n", 0, first - 1) + 1
+    last = len(data) - same_tail  # from here on both files hold the same bytes
+    for _ in range(DIFF_CONTEXT + 2):
+        nl = data.find(b"\n", last)
+        if nl < 0:
+            last = len(data)
+            break
+        last = nl + 1
+    after = len(data) - last  # bytes after the window, the same in both
+    a = decode(data[first:last]).split("\n")
+    b = decode(new_data[first:len(new_data) - after]).split("\n")
+    skipped = data.count(b"\n", 0, first)
+    shortest_lines = min(len(a), len(b))
     head = 0
-    while head < shortest and a[head] == b[head]:
+    while head < shortest_lines and a[head] == b[head]:
         head += 1
     tail = 0
-    while tail < shortest - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+    while tail < shortest_lines - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
         tail += 1
     start = max(0, head - DIFF_CONTEXT)
     keep = max(0, tail - DIFF_CONTEXT)
     lines = difflib.unified_diff(a[start:len(a) - keep], b[start:len(b) - keep], fromfile=name, tofile=name,
                                  lineterm="", n=DIFF_CONTEXT)
-    return "\n".join(_hunk_moved(line, start) for line in lines)
+    return "\n".join(_hunk_moved(line, skipped + start) for line in lines)
+
+
+#: How many bytes :func:`_same_bytes` compares at a time.
+SAME_BYTES_CHUNK = 1 << 16
+
+
+def _same_bytes(a: bytes, b: bytes, limit: int, *, from_end: bool) -> int:
+    """How many bytes ``a`` and ``b`` share at their start (or end), at most ``limit``: compared a slice at a
+    time without a copy, the slice that differs halved down to its first differing byte."""
+    ma, mb = memoryview(a), memoryview(b)
+
+    def same(i: int, j: int) -> bool:  # bytes [i, j) from the start, or from the end
+        if from_end:
+            return ma[len(a) - j:len(a) - i] == mb[len(b) - j:len(b) - i]
+        return ma[i:j] == mb[i:j]
+    done = 0
+    while done < limit:
+        step = min(SAME_BYTES_CHUNK, limit - done)
+        if same(done, done + step):
+            done += step
+            continue
+        while step > 1:  # the first differing byte is in [done, done + step)
+            half = step // 2
+            if same(done, done + half):
+                done += half
+                step -= half
+            else:
+                step = half
+        return done
+    return done
 
 
 def _hunk_moved(line: str, offset: int) -> str:

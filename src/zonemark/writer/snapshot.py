@@ -142,8 +142,9 @@ class FileSnapshot:
 
     @cached_property
     def document(self) -> Document:
-        """The full parse of the file, its tree built (the zone index and the re-check walk it)."""
-        return parse(self.text, path=str(self.path), tree=True)
+        """The full parse of the file: its diagnostics and facts; its tree is built when a reader asks for
+        ``blocks`` (a re-check that compares diagnostics and zones needs none, W98)."""
+        return parse(self.text, path=str(self.path))
 
     @cached_property
     def index(self) -> ZoneIndex:
