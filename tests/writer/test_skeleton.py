@@ -145,6 +145,10 @@ def test_the_index_from_a_scan_equals_the_index_from_the_tree(data):
     assert without.tree is None
     assert fields(ZoneIndex.build(without)) == fields(ZoneIndex.build(with_tree))
     assert without.tree is None  # the index did not build the tree
+    # W98: the index read in the parse's own scan is the same, and so is that parse
+    doc, index = ZoneIndex.parse(text)
+    assert fields(index) == fields(ZoneIndex.build(with_tree))
+    assert doc.tree is None and doc.diagnostics == with_tree.diagnostics and doc.modules == with_tree.modules
 
 
 # -- the append writes the same bytes either way ----------------------------------------------

@@ -26,24 +26,26 @@ from .syntax import conflict_regions
 from .document import Document
 from .outline import OutlineBuilder
 from .scanner import Scanner
-from .tree import ZoneFrame
+from .tree import HeadingFrame, ZoneFrame
 
 #: A pending finding's (line, column): the order of ``Document.diagnostics``.
 _LINE_COLUMN = itemgetter(1, 2)
 
 
 def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bool = False,
+          on_header: Callable[[HeadingFrame], None] | None = None,
           on_zone: Callable[[ZoneFrame], None] | None = None) -> Document:
     """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``.
 
     ``tree=True`` builds the block tree in the same scan, for a caller that reads ``blocks`` at
     once; otherwise it is built on first use of ``Document.blocks``.  ``outline=True`` reads the
-    outline in the same scan, for a caller that reads ``outline()`` at once (W96).  ``on_zone`` is
-    told of each top-level permission zone as the scan ends it (its ``line`` and ``plevel``), for a
-    caller that needs the zones and not the tree (W98)."""
+    outline in the same scan, for a caller that reads ``outline()`` at once (W96).  ``on_header`` is
+    told of each header as the scan opens it (the title's excepted), ``on_zone`` of each top-level
+    permission zone as the scan ends it, for a caller that needs them and not the tree (W98): the
+    frames of :func:`.scanner.scan_structure`, in the parse's own scan."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _run(text, path, None, tree, outline, on_zone)
+    return _run(text, path, None, tree, outline, on_header, on_zone)
 
 
 def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False, outline: bool = False) -> Document:
@@ -60,21 +62,25 @@ def parse_file(path: str | os.PathLike[str], *, tree: bool = False, outline: boo
 
 
 def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
-         outline: bool, on_zone: Callable[[ZoneFrame], None] | None = None) -> Document:
+         outline: bool, on_header: Callable[[HeadingFrame], None] | None = None,
+         on_zone: Callable[[ZoneFrame], None] | None = None) -> Document:
     """Parse with the cyclic GC paused: the tree has no reference cycles, and the scanner's
     working state is released (by reference counting) before the GC resumes."""
     with gcpause.paused():
-        return _parse(source, path, bad_byte, tree, outline, on_zone)
+        return _parse(source, path, bad_byte, tree, outline, on_header, on_zone)
 
 
 def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
-           outline: bool, on_zone: Callable[[ZoneFrame], None] | None) -> Document:
+           outline: bool, on_header: Callable[[HeadingFrame], None] | None,
+           on_zone: Callable[[ZoneFrame], None] | None) -> Document:
     """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
     scanner = Scanner(source, path, tree=tree)
     scanner.on_zone = on_zone
     builder = OutlineBuilder() if outline else None
-    if builder is not None:
-        scanner.on_header = builder.add_frame
+    if builder is not None and on_header is not None:
+        scanner.on_header = _both(builder.add_frame, on_header)
+    else:
+        scanner.on_header = builder.add_frame if builder is not None else on_header
     if bad_byte is not None:
         line, col, byte, count = bad_byte
         scanner.diag("INVALID_UTF8", line, col,
@@ -110,3 +116,12 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
         object.__setattr__(doc, "_outline", builder.finish(doc.title, doc.title_line, doc.h6_owner,
                                                            doc.ignored_lines))
     return doc
+
+
+def _both(first: Callable[[HeadingFrame], None], second: Callable[[HeadingFrame], None]
+          ) -> Callable[[HeadingFrame], None]:
+    """One header hook that calls two."""
+    def both(frame: HeadingFrame) -> None:
+        first(frame)
+        second(frame)
+    return both

@@ -35,6 +35,7 @@ from ..core.headers import spelled_keyword
 from ..core.nodes import Block, Heading
 from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.outline import headings
+from ..core.parser import parse
 from ..core.scanner import scan_structure
 from ..core.text import encode, name_key
 from .offsets import ByteOffset
@@ -241,8 +242,15 @@ class ZoneIndex:
             _from_tree(doc, builder)
         else:
             scan_structure(doc.source, builder.header_frame, builder.zone_frame)
-        global_first = {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
-        return builder.finish(doc.file_type, doc.title, global_first)
+        return builder.finish(doc.file_type, doc.title, _global_first(doc))
+
+    @classmethod
+    def parse(cls, text: str, path: str | None = None) -> tuple[Document, "ZoneIndex"]:
+        """The parse of ``text`` without its tree, and its index read from that parse's own scan (W98): what
+        :meth:`build` of it gives, in one scan instead of two."""
+        builder = _Builder(text)
+        doc = parse(text, path=path, on_header=builder.header_frame, on_zone=builder.zone_frame)
+        return doc, builder.finish(doc.file_type, doc.title, _global_first(doc))
 
     @classmethod
     def scan(cls, text: str, global_first: Mapping[str, int]) -> "ZoneIndex":
@@ -406,6 +414,11 @@ class _Builder:
                               _to_bytes(src, close_starts), _to_bytes(src, close_ends))
         return ZoneIndex(file_type, title, self.headers, self.h_line, _to_bytes(src, self.h_start), self.zones, pos,
                          global_first)
+
+
+def _global_first(doc: Document) -> dict[str, int]:
+    """The line of each once-per-file diagnostic of ``doc`` (its first occurrence)."""
+    return {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
 
 
 def _to_bytes(src: str, offsets: "array[int]") -> "array[int]":

@@ -25,7 +25,6 @@ from typing import Any, Callable, Generic, TypeVar
 
 from ..core import syntax as sx
 from ..core.document import Document
-from ..core.parser import parse
 from ..core.text import decode, encode
 from . import duplicates
 from .locate import ZoneIndex, ZoneView
@@ -141,10 +140,14 @@ class FileSnapshot:
         return decode(self.data)
 
     @cached_property
+    def _parsed(self) -> tuple[Document, ZoneIndex]:
+        return ZoneIndex.parse(self.text, str(self.path))
+
+    @property
     def document(self) -> Document:
         """The full parse of the file: its diagnostics and facts; its tree is built when a reader asks for
         ``blocks`` (a re-check that compares diagnostics and zones needs none, W98)."""
-        return parse(self.text, path=str(self.path))
+        return self._parsed[0]
 
     @cached_property
     def index(self) -> ZoneIndex:
@@ -160,7 +163,7 @@ class FileSnapshot:
     @cached_property
     def full_index(self) -> ZoneIndex:
         """The zone index from the full parse (kept, as it is then the better one of these bytes)."""
-        index = ZoneIndex.build(self.document)
+        index = self._parsed[1]  # read in the full parse's own scan
         _keep(_indexes, _key(self.path), self.data, index, _INDEXES_KEPT)
         return index
 

@@ -34,7 +34,9 @@ re-parse's whenever the mini check decides, and that a fast-path accept is a ful
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import zip_longest
 
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic, Severity
@@ -131,20 +133,31 @@ def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagn
     return _diag_keys(before, after, edit)
 
 
-def _blocks(doc: Document, edit: Edit, old: bool) -> tuple[list[tuple[object, ...]], list[Block]]:
-    """(type, line, level, text) of every block outside the region, and the blocks inside it."""
-    outside: list[tuple[object, ...]] = []
-    inside: list[Block] = []
+def _outside(doc: Document, edit: Edit, old: bool, inside: list[Block] | None = None) -> Iterator[tuple[object, ...]]:
+    """(type, line, level, text, rule, refused) of every block outside the region, in document order, made one at a
+    time (W98); the blocks inside it are added to ``inside`` when given."""
     for b in doc.walk():
         inside_region = (edit.map_line(b.line) is None) if old else edit.in_new(b.line)
         if inside_region:
-            inside.append(b)
+            if inside is not None:
+                inside.append(b)
             continue
         line = edit.map_line(b.line) if old else b.line
         text = b.text if isinstance(b, Heading) else (b.severity if isinstance(b, Quote) else None)
         extra = (b.prefix, b.rule_number) if isinstance(b, Rule) else None
-        outside.append((b.type, line, b.permission_level, text, extra, getattr(b, "refused", None)))
-    return outside, inside
+        yield (b.type, line, b.permission_level, text, extra, getattr(b, "refused", None))
+
+
+def _first_difference(before: Iterator[tuple[object, ...]], after: Iterator[tuple[object, ...]]
+                      ) -> tuple[object, ...] | None:
+    """The first block of ``before`` that ``after`` does not match in place (``()`` when ``after`` has more): the
+    two streams are compared pairwise, never held as lists (two tuples per block of both texts, W98)."""
+    for a, b in zip_longest(before, after):
+        if a != b:
+            for _ in after:  # read to its end: it collects the blocks inside the region
+                pass
+            return a if a is not None else ()
+    return None
 
 
 def _facts(doc: Document, edit: Edit | None, with_registry: bool = True) -> tuple[object, ...]:
@@ -191,10 +204,9 @@ def compare(before: Document, after: Document, edit: Edit, expect: Expect, metho
     if expect.structure:
         new_diags = [d for d in new_diags if d.severity is Severity.ERROR]
     else:
-        out_old, _in_old = _blocks(before, edit, old=True)
-        out_new, in_new = _blocks(after, edit, old=False)
-        if out_old != out_new:
-            first = next((a for a, b in zip(out_old, out_new) if a != b), None)
+        in_new: list[Block] = []
+        first = _first_difference(_outside(before, edit, True), _outside(after, edit, False, in_new))
+        if first is not None:
             where = f" (near line {first[1]})" if first and first[1] else ""
             problems.append(f"the structure outside the edited zone would change{where}")
         entries = []
