@@ -84,6 +84,25 @@ def test_b6_parse_of_many_containers_frees_each_as_it_is_frozen():
     assert peak <= 29 * size, peak / size  # before: ~31x (containers and their frozen infos at once)
 
 
+def test_b9_the_entry_owners_are_two_integer_arrays():
+    """Each entry's owner is a mapping read like the dict it was (get, [], in, items, ==), held as two arrays."""
+    text = _entries(20_000).replace("[P4]\n", "[P1]\n## TOPIC: Città — 東京\n[/P1]\n\n[P4]\n", 1)
+    doc = parse(text)
+    topic = doc.modules[0].line
+    lines = [b.line for b in doc.walk() if b.type == "log"]
+    owners = doc.h6_owner
+    assert len(lines) == len(owners) == 20_000 and list(owners) == lines
+    assert dict(owners.items()) == {line: topic for line in lines} == owners
+    assert owners[lines[-1]] == topic and lines[0] in owners and lines[0] - 1 not in owners
+    assert owners.get(lines[0] + 1) is None and "x" not in owners
+    with pytest.raises(KeyError):
+        owners[lines[0] + 1]
+    with pytest.raises(ValueError):
+        owners.add(lines[0], 0)  # the scan adds entries in line order only
+    # 16 bytes an entry; the dict held a hash table slot and two int objects (~100 bytes an entry)
+    assert sys.getsizeof(owners._lines) + sys.getsizeof(owners._owners) <= 20 * 20_000
+
+
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
 
 SRC = str(Path(zonemark.__file__).resolve().parent)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from functools import cached_property
 
 from . import gcpause
 from .diagnostics import Diagnostic, Severity
+from .facts import EntryOwners
 from .nodes import Block, Heading, ModuleInfo, NucleusInfo, RegistryInfo
 from .scanner import scan_blocks
 from .outline import OutlineNode, build_outline, headings
@@ -43,7 +44,7 @@ class Document:
     standard_version: str | None = None
     frontmatter: str | None = None
     ignored_lines: frozenset[int] = frozenset()
-    h6_owner: dict[int, int] = field(default_factory=dict, repr=False)  # H6 line -> container line (0 = file)
+    h6_owner: Mapping[int, int] = field(default_factory=EntryOwners, repr=False)  # H6 line -> container line (0 = file)
     line_count: int = 0
     surrogate_escaped: bool = False  # decoded from bytes with invalid UTF-8 kept as-is
 

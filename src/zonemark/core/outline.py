@@ -9,7 +9,7 @@ nucleus or a plain H2 section); with none, by the file.  Headers refused by
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -151,7 +151,7 @@ class OutlineBuilder:
         self.add(frame.line, frame.level, h.kind, frame.refused, frame.plevel, frame.text, frame.name, frame.title,
                  h.date, h.keyword, h.id, h.section)
 
-    def finish(self, title: str | None, title_line: int | None, h6_owner: dict[int, int],
+    def finish(self, title: str | None, title_line: int | None, h6_owner: Mapping[int, int],
                ignored_lines: frozenset[int]) -> OutlineNode:
         """The outline, once the file's title, entry owners and ignored lines are known."""
         root, by_line = self.root, self.by_line

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 
 from . import syntax as sx
 from .diagnostics import Pending
-from .facts import Container, Declaration, Facts, ListItemMark
+from .facts import Container, Declaration, EntryOwners, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
 from .nodes import Block, Connection, Paragraph, fast_constructor
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
@@ -132,7 +132,7 @@ class Scanner:
         self.in_entry = False  # after an H6: bullets belong to the entry, not to a section
         self.registry_zone: ZoneFrame | None = None  # the zone of the file's registry (§7.3.1: entries live there)
         self.last_decl: tuple[HeadingFrame, Container, int] | None = None  # container declared on the previous line
-        self.h6_owner: dict[int, int] = {}
+        self.h6_owner = EntryOwners()
         self.ignored_lines: set[int] = set()
         self.standard_version: str | None = None
         self.frontmatter: str | None = None
@@ -634,7 +634,7 @@ class Scanner:
             owner = self.entry_owner_now
             if owner is None:
                 owner = self.entry_owner_now = self._entry_owner()
-            self.h6_owner[lineno] = owner
+            self.h6_owner.add(lineno, owner)
             return True
         self._structural_header(header, frame, plevel, lineno, col)
         return True
