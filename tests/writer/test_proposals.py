@@ -501,3 +501,27 @@ def test_propose_naming_no_zone_is_refused_as_data_and_writes_nothing(tmp_path, 
     assert refused.value.code == "NO_ZONE"
     assert cars.read_bytes() == before
     assert list_proposals(cars) == []
+
+
+def test_the_recheck_sees_a_change_of_the_files_zones_without_a_tree():
+    """§5.5 re-check (W98): the zones before come from the snapshot's index, the zones after from the new parse's
+    own scan; neither document builds its tree.  Replacing a [P3] zone's inner lines with text that closes it and
+    opens a [P5] is a change of the file's zones; new text in it is not."""
+    from zonemark.writer.proposals import _verdict
+
+    text = ("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Città\n[/P1]\n\n[P3]\nProposta — 東京.\n[/P3]\n\n"
+            "[P5]\nBozza.\n[/P5]\n")
+    data = text.encode()
+    snap = snapshot_module.FileSnapshot("note[ext_memory].md", data)
+    zone = snap.full_index.zone_at_line(7)
+    assert zone is not None and zone.level == 3
+    same = data.replace("Proposta — 東京.".encode(), "Proposta nuova — 東京.".encode())
+    verdict, problems, _ = _verdict(snap, same, zone)
+    assert verdict.ok and problems == ()
+    longer = data.replace("Proposta — 東京.".encode(), "Proposta — 東京.\nseconda riga\nterza — perché".encode())
+    verdict, problems, _ = _verdict(snap, longer, zone)  # the [P5] after it moves two lines: the same zones
+    assert verdict.ok and problems == ()
+    split = data.replace("Proposta — 東京.".encode(), "Proposta.\n[/P3]\n\n[P5]\naggiunto — 東京\n[/P5]\n\n[P3]".encode())
+    verdict, problems, _ = _verdict(snap, split, zone)
+    assert problems == ("the zones of the file would change",)
+    assert snap.document.tree is None  # the re-check read no tree
