@@ -422,21 +422,20 @@ def _global_first(doc: Document) -> dict[str, int]:
 
 
 def _to_bytes(src: str, offsets: "array[int]") -> "array[int]":
-    """Character offsets (ascending, :data:`NONE` aside) of ``src`` as UTF-8 byte offsets: one pass."""
+    """Character offsets (ascending, :data:`NONE` aside) of ``src`` as UTF-8 byte offsets: one pass, written over
+    ``offsets`` itself (the builder's column, read by nothing else), so the index never holds both."""
     if src.isascii():
         return offsets
-    out = _ints()
     prev = acc = 0
-    for v in offsets:
+    for i, v in enumerate(offsets):
         if v == NONE:
-            out.append(v)
             continue
         if v < prev:  # not ascending (never, by the builder's order): count again from the start
             prev = acc = 0
         acc += len(encode(src[prev:v]))
         prev = v
-        out.append(acc)
-    return out
+        offsets[i] = acc
+    return offsets
 
 
 def _from_tree(doc: Document, builder: _Builder) -> None:

@@ -36,8 +36,10 @@ either way.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from array import array
+from itertools import islice
 
 from ..core import syntax as sx
 from ..core.text import decode
@@ -72,22 +74,30 @@ def skeleton_indexes(datas: list[bytes]) -> list[ZoneIndex]:
     for data in datas:
         _, head_end = _head(data)
         starts, ends = _line_spans(data, 0, head_end)
-        numbers = array("q", range(1, len(starts) + 1))
+        head_lines = len(starts)
+        numbers = array("q", range(1, head_lines + 1))
         body_starts, body_ends = _kept_lines(data, head_end)
         numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
         starts += body_starts
         ends += body_ends
+        del body_starts, body_ends
         compact = bytearray(data[:head_end])
         view = memoryview(data)
-        for s, e in zip(body_starts, body_ends):
+        for s, e in islice(zip(starts, ends), head_lines, None):
             compact += view[s:e]
-        key = bytes(compact)
-        del compact
+        # versions are told apart by a digest of their structural lines, not by a copy of them
+        key = hashlib.sha256(compact).digest()
         first = _global_first(data)
         index = scanned.get(key)
         if index is None:  # the once-per-file diagnostics are the file's own: mapped below
-            index = scanned[key] = ZoneIndex.scan(decode(key), {})
-        out.append(_on_file_lines(index, starts, ends, numbers, first))
+            index = ZoneIndex.scan(compact.decode("utf-8", "surrogateescape"), {})
+            if len(datas) > 1:
+                scanned[key] = index
+        del compact
+        if len(datas) == 1:  # the one version: its index is moved to the file in place (W97)
+            out.append(_on_file_in_place(index, starts, ends, numbers, first))
+        else:
+            out.append(_on_file_lines(index, starts, ends, numbers, first))
     return out
 
 
@@ -215,6 +225,26 @@ def _global_first(data: bytes) -> dict[str, int]:
             if m:
                 first[code] = data.count(b"\n", 0, m.start()) + 1
     return first
+
+
+def _on_file_in_place(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
+                      global_first: dict[str, int]) -> ZoneIndex:
+    """:func:`_on_file_lines` of an index no other version shares, written over its own columns: the compact
+    text's offsets are not needed once they are the file's, and a second set of columns doubled the index."""
+    def into(target: "array[int]", lines: "array[int]", table: "array[int]") -> None:
+        for i, k in enumerate(lines):  # each line is read before its slot is written
+            target[i] = NONE if k == NONE else table[k - 1]
+
+    for lines in (index.z_line, index.z_close_line):
+        column_start, column_end = ((index.z_start, index.z_inner) if lines is index.z_line
+                                    else (index.z_close_start, index.z_close_end))
+        into(column_start, lines, starts)
+        into(column_end, lines, ends)
+        into(lines, lines, numbers)  # last: the two above read the compact line numbers
+    into(index.h_start, index.h_line, starts)
+    into(index.h_line, index.h_line, numbers)
+    index.global_first = dict(global_first)
+    return index
 
 
 def _on_file_lines(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
