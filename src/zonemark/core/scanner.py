@@ -98,7 +98,8 @@ class Scanner:
         self.src = text
         self.path = path
         self.tree = tree  # False: diagnostics and facts only, no block is built (the tree is built on use)
-        self.report = report  # False: findings are not kept (a scan again of a parsed text, which has them)
+        self.report = report  # False: findings are not kept (a scan again of a parsed text, which has them),
+        # nor the facts only the checks read (every container, declaration and list run, B10)
         self.add_child = add_child if tree else keep_open
         self.on_header: Callable[[HeadingFrame], None] | None = None  # told of each header frame it opens
         self.on_zone: Callable[[ZoneFrame], None] | None = None  # told of each zone frame it ends
@@ -483,7 +484,7 @@ class Scanner:
                 stack.pop()
             self.list_stack = []
             if self.list_items:
-                if not self.list_canonical:
+                if not self.list_canonical and self.report:
                     self.facts.list_runs.append(self.list_items)
                 self.list_items = []
                 self.list_canonical = True
@@ -706,12 +707,14 @@ class Scanner:
         if kind == NUCLEUS:
             container = Container(NUCLEUS, None, str(int(header.id or 0)), header.name, header.level, lineno, plevel,
                                   None)
-            self.facts.nuclei.append(container)
+            if self.report:
+                self.facts.nuclei.append(container)
         else:
             container = Container(kind, header.keyword, header.id, header.name, header.level, lineno, plevel,
                                   parent.line if parent is not None else None)
-            self.facts.containers.append(container)
-            if header.keyword is not None:  # TOPIC or SUBTOPIC
+            if self.report:  # a scan that keeps no finding feeds no check: it keeps only the open containers
+                self.facts.containers.append(container)
+            if header.keyword is not None and self.report:  # TOPIC or SUBTOPIC
                 key = (parent.line if parent else 0, header.name)
                 first = self.container_names.get(key)
                 if first is not None:
@@ -780,7 +783,8 @@ class Scanner:
             key = ("nucleus", str(int(nid)) if nid.isdigit() else nid)
         else:
             key = ("rules", "")
-        self.facts.declarations.setdefault(key, []).append(Declaration(plevel, lineno, col))
+        if self.report:
+            self.facts.declarations.setdefault(key, []).append(Declaration(plevel, lineno, col))
 
     def _set_state(self, owner: Container, value: str, lineno: int, col: int, plevel: int | None) -> None:
         if plevel is not None and plevel >= 4:
