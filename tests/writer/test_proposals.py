@@ -525,3 +525,19 @@ def test_the_recheck_sees_a_change_of_the_files_zones_without_a_tree():
     verdict, problems, _ = _verdict(snap, split, zone)
     assert problems == ("the zones of the file would change",)
     assert snap.document.tree is None  # the re-check read no tree
+
+
+def test_a_proposed_chat_style_list_is_proposed_in_the_canonical_shape(tmp_path, store):
+    """W24 for proposals: the lists of proposed content are set to * + - by level, as every AI write sets them,
+    so that the user approves a list and not findings it would add; the text and the depth are kept."""
+    note = tmp_path / "note[ext_memory].md"
+    note.write_text("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Città\n[/P1]\n\n[P3]\nVecchia nota.\n[/P3]\n",
+                    encoding="utf-8")
+    prop = propose(note, 7, "Nota — 東京.\n\n- prima — città\n* seconda 東京\n  - figlia\n", reason="liste — perché",
+                   store=store)
+    assert prop.would_add == ()
+    assert "list markers set to * + - by level (§8)" in prop.changes
+    apply_proposal(prop.path, actor="user", store=store)
+    assert note.read_text(encoding="utf-8").split("\n")[6:13] == [
+        "[P3]", "Nota — 東京.", "", "* prima — città", "* seconda 東京", "  + figlia", "[/P3]"]
+    assert not parse_file(note).diagnostics

@@ -50,7 +50,7 @@ from .refusals import RefusedWrite
 from .results import ApplyResult
 from .attribution import current_via
 from .rules import check_actor, refuse_unless_user
-from .sanitize import clean_characters, quoted, reads_as_zone_tag
+from .sanitize import clean_proposal, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
 from .store import STATE_DIR_NAME, HistoryEntry, Store
 from .verify import Edit, Expect, Verdict, compare, new_diagnostics
@@ -133,8 +133,9 @@ def _inner(zone: ZoneView, data: bytes) -> bytes:
 
 def _content_for(new_content: str, data: bytes, zone: ZoneView) -> str:
     """The proposed inner lines as they will be written: the file's line endings, a final newline; cleaned of
-    what every AI write removes (controls, bidi controls, invisible characters: W23)."""
-    inner = clean_characters(new_content).text
+    what every AI write removes (controls, bidi controls, invisible characters: W23), its lists in the §8 shape
+    (W24)."""
+    inner = clean_proposal(new_content).text
     lines = inner.split("\n")
     kept = [ln for ln in lines if ln.strip() != _LOG_MARKER]  # §N.19.3.4: never written to a file
     inner = "\n".join(kept)
@@ -402,7 +403,7 @@ def propose(path: str | os.PathLike[str], target: int | str | None, new_content:
     out = proposals_dir(path) / f"{pid}.json"
     _write_json(out, record)
     return replace(_from_record(out, record, Path(os.path.abspath(path))),
-                   changes=clean_characters(new_content).changes)
+                   changes=clean_proposal(new_content).changes)
 
 
 # -- reading proposals ------------------------------------------------------------------------

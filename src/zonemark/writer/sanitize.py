@@ -476,6 +476,18 @@ def clean_characters(text: str, what: str = "content") -> Sanitized:
     return Sanitized(cleaned, tuple(changes))
 
 
+def clean_proposal(text: str) -> Sanitized:
+    """A proposal's content: :func:`clean_characters`, and its lists in the §8 shape by indentation, as every AI
+    write sets them (W24), so that a chat-style list is proposed as a list, not as new findings; its structure
+    is otherwise the user's to approve (W23).  The content follows the zone's opening tag line."""
+    cleaned, changes = _clean_characters(text, "content")
+    lines, rewritten = canonical_bullets(cleaned.split("\n"), lambda line: _find_structure(_skeleton(line)) is not None,
+                                         after_paragraph=True)
+    if rewritten:
+        changes.append("list markers set to * + - by level (§8)")
+    return Sanitized("\n".join(lines), tuple(changes))
+
+
 def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
     cleaned, changes = _clean_characters(body, what)
     out, more = _clean_lines(cleaned, entries)
