@@ -467,7 +467,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
     in the same container (the same header lines open at its close), so that a zone of another container
     with the same bytes (containers made from one template) is never taken for it (W2)."""
     if index is None:
-        index = ZoneIndex.build(parse(decode(data), tree=True))
+        index = ZoneIndex.parse(decode(data))[1]  # one scan, no tree (W98)
 
     def same(z: ZoneView) -> bool:
         return (z.level == proposal.zone_level and z.close_start is not None and not z.inline
@@ -653,7 +653,7 @@ def list_proposals(where: str | os.PathLike[str], *,
                     indexes[proposal.target] = index_of(proposal.target)
                 else:
                     data = proposal.target.read_bytes()
-                    indexes[proposal.target] = (data, ZoneIndex.build(parse(decode(data), tree=True)))
+                    indexes[proposal.target] = (data, ZoneIndex.parse(decode(data))[1])
             except OSError:
                 indexes[proposal.target] = None
         got = indexes[proposal.target]

@@ -355,6 +355,11 @@ def _find_structure(skel: str, look_alikes: bool = True) -> tuple[int, str] | No
 _ZONE_TAG_LIKE = re.compile(r"\[\s*/?\s*[Pp]\s*\d+\s*\]")
 
 
+def _reads_as_structure(line: str) -> bool:
+    """Whether the sanitiser would escape something in ``line`` (the test a rewritten list line must pass)."""
+    return _find_structure(_skeleton(line)) is not None
+
+
 def reads_as_zone_tag(line: str) -> bool:
     """Whether a reader of the raw text takes ``line`` for a permission tag: ``[Pn]`` or ``[/Pn]`` in any
     spelling (lower case, spaced) once indentation, invisible characters, quote and list markers are set
@@ -445,8 +450,7 @@ def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
                 line = escaped
                 changes.append("HTML escaped")
         out.append(line)
-    out, rewritten = canonical_bullets(out, lambda line: _find_structure(_skeleton(line)) is not None,
-                                       after_paragraph=entries)
+    out, rewritten = canonical_bullets(out, _reads_as_structure, after_paragraph=entries)
     if rewritten:
         changes.append("list markers set to * + - by level (§8)")
     return out, changes
@@ -481,8 +485,7 @@ def clean_proposal(text: str) -> Sanitized:
     write sets them (W24), so that a chat-style list is proposed as a list, not as new findings; its structure
     is otherwise the user's to approve (W23).  The content follows the zone's opening tag line."""
     cleaned, changes = _clean_characters(text, "content")
-    lines, rewritten = canonical_bullets(cleaned.split("\n"), lambda line: _find_structure(_skeleton(line)) is not None,
-                                         after_paragraph=True)
+    lines, rewritten = canonical_bullets(cleaned.split("\n"), _reads_as_structure, after_paragraph=True)
     if rewritten:
         changes.append("list markers set to * + - by level (§8)")
     return Sanitized("\n".join(lines), tuple(changes))

@@ -77,7 +77,7 @@ def skeleton_indexes(datas: list[bytes]) -> list[ZoneIndex]:
         head_lines = len(starts)
         numbers = array("q", range(1, head_lines + 1))
         body_starts, body_ends = _kept_lines(data, head_end)
-        numbers += _line_numbers(data, body_starts, len(starts) + 1, head_end)
+        numbers += _line_numbers(data, body_starts, head_lines + 1, head_end)
         starts += body_starts
         ends += body_ends
         del body_starts, body_ends
@@ -94,10 +94,7 @@ def skeleton_indexes(datas: list[bytes]) -> list[ZoneIndex]:
             if len(datas) > 1:
                 scanned[key] = index
         del compact
-        if len(datas) == 1:  # the one version: its index is moved to the file in place (W97)
-            out.append(_on_file_in_place(index, starts, ends, numbers, first))
-        else:
-            out.append(_on_file_lines(index, starts, ends, numbers, first))
+        out.append(_on_file_lines(index, starts, ends, numbers, first, shared=len(datas) > 1))
     return out
 
 
@@ -227,17 +224,28 @@ def _global_first(data: bytes) -> dict[str, int]:
     return first
 
 
-def _on_file_in_place(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
-                      global_first: dict[str, int]) -> ZoneIndex:
-    """:func:`_on_file_lines` of an index no other version shares, written over its own columns: the compact
-    text's offsets are not needed once they are the file's, and a second set of columns doubled the index."""
+def _on_file_lines(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
+                   global_first: dict[str, int], *, shared: bool) -> ZoneIndex:
+    """``index`` of the compact text, moved to the file: compact line ``k`` is file line ``numbers[k - 1]``.
+
+    Every position the index holds is the start or the end of a line: a header's and a tag's
+    start, and the end of an opening and of a closing tag line.  An index no other version shares is
+    moved over its own columns (the compact text's offsets are not needed once they are the file's: a
+    second set of columns doubled the index); a ``shared`` one is moved in a copy of its columns.
+    """
+    if shared:
+        z_pos: ZonePositions = (array("q", index.z_line), array("q", index.z_start), array("q", index.z_inner),
+                                array("q", index.z_close_line), array("q", index.z_close_start),
+                                array("q", index.z_close_end))
+        index = ZoneIndex(index.file_type, index.title, index.headers, array("q", index.h_line),
+                          array("q", index.h_start), index.zones, z_pos)
+
     def into(target: "array[int]", lines: "array[int]", table: "array[int]") -> None:
         for i, k in enumerate(lines):  # each line is read before its slot is written
             target[i] = NONE if k == NONE else table[k - 1]
 
-    for lines in (index.z_line, index.z_close_line):
-        column_start, column_end = ((index.z_start, index.z_inner) if lines is index.z_line
-                                    else (index.z_close_start, index.z_close_end))
+    for lines, column_start, column_end in ((index.z_line, index.z_start, index.z_inner),
+                                            (index.z_close_line, index.z_close_start, index.z_close_end)):
         into(column_start, lines, starts)
         into(column_end, lines, ends)
         into(lines, lines, numbers)  # last: the two above read the compact line numbers
@@ -245,20 +253,3 @@ def _on_file_in_place(index: ZoneIndex, starts: "array[int]", ends: "array[int]"
     into(index.h_line, index.h_line, numbers)
     index.global_first = dict(global_first)
     return index
-
-
-def _on_file_lines(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
-                   global_first: dict[str, int]) -> ZoneIndex:
-    """``index`` of the compact text, moved to the file: compact line ``k`` is file line ``numbers[k - 1]``.
-
-    Every position the index holds is the start or the end of a line: a header's and a tag's
-    start, and the end of an opening and of a closing tag line.
-    """
-    def on_file(lines: "array[int]", table: "array[int]") -> "array[int]":
-        return array("q", (NONE if k == NONE else table[k - 1] for k in lines))
-
-    z_pos: ZonePositions = (on_file(index.z_line, numbers), on_file(index.z_line, starts),
-                            on_file(index.z_line, ends), on_file(index.z_close_line, numbers),
-                            on_file(index.z_close_line, starts), on_file(index.z_close_line, ends))
-    return ZoneIndex(index.file_type, index.title, index.headers, on_file(index.h_line, numbers),
-                     on_file(index.h_line, starts), index.zones, z_pos, global_first)
