@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from zonemark import parse, parse_file
-from zonemark.layer.containers import (container_at, container_entries, list_containers, on_or_after,
-                                       on_or_before)
+from zonemark.core.document import Document
+from zonemark.layer import containers as containers_module
+from zonemark.layer.containers import (ContainerEntry, container_at, container_entries, list_containers, on_or_after,
+                                       on_or_before, read_journal)
 from zonemark.writer.locate import ZoneIndex, resolve_container
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,3 +197,120 @@ def test_crlf_files_give_clean_lines():
 def test_dates_compare_at_the_precision_both_have(date, bound, after, before):
     assert on_or_after(date, bound) is after
     assert on_or_before(date, bound) is before
+
+
+# -- one container read from a scan (B16): what the outline and the tree give -----------------------------
+
+def _tree_entries(doc: Document, line: int) -> list[ContainerEntry] | None:
+    """The entries of the container on ``line`` as they were read before B16: the outline's, each body cut from
+    the header block of the tree (``Document.heading_at``)."""
+    for summary, node in containers_module._walk(doc):
+        if summary.line != line:
+            continue
+        out = []
+        for e in node.entries:
+            block = doc.heading_at(e.line)
+            raw = block.raw_markdown if block is not None else ""
+            eol = raw.find("\n")
+            heading = (raw if eol < 0 else raw[:eol]).rstrip("\r")
+            lines = [ln.rstrip("\r") for ln in ("" if eol < 0 else raw[eol + 1:]).split("\n")]
+            while lines and not lines[-1].strip():
+                lines.pop()
+            out.append(ContainerEntry(e.line, e.date, e.title, heading, "\n".join(lines), e.permission_level))
+        return out
+    return None
+
+
+def _walked(doc: Document, line: int, limit: int, most: int) -> list[ContainerEntry]:
+    """Every entry of the container on ``line``, newest page first, each page at most ``limit`` entries and
+    ``most`` body characters, a cut body continued until it is whole: put back together, oldest first."""
+    pages: list[list[ContainerEntry]] = []
+    before, resume = None, None
+    for _ in range(10_000):
+        page = container_entries(doc, line, limit=limit, before=before, max_chars=most, resume=resume)
+        assert page is not None and len(page.entries) <= limit
+        assert sum(len(e.body) for e in page.entries) <= most or len(page.entries) == 1
+        pages.append(list(page.entries))
+        first = page.entries[0] if page.entries else None
+        if first is not None and first.body_chars is not None and first.body_from + len(first.body) < first.body_chars:
+            assert len(page.entries) == 1 and len(first.body) == most
+            before, resume = None, (first.line, first.body_from + len(first.body))
+        elif first is not None and page.earlier:
+            before, resume = first.line, None
+        else:
+            break
+    whole: dict[int, ContainerEntry] = {}
+    for page in pages:
+        for e in page:
+            if e.line in whole:  # only the next part of a cut body comes again
+                last = whole[e.line]
+                assert e.body_from == len(last.body) > 0 and e.body_chars is not None
+                e = ContainerEntry(e.line, e.date, e.title, e.heading, last.body + e.body, e.zone)
+            whole[e.line] = ContainerEntry(e.line, e.date, e.title, e.heading, e.body, e.zone)
+    return [whole[line] for line in sorted(whole)]
+
+
+def _same_as_the_outline(text: str) -> None:
+    doc = parse(text)
+    listed = list_containers(doc)
+    for c in listed:
+        journal = read_journal(doc, c.line)
+        assert journal is not None and journal.summary == c, (c, text)
+        expected = _tree_entries(doc, c.line)
+        found = container_entries(doc, c.line)
+        assert found is not None and list(found.entries) == expected, (c, text)
+        assert _walked(doc, c.line, 2, 5) == expected, (c, text)
+    lines = {c.line for c in listed}
+    for line in range(1, doc.line_count + 2):
+        if line not in lines:
+            assert read_journal(doc, line) is None and container_entries(doc, line) is None
+
+
+_NAMES = st.sampled_from(["A", "B", "A/B", "#2", "NUCLEUS 1", "042", " x", "東京", "perché"])
+_LINES = st.one_of(
+    st.sampled_from(["[P1]", "[/P1]", "[P2]", "[/P2]", "[P3]", "[/P3]", "[P4]", "[/P4]", "[P5]", "[/P5]",
+                     "[P4] testo — 東京", "[/P4] x", "```", "~~~", "<!--", "-->", "<!-- nota -->", "", "   ", "\t",
+                     "testo — perché", "* voce", "  - sotto", "> citazione", "---", "# Altro titolo",
+                     "## RULES:", "## MODULE_STATE_REGISTRY:", "### FUNCTION", "###### Nota senza data",
+                     "###### SUBTOPIC: x", "######", "###### LOG: 2026-05-03 — t", "###### LOG: 2026-05-04T10:00 — u",
+                     "###### LOG: 2026-02-30 — data sbagliata", "    ###### indentato", "x\r", "\r",
+                     "## NUCLEUS 1: N", "## MODULE 042: X", "## MODULE: X", "### SUB-MODULE: S"]),
+    st.builds(lambda level, kw, name: f"{'#' * level} {kw}{name}", st.integers(2, 5),
+              st.sampled_from(["TOPIC: ", "SUBTOPIC1: ", "SUBTOPIC2: ", "SUBTOPIC3: ", "MODULE 1: ", "NUCLEUS 2: ",
+                               ""]), _NAMES))
+_TITLES = st.sampled_from(["# Note — 東京 [external_memory]\n", "# Aria [reminder]\n", "# M [external_module]\n",
+                           "", "---\na: b\n---\n# Note [external_memory]\n", "\ufeff# Note [external_memory]\n"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TITLES, st.lists(_LINES, max_size=40), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_one_container_read_from_a_scan_is_the_one_the_outline_and_the_tree_give(title, lines, eol, last):
+    """B16: the summary, the entries and their bodies of one container, read without the tree or the outline,
+    are list_containers' and the tree's; its pages, bodies cut and continued, put back together are all of them."""
+    _same_as_the_outline((title + eol.join(lines) + (eol if last else "")).replace("\n", eol))
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_file_s_containers_read_from_a_scan_are_the_outline_s(path):
+    _same_as_the_outline(parse_file(path).source)
+
+
+@pytest.mark.parametrize("text", [MEMORY, REMINDER, MEMORY.replace("\n", "\r\n")])
+def test_the_crafted_files_containers_read_from_a_scan_are_the_outline_s(text):
+    _same_as_the_outline(text)
+
+
+def test_a_page_keeps_the_newest_entries_whose_bodies_fit_and_cuts_the_newest_alone():
+    body = "perché — 東京 " * 10
+    text = MEMORY.replace("Colosseo.", body.strip())
+    doc = parse(text)
+    page = container_entries(doc, 4, max_chars=len("Solo testo.") + 5)
+    assert [e.title for e in page.entries] == ["Nota senza data"] and page.earlier == 2  # Roma's body does not fit beside it
+    cut = container_entries(doc, 4, before=13, max_chars=20)
+    entry = cut.entries[0]
+    assert (entry.title, entry.body, entry.body_from, entry.body_chars) == ("Roma", body[:20], 0, len(body.strip()))
+    rest = container_entries(doc, 4, max_chars=1000, resume=(11, 20))
+    assert [(e.body, e.body_from, e.body_chars) for e in rest.entries] == [(body.strip()[20:], 20, len(body.strip()))]
+    assert rest.earlier == 1
+    gone = container_entries(doc, 4, max_chars=1000, resume=(12, 3))  # no entry on that line: the page above it
+    assert [e.title for e in gone.entries] == ["Kyoto", "Roma"] and gone.earlier == 0
