@@ -13,6 +13,10 @@ status-change time and identity (device, inode) *and* by the SHA-256 of its byte
   file system's timestamp granularity leaves size and times alike, so such a file is hashed again
   (the "racily clean" rule of git's index).
 
+A cache made with ``tree=False`` (the MCP server's) parses without the block tree: a document builds it on
+first use of ``Document.blocks``, and a tool that needs no tree (the check, a container's entries, the zones)
+never holds one (B16).
+
 Nothing else is kept: the list of files is discovered again at every call (a new or removed file is
 seen at once), and the layer is rebuilt from the documents (:meth:`Layer.from_documents`) whenever
 one of them changed.  A file that cannot be read makes the layer fall back to :meth:`Layer.load`,
@@ -53,9 +57,10 @@ class _Entry:
 class LayerCache:
     """Parsed documents of one layer folder and the layer built from them (see the module docstring)."""
 
-    def __init__(self, root: Path, *, confined: bool = True):
+    def __init__(self, root: Path, *, confined: bool = True, tree: bool = True):
         self.root = Path(root)
         self.confined = confined  # leave out files linked in from outside the folder (what an agent may see)
+        self.tree = tree  # parse with the block tree (pages that walk it); False: built on first use (B16)
         self._entries: dict[Path, _Entry] = {}
         self._layer: Layer | None = None
         self._layer_docs: tuple[Document, ...] = ()
@@ -82,7 +87,7 @@ class LayerCache:
                     docs.append((rel, path, self._document(path)))
             except OSError:
                 self._layer = None
-                return Layer.load(self.root, confined=self.confined, tree=True)
+                return Layer.load(self.root, confined=self.confined, tree=self.tree)
             current = tuple(doc for _rel, _path, doc in docs)
             if (self._layer is None or len(current) != len(self._layer_docs)
                     or any(a is not b for a, b in zip(current, self._layer_docs))
@@ -112,7 +117,7 @@ class LayerCache:
         if entry is not None and entry.sha256 == digest:
             doc = entry.doc
         else:
-            doc = parse_bytes(data, path=str(path), tree=True)  # the pages and tools walk it
+            doc = parse_bytes(data, path=str(path), tree=self.tree)
             self.parsed += 1
         self._entries[path] = _Entry(signature, digest, now, doc)
         return data, doc

@@ -142,6 +142,8 @@ class EntryOutput(TypedDict):
     heading: str
     body: str
     zone: ZoneName | None
+    body_from: NotRequired[int]  # only when ``body`` is part of the body: where it starts in it (characters)
+    body_chars: NotRequired[int]  # and how many characters the whole body has
 
 
 @with_config(_CLOSED)

@@ -55,7 +55,7 @@ from ..interchange.ingest import MAX_CHAT_CHARS, ingest
 from ..interchange.trace import MAX_TRACE_CHARS, read_trace
 from ..layer import containers as layer_containers
 from ..layer.cache import LayerCache
-from ..layer.containers import ContainerSummary
+from ..layer.containers import ContainerEntry, ContainerSummary, Journal
 from ..layer.loader import LayerError
 from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
@@ -154,6 +154,10 @@ class ToolContext:
     #: the zone index of the documents paged most recently (id -> (document, index)), so that each page of a big
     #: file does not index the whole file again (W82); at most :data:`MAX_KEPT_INDEXES`
     indexes: dict[int, tuple[Document, ZoneIndex]] = field(default_factory=dict, repr=False, compare=False)
+    #: the containers read most recently ((id of the document, line) -> (document, journal)), so that each page of a
+    #: big container does not read the file again (W82); at most :data:`MAX_KEPT_INDEXES`
+    journals: dict[tuple[int, int], tuple[Document, Journal | None]] = field(default_factory=dict, repr=False,
+                                                                              compare=False)
 
     def index(self, doc: Document) -> ZoneIndex:
         """The zone index of ``doc``, built once while ``doc`` is among the last few paged."""
@@ -166,6 +170,18 @@ class ToolContext:
         self.indexes[id(doc)] = (doc, index)
         return index
 
+    def journal(self, doc: Document, line: int) -> Journal | None:
+        """The container declared on ``line`` of ``doc`` and its entries, read once while among the last few read."""
+        key = (id(doc), line)
+        kept = self.journals.get(key)
+        if kept is not None and kept[0] is doc:
+            return kept[1]
+        journal = layer_containers.read_journal(doc, line)
+        while len(self.journals) >= MAX_KEPT_INDEXES:
+            self.journals.pop(next(iter(self.journals)))
+        self.journals[key] = (doc, journal)
+        return journal
+
     @property
     def root(self) -> Path:
         """The layer folder, resolved once, at start."""
@@ -175,7 +191,7 @@ class ToolContext:
 def tool_context(root: str | os.PathLike[str]) -> ToolContext:
     """The context of the tools of the layer folder ``root`` (``NotADirectoryError`` when it is none)."""
     folder = LayerFolder(root)
-    return ToolContext(folder, LayerCache(folder.root))
+    return ToolContext(folder, LayerCache(folder.root, tree=False))  # no tool needs a file's whole tree (B16)
 
 
 def _status(ctx: ToolContext) -> dict[str, Any]:
@@ -288,6 +304,9 @@ MAX_PAGE_CONTAINERS = 200
 MAX_KEPT_INDEXES = 8
 #: The longest cursor a tool takes: those the server gives are far shorter.
 MAX_CURSOR_CHARS = 512
+#: The most body characters one page of read_container holds, its entries' bodies together (W82, B16): a body
+#: longer than what is left of a page waits for the next page, and the newest alone is cut there and continued.
+MAX_PAGE_BODY_CHARS = 100_000
 
 CursorArg = Annotated[str | None, Field(description="the next_cursor of the previous page, to continue; omit for "
                                                     "the first page", max_length=MAX_CURSOR_CHARS)]
@@ -427,27 +446,48 @@ def read_container(ctx: ToolContext, file: FileArg, container: ContainerArg, sin
                                                ge=1, le=500, strict=True)] = 20,
                    cursor: CursorArg = None) -> out.ReadContainerOutput:
     """The entries of one container (oldest first): the last `limit` of those dated on or after `since`. When
-    next_cursor is not null, call again with cursor=next_cursor for the `limit` entries before them."""
+    next_cursor is not null, call again with cursor=next_cursor for the entries before them. A page holds at
+    most 100,000 characters of entry bodies: a longer body is cut, its entry then gives body_from (where the
+    shown text starts in the body) and body_chars (the body's whole length), and next_cursor gives the rest of
+    it first."""
     with _agent_errors(ctx, "read_container"):
         target = ctx.folder.file(file)
         since = _check_date(since, "since")
         arguments = (target.rel, container, since)
         position = _position(cursor, "read_container", arguments)
-        before = _ints(position, 1, "read_container")[0] if position is not None else None
+        before = resume = None
+        if position is not None and len(position) == 2:  # [entry line, body character]: the rest of a cut body
+            at, offset = _ints(position, 2, "read_container")
+            resume = (at, offset)
+        elif position is not None:
+            before = _ints(position, 1, "read_container")[0]
         doc = ctx.cache.document(target.path)
         index = ctx.index(doc)
         line = index.header_line(resolve_container(index, container))
-        found = layer_containers.container_entries(doc, line, since=since, limit=limit, before=before)
-        if found is None:  # the writer's containers and the outline's agree (tested); never expected
+        journal = ctx.journal(doc, line)
+        if journal is None:  # the writer's containers and the outline's agree (tested); never expected
             raise ToolRefusal(render("UNKNOWN_CONTAINER", f"no container is declared at line {line}"))
-        entries: list[out.EntryOutput] = [{"line": e.line, "date": e.date, "title": e.title, "heading": e.heading,
-                                           "body": e.body, "zone": _zone(e.zone)} for e in found.entries]
-        next_cursor = (_cursor("read_container", arguments, [entries[0]["line"]])
-                       if entries and found.earlier else None)
+        found = journal.page(since=since, limit=limit, before=before, max_chars=MAX_PAGE_BODY_CHARS, resume=resume)
+        entries = [_entry_dict(e) for e in found.entries]
+        first = found.entries[0] if found.entries else None
+        next_cursor = None
+        if first is not None and first.body_chars is not None and first.body_from + len(first.body) < first.body_chars:
+            next_cursor = _cursor("read_container", arguments, [first.line, first.body_from + len(first.body)])
+        elif first is not None and found.earlier:
+            next_cursor = _cursor("read_container", arguments, [first.line])
         answer: out.ReadContainerOutput = {
             "file": target.rel, "container": _summary_dict(found.container), "entries": entries,
             "shown": len(entries), "matching": found.matching, "total": found.total, "next_cursor": next_cursor}
         return _plain(answer)
+
+
+def _entry_dict(e: ContainerEntry) -> out.EntryOutput:
+    d: out.EntryOutput = {"line": e.line, "date": e.date, "title": e.title, "heading": e.heading, "body": e.body,
+                          "zone": _zone(e.zone)}
+    if e.body_chars is not None:  # only part of the body: which part
+        d["body_from"] = e.body_from
+        d["body_chars"] = e.body_chars
+    return d
 
 def list_zones(ctx: ToolContext, file: FileArg) -> out.ListZonesOutput:
     """Every permission zone of a file: its opening and closing lines, its level, what you may do there, the
