@@ -6,7 +6,9 @@
 * texts handed to :meth:`LiveLayer.set_text` (an editor's open buffers, saved or not)
   override the bytes on disk;
 * each file is parsed once and again only when it changes: a text when it differs, a file
-  on disk when its size or modification time does.  :meth:`LiveLayer.layer` rebuilds the
+  on disk when its size or modification time does — without its block tree, which a document
+  builds on first use (``Document.blocks``): the diagnostics of a change need none (B16); the
+  parse that is out of date is let go before the new one is made.  :meth:`LiveLayer.layer` rebuilds the
   :class:`~zonemark.layer.loader.Layer` from the parsed documents
   (:meth:`Layer.from_documents`) only when one of them changed.
 
@@ -89,15 +91,24 @@ class LiveLayer:
             key: tuple[object, ...] = ("text", text)
             if cached is not None and cached[0][0] == "text" and (cached[0][1] is text or cached[0][1] == text):
                 return cached[1]
-            doc = parse(text, path=str(p), tree=True)
         else:
             st = p.stat()
             key = ("disk", st.st_mtime_ns, st.st_ctime_ns, st.st_size)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            doc = parse_file(p, tree=True)
+        if cached is not None:
+            cached = None  # this frame's hold on it too
+            self._forget(p)
+        doc = parse(text, path=str(p)) if text is not None else parse_file(p)
         self._parsed[p] = (key, doc)
         return doc
+
+    def _forget(self, p: Path) -> None:
+        """Let go of the parse of ``p`` that is out of date (and of the layer built with it) before parsing it
+        again: a change never holds two parses of a large file at once (B16)."""
+        _key, doc = self._parsed.pop(p)
+        if any(d is doc for d in self._layer_docs):
+            self._layer, self._layer_docs = None, ()
 
     def layer(self) -> Layer:
         """The layer as it stands now (rebuilt only when a document changed)."""

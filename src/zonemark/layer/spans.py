@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import weakref
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,28 +39,32 @@ class Span:
 class SourceLines:
     """The lines of a parsed text as the parser numbers them (split on ``\\n`` only)."""
 
-    __slots__ = ("text", "starts", "__weakref__")
+    __slots__ = ("text", "_starts", "__weakref__")
 
-    def __init__(self, text: str, starts: list[int] | None = None):
+    def __init__(self, text: str, starts: Sequence[int] | None = None):
         """``starts``: the offsets after every ``\n`` of ``text`` with 0 first, when already known."""
         self.text = text
-        if starts is not None:
-            self.starts = starts
-            return
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self.starts = starts
+        if starts is None:
+            found = array("q", (0,))  # integers in one array, not an object per line (B16)
+            find = text.find
+            pos = find("\n")
+            while pos != -1:
+                found.append(pos + 1)
+                pos = find("\n", pos + 1)
+            starts = found
+        self._starts: Sequence[int] = starts
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset after every ``\n`` with 0 first, as a list of its own."""
+        return list(self._starts)
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return len(self._starts)
 
     def line(self, number: int) -> str:
         """Line ``number`` (1-based) without its ``\\n``; '' past the end."""
-        starts = self.starts
+        starts = self._starts
         if not 1 <= number <= len(starts):
             return ""
         if number < len(starts):
@@ -69,16 +75,16 @@ class SourceLines:
         """The offset of (1-based ``line``, 1-based ``column``), clamped to the line."""
         if line < 1:
             return 0
-        if line > len(self.starts):
+        if line > len(self._starts):
             return len(self.text)
-        start = self.starts[line - 1]
+        start = self._starts[line - 1]
         return start + min(max(column - 1, 0), len(self.line(line)))
 
     def position(self, offset: int) -> tuple[int, int]:
         """The 1-based (line, column) of an offset."""
         offset = min(max(offset, 0), len(self.text))
-        index = bisect.bisect_right(self.starts, offset) - 1
-        return index + 1, offset - self.starts[index] + 1
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
 
     def span(self, rel: str, line: int, column: int, code: str | None = None) -> Span:
         """The :class:`Span` of the construct a diagnostic at (``line``, ``column``) points at."""
@@ -91,7 +97,7 @@ _lines_cache: "weakref.WeakKeyDictionary[Document, SourceLines]" = weakref.WeakK
 __all__ = ["CHAR_CODES", "TOKEN_CODES", "SourceLines", "Span", "construct_span", "source_lines"]
 
 
-def source_lines(doc: Document, starts: list[int] | None = None) -> SourceLines:
+def source_lines(doc: Document, starts: Sequence[int] | None = None) -> SourceLines:
     """The :class:`SourceLines` of a parsed document, computed once per document (or from
     ``starts``, the line starts of the same text split on ``\n``, when the caller has them)."""
     lines = _lines_cache.get(doc)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -48,13 +49,14 @@ class LspText:
     def __init__(self, text: str, encoding: str = "utf-16"):
         self.text = text
         self.encoding = encoding
-        self._starts: list[int] | None = None
+        self._starts: "array[int] | None" = None
 
     @property
-    def starts(self) -> list[int]:
+    def starts(self) -> "array[int]":
+        """The offset where each LSP line starts: integers in one array, not an object per line (B16)."""
         if self._starts is None:
             text = self.text
-            starts = [0]
+            starts = array("q", (0,))
             if "\r" in text:
                 starts.extend(m.end() for m in _BREAK.finditer(text))
             else:
@@ -206,5 +208,8 @@ class TextBuffer(LspText):
         while pos != -1:
             head.append(a + pos + 1)
             pos = new.find("\n", pos + 1)
-        head.extend([s + delta for s in tail] if delta else tail)
+        if delta:
+            for k in range(len(tail)):  # in place: the tail is this edit's own copy
+                tail[k] += delta
+        head.extend(tail)
         self._starts = head
