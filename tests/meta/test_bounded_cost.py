@@ -224,3 +224,155 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
     assert_rulings_pinned("Bounded cost", "B")
+
+
+# -- B16: the MCP server's read tools and the language server's change handling -----------------------------
+
+_B16_TOPIC = "[P1]\n## TOPIC: Città — 東京\n[/P1]\n\n[P4]\n"
+
+
+def _b16_layer(folder: Path, memory: str) -> tuple[Path, int]:
+    """A layer of a small reminder and ``memory`` (its bytes counted)."""
+    folder.mkdir()
+    (folder / "aria[reminder].md").write_text("# Aria — perché [reminder]\n\n[P1]\n## RULES:\n* R0: Sì — 東京.\n"
+                                              "[/P1]\n", encoding="utf-8")
+    (folder / "notes[ext_memory].md").write_text(memory, encoding="utf-8")
+    return folder, len(memory.encode())
+
+
+def _b16_zones(n: int) -> str:
+    return "# Notes — 東京 [external_memory]\n\n" + _B16_TOPIC + "[/P4]\n\n" + "".join(
+        "[P5]\nnote — 東京\n[/P5]\n" for _ in range(n))
+
+
+@pytest.mark.parametrize("make, container, most", [
+    (lambda: _entries(20_000).replace("[P4]\n", _B16_TOPIC, 1), "Città — 東京", 8),
+    (lambda: _b16_zones(20_000), "Città — 東京", 8),
+    (lambda: _topic_groups(2_000), "T0", 20),  # the parse's own modules (Document.modules) are most of it
+], ids=["entries", "zones", "header-nesting"])
+def test_b16_read_container_builds_neither_the_tree_nor_the_outline(tmp_path, make, container, most):
+    """read_container parsed the file with its tree, walked every container's outline node and cut each entry from
+    the tree (``Document.heading_at``): 20x the file for many entries or zones, 77x for deep headers."""
+    from zonemark.mcp.server import read_container, tool_context
+
+    folder, size = _b16_layer(tmp_path / "l", make())
+    used, answer = _peak(lambda: read_container(tool_context(folder), file="notes[ext_memory].md",
+                                                container=container))
+    assert answer["container"]["name"] == container and answer["shown"] == min(20, answer["total"])
+    assert used <= most * size, used / size
+
+
+def test_b16_a_page_holds_at_most_max_page_body_chars_of_bodies_and_says_what_it_cut(tmp_path):
+    """One entry of 1.2 million characters: the page holds its first MAX_PAGE_BODY_CHARS (before: all of it, in
+    several copies on the way out), says where the part starts and how long the body is, and the cursor gives the
+    rest, part by part, then the entries before it."""
+    from mcp_support import Agent
+    from zonemark.mcp import server as server_module
+    from zonemark.mcp.server import build_server, read_container, tool_context
+
+    MAX_PAGE_BODY_CHARS = 100_000
+    body = "".join(f"riga {i} — perché 東京\n" for i in range(60_000)).rstrip("\n")
+    memory = ("# Notes — 東京 [external_memory]\n\n" + _B16_TOPIC + "###### LOG: 2026-01-02 — prima\ncorta — sì\n"
+              "###### LOG: 2026-01-03 — lunga\n" + body + "\n\n[/P4]\n")
+    folder, size = _b16_layer(tmp_path / "l", memory)
+    agent = Agent(build_server(folder))
+    first = agent.call("read_container", file="notes[ext_memory].md", container="Città — 東京")
+    assert len(first["entries"]) == 1  # before: both entries, the long one whole
+    entry = first["entries"][0]
+    assert entry["title"] == "lunga" and entry["body"] == body[:MAX_PAGE_BODY_CHARS]
+    assert (entry["body_from"], entry["body_chars"]) == (0, len(body)) and first["matching"] == first["total"] == 2
+    parts, cursor, older = [entry["body"]], first["next_cursor"], []
+    while cursor is not None:
+        page = agent.call("read_container", file="notes[ext_memory].md", container="Città — 東京", cursor=cursor)
+        for e in page["entries"]:
+            if e["title"] == "lunga":
+                assert e["body_from"] == sum(map(len, parts)) and e["body_chars"] == len(body)
+                assert len(e["body"]) <= MAX_PAGE_BODY_CHARS
+                parts.append(e["body"])
+            else:
+                assert "body_from" not in e and "body_chars" not in e
+                older.append(e["body"])
+        cursor = page["next_cursor"]
+    assert "".join(parts) == body and older == ["corta — sì"] and len(parts) == -(-len(body) // MAX_PAGE_BODY_CHARS)
+    used, answer = _peak(lambda: read_container(tool_context(folder), file="notes[ext_memory].md",
+                                                container="Città — 東京"))
+    assert len(answer["entries"][0]["body"]) == MAX_PAGE_BODY_CHARS and used <= 8 * size, used / size
+    assert server_module.MAX_PAGE_BODY_CHARS == MAX_PAGE_BODY_CHARS
+
+
+@pytest.mark.parametrize("make", [lambda: _entries(20_000), lambda: _b16_zones(20_000)], ids=["entries", "zones"])
+def test_b16_the_check_tool_reads_the_layer_without_trees(tmp_path, make):
+    """The MCP server's layer cache parsed every file with its block tree, which no tool needs whole: 20x."""
+    from zonemark.mcp.server import check, tool_context
+
+    folder, size = _b16_layer(tmp_path / "l", make())
+    used, answer = _peak(lambda: check(tool_context(folder)))
+    assert answer["errors"] == 0
+    assert used <= 8 * size, used / size
+
+
+def _b16_session(folder: Path):
+    from zonemark.lsp.session import Session
+
+    session = Session()
+    session.set_folders([folder])
+    memory = folder / "notes[ext_memory].md"
+    uri = memory.resolve().as_uri()
+    session.open(uri, memory.read_text(encoding="utf-8"), 1)
+    assert session.context(uri) is not None
+    return session, uri
+
+
+def _b16_keystroke(session, uri: str):
+    from types import SimpleNamespace as NS
+
+    at = NS(line=2, character=0)
+    session.change(uri, [NS(range=NS(start=at, end=at), text="è")], 2)
+    return session.context(uri)
+
+
+@pytest.mark.parametrize("make", [lambda: _entries(20_000), lambda: _b16_zones(20_000)], ids=["entries", "zones"])
+def test_b16_a_change_in_the_editor_parses_without_the_tree(tmp_path, make):
+    """A change was parsed with its block tree, and each line start was an int object in a list: 25x the file."""
+    folder, size = _b16_layer(tmp_path / "l", make())
+    session, uri = _b16_session(folder)
+    used, ctx = _peak(_b16_keystroke, session, uri)
+    assert ctx.doc.source.startswith("# Notes — 東京 [external_memory]\n\nè[P")
+    assert used <= 8 * size, used / size
+    assert ctx.doc.tree is None  # built if a request asks for it (symbols, folds, hover)
+
+
+def test_b16_a_change_lets_go_of_the_parse_it_replaces_before_parsing_again(tmp_path, monkeypatch):
+    """The live layer held the parse of the text before the change (and the layer built with it) while it parsed
+    the new text: two parses of a large file at once."""
+    import gc
+    import weakref
+
+    from zonemark.layer import live
+
+    folder, _ = _b16_layer(tmp_path / "l", _entries(200))
+    session, uri = _b16_session(folder)
+    old = weakref.ref(session.context(uri).doc)
+    seen = []
+    real = live.parse
+
+    def parse_again(text, **kwargs):
+        gc.collect()
+        seen.append(old() is None)
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(live, "parse", parse_again)
+    assert _b16_keystroke(session, uri).doc.source.count("è") == 1
+    assert seen == [True]
+
+
+def test_b16_lsp_line_starts_are_one_integer_array():
+    """The line starts of an open text were an int object in a list each (~36 bytes a line): 4x a file of short
+    lines, twice over while a change shifted them."""
+    from zonemark.lsp.text import TextBuffer
+
+    text = "[P5]\nnota — 東京\n[/P5]\n" * 30_000
+    buf = TextBuffer(text, 1)
+    used, starts = _peak(lambda: buf.starts)
+    assert len(starts) == text.count("\n") + 1
+    assert used <= 9 * len(starts), used / len(starts)
