@@ -1,4 +1,4 @@
-"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B9).
+"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B11).
 
 Never a wall time: each test counts steps, calls or retained objects, or the bytes allocated at
 the peak (tracemalloc), on inputs built to be the worst case of one entry point.
@@ -119,6 +119,42 @@ def test_b10_a_scan_that_keeps_no_finding_keeps_no_container():
     assert len(doc.modules) == 20_000 and not doc.errors  # the parse keeps every container for its checks
     # the open stack and the lines the hooks keep; every container kept held 9.2x the text
     assert used <= 3 * len(text.encode()), used / len(text.encode())
+
+
+def test_b11_a_parse_holds_its_containers_as_columns():
+    """``Document.modules`` is a table of columns, its ``ModuleInfo`` made when read (B11); the names under a
+    parent are kept by the parent while it is open, not in one map of every (parent, name) pair."""
+    from zonemark.core.facts import ContainerTable
+    from zonemark.core.nodes import ModuleInfo
+
+    text = _topic_groups(5_000)
+    size = len(text.encode())
+    used, doc = _peak(parse, text)
+    assert isinstance(doc.modules, ContainerTable) and len(doc.modules) == 20_000 and not doc.errors
+    # the source (2 bytes a character: one is CJK), the findings, the columns; before: 11.6x (a ModuleInfo, a
+    # scanner object and a (parent, name) key of every container at once)
+    assert used <= 5 * size, used / size
+    first, last = doc.modules[0], doc.modules[-1]
+    assert isinstance(first, ModuleInfo) and (first.keyword, first.name, first.level) == ("TOPIC", "T0", 2)
+    assert (last.keyword, last.name, last.level, last.parent_line) == ("SUBTOPIC", "C — perché", 5, last.line - 4)
+    assert list(doc.modules)[-1] == last and doc.modules[-2:] == tuple(doc.modules)[-2:]
+    assert doc.modules == tuple(doc.modules) and doc.modules != tuple(doc.modules)[1:]
+
+
+def test_b11_the_table_reads_what_the_scan_learnt_after_each_header():
+    """NUCLEI tags, STATE and CONNECTIONS arrive on later lines: the table keeps them by row (B11)."""
+    text = ("# Motore — 東京 [external_module]\n\n[P1]\n## NUCLEUS 1: Nucleo\n\n"
+            "## MODULE 001: Perché — 東京\n[NUCLEI: 1]\n### STATE\nactive - permanent\n"
+            "### CONNECTIONS\n* MODULE 002\n* NUCLEUS 1\n\n## MODULE 002: Altro — città [NUCLEI: 1, 7]\n"
+            "### STATE\ninactive\n\n## MODULE 001: Doppione\n[NUCLEI: 1]\n[/P1]\n")
+    doc = parse(text)
+    m1, m2, dup = doc.modules
+    assert (m1.assigned_nuclei, m1.declared_state, m1.permanent, m1.state_line) == ((1,), "active", True, 9)
+    assert [(c.kind, c.target) for c in m1.connections] == [("module", "002"), ("nucleus", "1")]
+    assert (m2.assigned_nuclei, m2.declared_state, m2.permanent, m2.connections) == ((1, 7), "inactive", False, ())
+    assert dup.ignored and not m1.ignored and dup.name == "Doppione"
+    codes = {(d.code, d.line) for d in doc.diagnostics}
+    assert ("UNRESOLVED_NUCLEUS_REFERENCE", 14) in codes
 
 
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
