@@ -1,4 +1,4 @@
-"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B11).
+"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B13).
 
 Never a wall time: each test counts steps, calls or retained objects, or the bytes allocated at
 the peak (tracemalloc), on inputs built to be the worst case of one entry point.
@@ -155,6 +155,58 @@ def test_b11_the_table_reads_what_the_scan_learnt_after_each_header():
     assert dup.ignored and not m1.ignored and dup.name == "Doppione"
     codes = {(d.code, d.line) for d in doc.diagnostics}
     assert ("UNRESOLVED_NUCLEUS_REFERENCE", 14) in codes
+
+
+def _layer_of(tmp_path: Path, memory: str) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "aria[reminder].md").write_text("# Aria — 東京 [reminder]\n\n[P1]\n## NUCLEUS 1: Nucleo\n[/P1]\n",
+                                                encoding="utf-8")
+    (tmp_path / "notes[ext_memory].md").write_text(memory, encoding="utf-8")
+    return tmp_path
+
+
+def test_b12_a_layer_holds_no_object_per_container(tmp_path):
+    """``Layer.modules`` makes each ``LayerModule`` when it is read, from the files' tables (B12): the same
+    values, ids and ~Tn numbers as the list it was, and none of them kept by the layer."""
+    from zonemark.layer.loader import LayerModules
+
+    folder = _layer_of(tmp_path, _topic_groups(5_000) + "[P1]\n## TOPIC: Ultimo — città\n[/P1]\n")
+    size = (folder / "notes[ext_memory].md").stat().st_size
+    used, layer = _peak(Layer.load, folder)
+    modules = layer.modules
+    assert isinstance(modules, LayerModules) and len(modules) == 20_001
+    # the text, the table of its containers; before: 14.4x (a LayerModule, its ModuleInfo and a ~Tn key each)
+    assert used <= 7 * size, used / size
+    ids = [m.module_id for m in modules]
+    assert ids[:3] == ["~T1", "~T2", "~T3"] and ids[-1] == "~T20001" and len(set(ids)) == 20_001
+    assert modules[-1] == list(modules)[-1] and modules[-1].info.name == "Ultimo — città" and modules[-1].temporary
+    assert layer.module_at("notes[ext_memory].md", modules[4].info.line) == modules[4]
+    assert layer.module_at("notes[ext_memory].md", modules[4].info.line + 1) is None
+    assert layer.module_at("aria[reminder].md", modules[4].info.line) is None
+    assert modules == tuple(modules) and modules[1:3] == tuple(modules)[1:3]
+
+
+def test_b13_a_status_lists_its_first_topics_and_counts_the_rest(tmp_path):
+    """A memory file's status lists MAX_STATUS_TOPICS topics and sub-topics, depth first, and says how many are
+    left out (B13): a file of 20,000 made an answer ten times the file."""
+    from zonemark.layer.status import MAX_STATUS_TOPICS, layer_status
+    from zonemark.render.status_text import render_status
+
+    folder = _layer_of(tmp_path, _topic_groups(5_000))
+    layer = Layer.load(folder, outline=True)
+    status = layer_status(layer)
+    (memory,) = status.memories
+
+    def count(topics):
+        return sum(1 + count(t.children) for t in topics)
+
+    assert count(memory.topics) == MAX_STATUS_TOPICS and memory.topics_left_out == 20_000 - MAX_STATUS_TOPICS
+    assert [t.keyword for t in (memory.topics[0], memory.topics[0].children[0])] == ["TOPIC", "SUBTOPIC1"]
+    assert memory.topics[0].id == "~T1" and memory.topics[-1].id == f"~T{MAX_STATUS_TOPICS - 3}"
+    assert memory.to_dict()["topicsLeftOut"] == 19_000
+    assert "… and 19000 more topics (zonemark outline lists them all)" in render_status(status, str(folder))
+    small = layer_status(Layer.load(_layer_of(tmp_path / "small", _topic_groups(3)), outline=True)).memories[0]
+    assert count(small.topics) == 12 and small.topics_left_out == 0
 
 
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
