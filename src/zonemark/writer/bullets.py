@@ -31,9 +31,12 @@ open item pushed and popped once: linear in the content (W26).
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 CANONICAL = {1: "*", 2: "+", 3: "-"}
 _DEEPEST = 3
@@ -63,13 +66,13 @@ def _columns(text: str, start: int = 0) -> int:
     return col
 
 
-def _segments(lines: list[str]) -> list[tuple[range, bool]]:
-    """The content cut at column-0 lines that end every open list, each with whether it may be rewritten.
+def _segments(lines: Sequence[str]) -> Iterator[tuple[range, bool]]:
+    """The content cut at column-0 lines that end every open list, each with whether it may be rewritten
+    (in order, each non-empty; a generator, so that no list of them is held).
 
     A fence the sanitiser let through opens at column 0 and closes at column 0 (W4): its lines are
     a segment of their own that is never rewritten.
     """
-    out: list[tuple[range, bool]] = []
     start = 0
     blank = False
     k = 0
@@ -87,19 +90,20 @@ def _segments(lines: list[str]) -> list[tuple[range, bool]]:
             while end < n and not (lines[end].startswith(run[0] * len(run))
                                    and not lines[end].lstrip(run[0]).strip(" \t")):
                 end += 1
-            out.append((range(start, k), True))
-            out.append((range(k, min(end + 1, n)), False))
+            if k > start:
+                yield range(start, k), True
+            yield range(k, min(end + 1, n)), False
             start = k = min(end + 1, n)
             blank = False
             continue
         if k > start and line[:1] not in (" ", "\t") and _ITEM.fullmatch(line) is None and (
                 blank or _SEGMENT_START.match(line)):
-            out.append((range(start, k), True))
+            yield range(start, k), True
             start = k
         blank = False
         k += 1
-    out.append((range(start, n), True))
-    return [(r, ok) for r, ok in out if len(r)]
+    if n > start:
+        yield range(start, n), True
 
 
 def _quote_block(text: str) -> str | None:
@@ -112,7 +116,7 @@ def _quote_block(text: str) -> str | None:
     return "quote"
 
 
-def _normalise(lines: list[str], segment: range, after_paragraph: bool) -> dict[int, str] | None:
+def _normalise(lines: Sequence[str], segment: range, after_paragraph: bool) -> dict[int, str] | None:
     """The rewritten lines of ``segment`` (index -> line), or None where the reading is unsure (module docstring)."""
     stack: list[_Open] = []
     out: dict[int, str] = {}
@@ -223,25 +227,115 @@ def _escape_marker(text: str) -> str:
     return text[:digits] + "\\" + text[digits:]
 
 
+class LineChunks(Sequence[str]):
+    """Lines held as a few long strings, each the ``\\n``-joined run of ``counts[i]`` lines (at least one), and
+    the lines rewritten since (index -> line): a text of short lines as one string per line cost ten times the
+    text, this costs about the text (W20).  A line is read by splitting its run, kept for the next read: the
+    reads of :func:`canonical_bullets` go forward, so each run is split about once per pass."""
+
+    def __init__(self, chunks: list[str], counts: Sequence[int], rewrites: Mapping[int, str] | None = None):
+        self._chunks = chunks
+        self._starts = array("q", [0])
+        for count in counts:
+            self._starts.append(self._starts[-1] + count)
+        self._rewrites = dict(rewrites or {})
+        self._cache: list[tuple[int, list[str]]] = []  # (run, its lines) of the last two runs read
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def _run(self, c: int) -> list[str]:
+        for run, lines in self._cache:
+            if run == c:
+                return lines
+        lines = self._chunks[c].split("\n")
+        self._cache = [(c, lines), *self._cache[:1]]
+        return lines
+
+    def _line(self, k: int) -> str:
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        if k in self._rewrites:
+            return self._rewrites[k]
+        c = bisect.bisect_right(self._starts, k) - 1
+        return self._run(c)[k - self._starts[c]]
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            return [self._line(i) for i in range(*k.indices(len(self)))]
+        return self._line(k + len(self) if k < 0 else k)
+
+    def __iter__(self) -> Iterator[str]:
+        for c in range(len(self._chunks)):
+            first = self._starts[c]
+            for i, line in enumerate(self._chunks[c].split("\n")):
+                yield self._rewrites.get(first + i, line)
+
+    def replaced(self, rewrites: Mapping[int, str]) -> LineChunks:
+        """These lines with ``rewrites`` (index -> line) over them; the runs are shared."""
+        return LineChunks(self._chunks, [b - a for a, b in zip(self._starts, self._starts[1:])],
+                          {**self._rewrites, **rewrites})
+
+    def text(self) -> str:
+        """The lines joined by ``\\n``: a rewritten run is joined again, the others are the strings held."""
+        if not self._rewrites:
+            return "\n".join(self._chunks)
+        at = sorted(self._rewrites)
+        out: list[str] = []
+        j = 0
+        for c, chunk in enumerate(self._chunks):
+            first, end = self._starts[c], self._starts[c + 1]
+            if j == len(at) or at[j] >= end:
+                out.append(chunk)
+                continue
+            lines = chunk.split("\n")
+            while j < len(at) and at[j] < end:
+                lines[at[j] - first] = self._rewrites[at[j]]
+                j += 1
+            out.append("\n".join(lines))
+        return "\n".join(out)
+
+
+@overload
 def canonical_bullets(lines: list[str], reads_as_structure: Callable[[str], bool], *,
-                      after_paragraph: bool = False) -> tuple[list[str], bool]:
+                      after_paragraph: bool = False) -> tuple[list[str], bool]: ...
+
+
+@overload
+def canonical_bullets(lines: LineChunks, reads_as_structure: Callable[[str], bool], *,
+                      after_paragraph: bool = False) -> tuple[LineChunks, bool]: ...
+
+
+def canonical_bullets(lines: list[str] | LineChunks, reads_as_structure: Callable[[str], bool], *,
+                      after_paragraph: bool = False) -> tuple[list[str] | LineChunks, bool]:
     """``lines`` with every list written in the §8 shape (see the module docstring), and whether any line changed.
 
     ``reads_as_structure(line)`` is the sanitiser's own test; a segment whose rewritten lines it
     would flag is left as it was.  ``after_paragraph``: the line before the content is paragraph
-    text to CommonMark (a zone's opening tag line), not a header (an entry's).
+    text to CommonMark (a zone's opening tag line), not a header (an entry's).  ``lines`` is a list (a new
+    list is returned when a line changed) or :class:`LineChunks` (the same runs with the rewritten lines).
     """
     if not any(_MAYBE.match(line) for line in lines):
         return lines, False
-    out = list(lines)
-    changed = False
+    rewrites: dict[int, str] = {}
     for segment, open_to_rewrite in _segments(lines):
         if not open_to_rewrite:
             continue
         rewritten = _normalise(lines, segment, after_paragraph)
         if not rewritten or any(reads_as_structure(new) for new in rewritten.values()):
             continue
-        for k, new in rewritten.items():
-            out[k] = new
-        changed = True
-    return out, changed
+        rewrites.update(rewritten)
+    if not rewrites:
+        return lines, False
+    if isinstance(lines, LineChunks):
+        return lines.replaced(rewrites), True
+    out = list(lines)
+    for k, new in rewrites.items():
+        out[k] = new
+    return out, True
