@@ -415,7 +415,7 @@ def _escape(line: str, pos: int, what: str) -> str:
 # held for the whole text is the cleaned text and the written text, each as one string per chunk; the lines
 # of one chunk at a time are strings of their own.
 
-_CHUNK_CHARS = 1 << 15
+_CHUNK_CHARS = 1 << 13
 
 
 def _chunks(text: str) -> Iterator[tuple[str, bool]]:
