@@ -229,10 +229,11 @@ def _escape_marker(text: str) -> str:
 
 
 class LineChunks(Sequence[str]):
-    """Lines held as a few long strings ("runs"), run ``i`` the ``\\n``-joined ``counts[i]`` lines (at least one):
-    a text of short lines held as one string per line costs ten times the text, this about the text (W20).  A
-    line is read by splitting its run, kept for the next reads: the reads of :func:`canonical_bullets` go
-    forward, so each run is split about once per pass."""
+    """Lines held as a few long strings ("runs"), run ``i`` holding ``counts[i]`` lines (at least one), each
+    ended by ``\\n`` but the last line of all: a text of short lines held as one string per line costs ten
+    times the text, this about the text (W20), and a run is a slice of the text as it was read.  A line is
+    read by splitting its run, kept for the next reads: the reads of :func:`canonical_bullets` go forward, so
+    each run is split about once per pass."""
 
     def __init__(self, chunks: list[str], counts: Sequence[int]):
         self._chunks = chunks
@@ -253,8 +254,14 @@ class LineChunks(Sequence[str]):
         for run, lines in self._cache:
             if run == c:
                 return lines
-        lines = self._chunks[c].split("\n")
+        lines = self._split(c, self._chunks)
         self._cache = [(c, lines), *self._cache[:1]]
+        return lines
+
+    def _split(self, c: int, runs: list[str]) -> list[str]:
+        lines = runs[c].split("\n")
+        if len(lines) > self._starts[c + 1] - self._starts[c]:
+            lines.pop()  # the empty string after the line feed that ends the run
         return lines
 
     def _line(self, k: int) -> str:
@@ -278,17 +285,18 @@ class LineChunks(Sequence[str]):
         return self._line(k + len(self) if k < 0 else k)
 
     def __iter__(self) -> Iterator[str]:
-        for chunk in self._chunks:
-            yield from chunk.split("\n")
+        for c in range(len(self._chunks)):
+            yield from self._split(c, self._chunks)
 
     def rewritten(self, c: int, rewrites: dict[int, str], runs: list[str] | None = None) -> str:
         """Run ``c`` (as it stands in ``runs``, by default as held) with those lines of ``rewrites`` it holds."""
         first, end = self._starts[c], self._starts[c + 1]
-        lines = (self._chunks if runs is None else runs)[c].split("\n")
+        runs = self._chunks if runs is None else runs
+        lines = self._split(c, runs)
         for k, new in rewrites.items():
             if first <= k < end:
                 lines[k - first] = new
-        return "\n".join(lines)
+        return "\n".join(lines) + ("\n" if runs[c].endswith("\n") and runs[c].count("\n") == len(lines) else "")
 
     def with_runs(self, runs: list[str]) -> LineChunks:
         """The same lines, run by run, as ``runs`` (as many lines in each)."""
@@ -296,7 +304,7 @@ class LineChunks(Sequence[str]):
 
     def text(self) -> str:
         """The lines joined by ``\\n`` (a text of one run is that run)."""
-        return "\n".join(self._chunks)
+        return "".join(self._chunks)
 
 
 class _Folding:

@@ -552,9 +552,11 @@ def _clean_lines(cleaned: _Cleaned, entries: bool, changes: dict[str, None]) -> 
     for c in range(n_chunks):
         chunk, cleaned.chunks[c] = cleaned.chunks[c], ""
         out: list[str] = []
+        same = True  # every line of the chunk kept as it is: the chunk is its own run
         for line in _chunk_lines(chunk, c == n_chunks - 1):
             k, i = i, i + 1
             if k < cleaned.first or k > cleaned.last or (("LOG" in line or "&" in line) and _renders_as_marker(line)):
+                same = False
                 continue
             role = None
             if fence is not None:
@@ -571,16 +573,25 @@ def _clean_lines(cleaned: _Cleaned, entries: bool, changes: dict[str, None]) -> 
                         fence, role = (run[0], len(run)), "open"
             if role in ("open", "close"):
                 out.append(line)
-            elif entries and role is None and line.startswith("###### "):
+                continue
+            if entries and role is None and line.startswith("###### "):
                 title = sanitize_title(line[len("###### "):])
                 changes.update(dict.fromkeys(title.changes))
-                out.append("###### " + title.text)
+                written = "###### " + title.text
             else:
-                out.append(_escape_line(line, role, changes))
-        del chunk
-        if out:
-            chunks.append("\n".join(out))
+                written = _escape_line(line, role, changes)
+            same = same and written == line
+            out.append(written)
+        if out:  # a run ends with a line feed unless it holds the last line kept
+            ended = cleaned.last >= i
             counts.append(len(out))
+            if not (same and ended == (c < n_chunks - 1)):
+                chunk = ""  # let go before the run is joined: a chunk of one long line is held twice, not thrice
+                if ended:
+                    out.append("")
+                chunk = "\n".join(out)
+            chunks.append(chunk)
+        del chunk, out
     cleaned.chunks = []
     return LineChunks(chunks, counts)
 
@@ -601,8 +612,8 @@ def clean_proposal(text: str) -> Sanitized:
     counts: list[int] = []
 
     def keep(chunk: str, last: bool) -> None:
-        chunks.append(chunk if last else chunk[:-1])
-        counts.append(chunks[-1].count("\n") + 1)
+        chunks.append(chunk)
+        counts.append(chunk.count("\n") + last)
     changes = _clean_characters(text, "content", keep)
     lines, rewritten = canonical_bullets(LineChunks(chunks, counts), _reads_as_structure, after_paragraph=True)
     if rewritten:
