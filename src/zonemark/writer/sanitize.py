@@ -416,6 +416,8 @@ def _escape(line: str, pos: int, what: str) -> str:
 # of one chunk at a time are strings of their own.
 
 _CHUNK_CHARS = 1 << 13
+#: A line that is not blank (``str.strip`` and ``\\s`` agree on what is white space).
+_NOT_BLANK = re.compile(r"\S")
 
 
 def _chunks(text: str) -> Iterator[tuple[str, bool]]:
@@ -449,12 +451,13 @@ class _Closers:
         self._steps: dict[str, list[tuple[int, int]]] = {"`": [], "~": []}  # (line, length), lengths falling
         self._at = {"`": 0, "~": 0}  # the first step after the last line asked about (asked in line order)
 
-    def add(self, i: int, line: str) -> None:
-        """Line ``i`` (in order), when it can close a fence: a run of one fence character, then spaces or tabs."""
-        m = _FENCE_CLOSE.fullmatch(line)
+    def add(self, i: int, text: str, start: int, end: int) -> None:
+        """Line ``i`` (in order), ``text[start:end]``, when it can close a fence: a run of one fence character, then
+        spaces or tabs."""
+        m = _FENCE_CLOSE.fullmatch(text, start, end)
         if m is None:
             return
-        steps = self._steps[line[0]]
+        steps = self._steps[text[start]]
         while steps and steps[-1][1] <= len(m.group(1)):
             steps.pop()
         steps.append((i, len(m.group(1))))
@@ -482,17 +485,27 @@ class _Cleaned:
         self.closers = _Closers()
 
     def add(self, chunk: str, last: bool) -> None:
-        i = self.lines
-        for line in _chunk_lines(chunk, last):
-            if ("LOG" in line or "&" in line) and _renders_as_marker(line):
+        """Read one chunk (:func:`_chunks`) and keep it.  Its lines are read in place, by position: a line is made
+        a string of its own only to be tested as a [/LOG] marker or a fence closer."""
+        i, at = self.lines, 0
+        stop = len(chunk) if last else len(chunk) - 1  # the line feed that ends a chunk but the last ends a line
+        while True:
+            end = chunk.find("\n", at, stop)
+            if end < 0:
+                end = stop
+            if ((chunk.find("LOG", at, end) >= 0 or chunk.find("&", at, end) >= 0)
+                    and _renders_as_marker(chunk[at:end])):
                 self.marker = True
-            elif line and not line.isspace():
+            elif _NOT_BLANK.search(chunk, at, end):
                 if self.first < 0:
                     self.first = i
                 self.last = i
-                if line[0] in "`~":
-                    self.closers.add(i, line)
+                if chunk[at] in "`~":
+                    self.closers.add(i, chunk, at, end)
             i += 1
+            if end == stop:
+                break
+            at = end + 1
         self.lines = i
         self.chunks.append(chunk)
 
