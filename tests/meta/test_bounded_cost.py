@@ -224,3 +224,44 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
     assert_rulings_pinned("Bounded cost", "B")
+
+
+# -- the sanitiser: the text and what it writes, held as one string per chunk of lines (W20) -----------------
+
+def _zones(n: int) -> str:
+    return "[P5]\nnota — 東京 perché\n[/P5]\n" * n
+
+
+def _titled(n: int) -> str:
+    return "".join(f"###### LOG: 2026-01-03 — voce {i} — 東京\ncorpo perché\n" for i in range(n))
+
+
+@pytest.mark.parametrize("sanitize, text", [
+    ("sanitize_body", _zones(17_000)),  # two lines in three escaped
+    ("sanitize_entries", _titled(9_000)),  # every other line a title, sanitised as a title
+    ("sanitize_body", random.Random(3).randbytes(450_000).decode("utf-8", "replace")),  # 4 bytes a character
+    ("sanitize_body", "- perché\n  - 東京\n" * 25_000),  # every line rewritten by the bullet rewrite
+    ("clean_proposal", "- perché\n  - 東京\n" * 25_000),
+], ids=["zones", "entries", "random-bytes", "list", "proposal-list"])
+def test_the_sanitiser_holds_about_two_copies_of_the_text(sanitize, text):
+    """A line of a body was a string, a skeleton, a tuple and four list slots at once (18x the text for short
+    escaped lines); the text is now read in chunks of lines, and what is held for all of it is the cleaned text
+    and the written text, one string per chunk — the written text joined at the end is the second copy."""
+    from zonemark.writer import sanitize as sanitize_module
+
+    fn = getattr(sanitize_module, sanitize)
+    peak, out = _peak(fn, text)
+    assert out.text and len(out.text) >= 0.85 * len(text)
+    bound = 3.2 if sanitize == "clean_proposal" else 2.6  # a proposal's rewritten runs beside the read ones
+    assert peak <= bound * sys.getsizeof(text), peak / sys.getsizeof(text)  # before: 7.8x to 28x
+
+
+def test_the_sanitiser_holds_no_string_per_line_of_a_long_list():
+    """A list of 120,000 short items, each rewritten (``- x`` -> ``* x``): a segment's rewritten lines are
+    folded into their chunk as the reading passes it, not kept in a dict of every line (before: 84x)."""
+    from zonemark.writer.sanitize import sanitize_body
+
+    text = "- x — 東京\n" * 48_000
+    peak, out = _peak(sanitize_body, text)
+    assert out.text == text.replace("- x", "* x")[:-1]
+    assert peak <= 2.6 * sys.getsizeof(text), peak / sys.getsizeof(text)
