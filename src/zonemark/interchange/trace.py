@@ -118,6 +118,7 @@ _MEMORY = re.compile(r"MEMORY\s+(.+)", re.DOTALL)
 _LOG_SEP = re.compile(r"[—–]|(?<=\s)-{1,2}(?=\s)")
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+")
 _SECTION = {"NUCLEI": 0, "MODULE": 1, "LOG": 1, "MEMORY": 2}
+_WORDS = {w: w for w in STATES + LOG_ACTIONS + MEMORY_ACTIONS}
 
 
 # -- the data ----------------------------------------------------------------------------
@@ -617,7 +618,7 @@ def _module(module_id: str, rest: str, line: int, warnings: list[Notice]) -> Tra
     if words:
         last = words[-1].strip("[]().,;:—–-")
         if last.lower() in STATES:
-            state = last.lower()
+            state = _WORDS[last.lower()]  # the vocabulary's own string: one for every module
             words = words[:-1]
         elif re.fullmatch(r"[a-z]+", last):
             warnings.append(notice("TRACE_UNKNOWN_STATE", f"line {line}: state '{last}' of MODULE {module_id} is"
@@ -641,7 +642,7 @@ def _log(entry: str, line: int, warnings: list[Notice]) -> TraceLog | None:
     if not _iso(date):
         warnings.append(notice("TRACE_BAD_DATE", f"line {line}: LOG date '{date[:40]}' is not ISO 8601: kept as"
                                f" written", line))
-    action = word if word in LOG_ACTIONS else None
+    action = _WORDS[word] if word in LOG_ACTIONS else None
     if action is None:
         warnings.append(notice("TRACE_UNKNOWN_ACTION", f"line {line}: LOG action '{word[:30]}' is not generated or"
                                f" queried: entry kept, action null", line))
@@ -665,7 +666,7 @@ def _memory(entry: str, line: int, warnings: list[Notice]) -> TraceMemory | None
     if not memory_id:
         warnings.append(notice("TRACE_MALFORMED_ENTRY", f"line {line}: MEMORY without an id: dropped", line))
         return None
-    action = word if word in MEMORY_ACTIONS else None
+    action = _WORDS[word] if word in MEMORY_ACTIONS else None
     if action is None:
         shown = f"'{word[:30]}'" if word else "(none)"
         warnings.append(notice("TRACE_UNKNOWN_ACTION", f"line {line}: MEMORY action {shown} is not queried, touched"
