@@ -74,7 +74,7 @@ import datetime as _dt
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from ..core.headers import spelled_keyword
@@ -291,18 +291,17 @@ class TraceBlocks(_Items[TraceBlock]):
         self._rows.extend((block.open_line, -1 if block.close_line is None else block.close_line, start, end,
                            block.form == "compact", block.marker == "TRACE", self._version_at[block.version],
                            _reason_row(block.reason, block.version)))
-        k = len(self) - 1
-        if self._rows[-1] < 0 or replace(self._made(k, parse=False), parsed=block.parsed) != block:
-            self._whole[k] = block
+        if self._rows[-1] < 0:  # a reason no template spells: kept as it is
+            self._whole[len(self) - 1] = block
 
-    def _made(self, k: int, *, parse: bool = True) -> TraceBlock:
+    def _made(self, k: int) -> TraceBlock:
         at = (k - len(self._kept)) * _ROW
         open_line, close_line, start, end, compact, legacy, version, reason = self._rows[at:at + _ROW]
         spelled = self._versions[version]
         template = _REASONS[reason & 7] if reason >= 0 else None
         why = None if template is None else template.format(version=spelled, line=reason >> 3)
         parsed = None
-        if parse and why is None:
+        if why is None:
             found: list[TraceBlock] = []
             _read_blocks(self._text, start, end, open_line, lambda b, _s, _e: found.append(b), [])
             parsed = found[0].parsed
