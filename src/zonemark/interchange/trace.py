@@ -65,6 +65,11 @@ Validation (§N.2, §N.4):
 * ``result`` is the union over the accepted blocks in document order, each item once
   (nuclei by id, modules by id and state, memories by id, ref and action); it is empty when
   tracing is disabled.
+
+Cost (ruling CL30): the text is read one line at a time; ``blocks`` is a :class:`TraceBlocks`, which
+keeps the first :data:`MAX_LISTED_BLOCKS` blocks whole and each later one as a row of integers,
+parsed again from its own lines of the text when it is asked for, and ``accepted`` validates a
+block when it is asked for — both read as the tuples they stand for.
 """
 
 from __future__ import annotations

@@ -26,7 +26,9 @@ that the move would widen, text after a flattened item that CommonMark gives to 
 it) is left as it was, and the re-check judges it.  A rewritten line the sanitiser would read as
 structure (``- * *`` would become a separator) leaves its segment as it was too.  Lists inside a
 block quote are not lists to the parser and are kept as written.  One pass over the lines, each
-open item pushed and popped once: linear in the content (W26).
+open item pushed and popped once: linear in the content (W26).  The sanitiser's lines are
+:class:`LineChunks` (a few long strings, not a string per line), and a segment's rewritten lines
+are folded into them as the reading passes them (W20).
 """
 
 from __future__ import annotations

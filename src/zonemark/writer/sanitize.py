@@ -78,6 +78,10 @@ Title (the text after ``###### LOG: <date> — ``)::
 
 An escape is never undone by a backslash the AI wrote itself: ``\\<!--`` stays one
 escaped ``<`` (not ``\\\\<!--``, which would render a real comment).
+
+Cost (W20): linear in the text, and the text is read in chunks of whole lines (:data:`_CHUNK_CHARS`):
+what is held for the whole of it is its cleaned copy and the written text, one string per chunk —
+never a string per line.
 """
 
 from __future__ import annotations
