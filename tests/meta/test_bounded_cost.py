@@ -312,3 +312,84 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
     assert_rulings_pinned("Bounded cost", "B")
+
+
+# -- the sanitiser: the text and what it writes, held as one string per chunk of lines (W20) -----------------
+
+def _zones(n: int) -> str:
+    return "[P5]\nnota — 東京 perché\n[/P5]\n" * n
+
+
+def _titled(n: int) -> str:
+    return "".join(f"###### LOG: 2026-01-03 — voce {i} — 東京\ncorpo perché\n" for i in range(n))
+
+
+@pytest.mark.parametrize("sanitize, text", [
+    ("sanitize_body", _zones(17_000)),  # two lines in three escaped
+    ("sanitize_entries", _titled(9_000)),  # every other line a title, sanitised as a title
+    ("sanitize_body", random.Random(3).randbytes(450_000).decode("utf-8", "replace")),  # 4 bytes a character
+    ("sanitize_body", "- perché\n  - 東京\n" * 25_000),  # every line rewritten by the bullet rewrite
+    ("clean_proposal", "- perché\n  - 東京\n" * 25_000),
+], ids=["zones", "entries", "random-bytes", "list", "proposal-list"])
+def test_the_sanitiser_holds_about_two_copies_of_the_text(sanitize, text):
+    """A line of a body was a string, a skeleton, a tuple and four list slots at once (18x the text for short
+    escaped lines); the text is now read in chunks of lines, and what is held for all of it is the cleaned text
+    and the written text, one string per chunk — the written text joined at the end is the second copy."""
+    from zonemark.writer import sanitize as sanitize_module
+
+    fn = getattr(sanitize_module, sanitize)
+    peak, out = _peak(fn, text)
+    assert out.text and len(out.text) >= 0.85 * len(text)
+    bound = 3.2 if sanitize == "clean_proposal" else 2.6  # a proposal's rewritten runs beside the read ones
+    assert peak <= bound * sys.getsizeof(text), peak / sys.getsizeof(text)  # before: 7.8x to 28x
+
+
+def test_the_sanitiser_holds_no_string_per_line_of_a_long_list():
+    """A list of 120,000 short items, each rewritten (``- x`` -> ``* x``): a segment's rewritten lines are
+    folded into their chunk as the reading passes it, not kept in a dict of every line (before: 84x)."""
+    from zonemark.writer.sanitize import sanitize_body
+
+    text = "- x — 東京\n" * 48_000
+    peak, out = _peak(sanitize_body, text)
+    assert out.text == text.replace("- x", "* x")[:-1]
+    assert peak <= 2.6 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+# -- the chat readers: one line of the text at a time, a row of integers per trace block (CL30) --------------
+
+@pytest.mark.parametrize("reader", ["parse_trace", "extract_logs"])
+def test_the_chat_readers_hold_no_list_of_the_lines(reader):
+    """Ingest's log extraction and the trace reader split the whole text into a list of lines (a string per
+    line, 4.8x a text of short lines, 10x its UTF-8 bytes); they now read one line at a time."""
+    from zonemark.interchange import logs, trace
+
+    fn = trace.parse_trace if reader == "parse_trace" else logs.extract_logs
+    text = "[P5]\nnota — 東京 perché\n[/P5]\n" * 30_000
+    peak, found = _peak(fn, text)
+    assert not (found.blocks if reader == "parse_trace" else found.entries)
+    assert peak <= 0.05 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+TRACING = ("# Aria — perché [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICAL — 東京\n[/P1]\n\n[P1]\n"
+           "## MODULE 001: ANCHOR [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n\n[P1]\n"
+           "## MODULE 002: DEFERRED_NEURAL_TRACING [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n")
+
+
+def test_a_trace_of_many_blocks_keeps_a_row_of_integers_per_block(tmp_path):
+    """8,000 blocks: each was a TraceBlock with its parsed content and a second, validated content in
+    ``accepted`` (8.7x the text); the blocks after the first MAX_LISTED_BLOCKS are rows of integers, parsed
+    again from their own lines when asked for, and each accepted one is validated when asked for."""
+    from zonemark.interchange.trace import MAX_LISTED_BLOCKS, read_trace
+
+    (tmp_path / "aria[reminder].md").write_text(TRACING, encoding="utf-8")
+    layer = Layer.load(tmp_path)
+    text = "".join(f"[NTRACE: v1]\nNUCLEI: 1\nMODULE 001: ANCHOR active\nLOG 001: 2026-01-0{i % 9 + 1} — generated —"
+                   f" perché 東京 {i}\n[/NTRACE]\n" for i in range(8_000))
+    peak, result = _peak(read_trace, text, layer)
+    assert result.enabled and len(result.blocks) == len(result.accepted) == 8_000
+    assert len(result.result.logs) == 8_000 and len(result.to_dict()["blocks"]) == MAX_LISTED_BLOCKS
+    last, content = result.accepted[-1]
+    assert last == result.blocks[7_999] and (last.open_line, last.close_line) == (39_996, 40_000)
+    assert content.logs[0].text == "perché 東京 7999" and content.logs[0].line == 39_999
+    # the union of the 8,000 distinct LOG lines is the answer itself (with the set that finds them distinct)
+    assert peak <= 3 * sys.getsizeof(text), peak / sys.getsizeof(text)
