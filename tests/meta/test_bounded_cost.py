@@ -1,4 +1,4 @@
-"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B9).
+"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B16).
 
 Never a wall time: each test counts steps, calls or retained objects, or the bytes allocated at
 the peak (tracemalloc), on inputs built to be the worst case of one entry point.
@@ -121,6 +121,94 @@ def test_b10_a_scan_that_keeps_no_finding_keeps_no_container():
     assert used <= 3 * len(text.encode()), used / len(text.encode())
 
 
+def test_b11_a_parse_holds_its_containers_as_columns():
+    """``Document.modules`` is a table of columns, its ``ModuleInfo`` made when read (B11); the names under a
+    parent are kept by the parent while it is open, not in one map of every (parent, name) pair."""
+    from zonemark.core.facts import ContainerTable
+    from zonemark.core.nodes import ModuleInfo
+
+    text = _topic_groups(5_000)
+    size = len(text.encode())
+    used, doc = _peak(parse, text)
+    assert isinstance(doc.modules, ContainerTable) and len(doc.modules) == 20_000 and not doc.errors
+    # the source (2 bytes a character: one is CJK), the findings, the columns; before: 11.6x (a ModuleInfo, a
+    # scanner object and a (parent, name) key of every container at once)
+    assert used <= 5 * size, used / size
+    first, last = doc.modules[0], doc.modules[-1]
+    assert isinstance(first, ModuleInfo) and (first.keyword, first.name, first.level) == ("TOPIC", "T0", 2)
+    assert (last.keyword, last.name, last.level, last.parent_line) == ("SUBTOPIC", "C — perché", 5, last.line - 4)
+    assert list(doc.modules)[-1] == last and doc.modules[-2:] == tuple(doc.modules)[-2:]
+    assert doc.modules == tuple(doc.modules) and doc.modules != tuple(doc.modules)[1:]
+
+
+def test_b11_the_table_reads_what_the_scan_learnt_after_each_header():
+    """NUCLEI tags, STATE and CONNECTIONS arrive on later lines: the table keeps them by row (B11)."""
+    text = ("# Motore — 東京 [external_module]\n\n[P1]\n## NUCLEUS 1: Nucleo\n\n"
+            "## MODULE 001: Perché — 東京\n[NUCLEI: 1]\n### STATE\nactive - permanent\n"
+            "### CONNECTIONS\n* MODULE 002\n* NUCLEUS 1\n\n## MODULE 002: Altro — città [NUCLEI: 1, 7]\n"
+            "### STATE\ninactive\n\n## MODULE 001: Doppione\n[NUCLEI: 1]\n[/P1]\n")
+    doc = parse(text)
+    m1, m2, dup = doc.modules
+    assert (m1.assigned_nuclei, m1.declared_state, m1.permanent, m1.state_line) == ((1,), "active", True, 9)
+    assert [(c.kind, c.target) for c in m1.connections] == [("module", "002"), ("nucleus", "1")]
+    assert (m2.assigned_nuclei, m2.declared_state, m2.permanent, m2.connections) == ((1, 7), "inactive", False, ())
+    assert dup.ignored and not m1.ignored and dup.name == "Doppione"
+    codes = {(d.code, d.line) for d in doc.diagnostics}
+    assert ("UNRESOLVED_NUCLEUS_REFERENCE", 14) in codes
+
+
+def _layer_of(tmp_path: Path, memory: str) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "aria[reminder].md").write_text("# Aria — 東京 [reminder]\n\n[P1]\n## NUCLEUS 1: Nucleo\n[/P1]\n",
+                                                encoding="utf-8")
+    (tmp_path / "notes[ext_memory].md").write_text(memory, encoding="utf-8")
+    return tmp_path
+
+
+def test_b12_a_layer_holds_no_object_per_container(tmp_path):
+    """``Layer.modules`` makes each ``LayerModule`` when it is read, from the files' tables (B12): the same
+    values, ids and ~Tn numbers as the list it was, and none of them kept by the layer."""
+    from zonemark.layer.loader import LayerModules
+
+    folder = _layer_of(tmp_path, _topic_groups(5_000) + "[P1]\n## TOPIC: Ultimo — città\n[/P1]\n")
+    size = (folder / "notes[ext_memory].md").stat().st_size
+    used, layer = _peak(Layer.load, folder)
+    modules = layer.modules
+    assert isinstance(modules, LayerModules) and len(modules) == 20_001
+    # the text, the table of its containers; before: 14.4x (a LayerModule, its ModuleInfo and a ~Tn key each)
+    assert used <= 7 * size, used / size
+    ids = [m.module_id for m in modules]
+    assert ids[:3] == ["~T1", "~T2", "~T3"] and ids[-1] == "~T20001" and len(set(ids)) == 20_001
+    assert modules[-1] == list(modules)[-1] and modules[-1].info.name == "Ultimo — città" and modules[-1].temporary
+    assert layer.module_at("notes[ext_memory].md", modules[4].info.line) == modules[4]
+    assert layer.module_at("notes[ext_memory].md", modules[4].info.line + 1) is None
+    assert layer.module_at("aria[reminder].md", modules[4].info.line) is None
+    assert modules == tuple(modules) and modules[1:3] == tuple(modules)[1:3]
+
+
+def test_b13_a_status_lists_its_first_topics_and_counts_the_rest(tmp_path):
+    """A memory file's status lists MAX_STATUS_TOPICS topics and sub-topics, depth first, and says how many are
+    left out (B13): a file of 20,000 made an answer ten times the file."""
+    from zonemark.layer.status import MAX_STATUS_TOPICS, layer_status
+    from zonemark.render.status_text import render_status
+
+    folder = _layer_of(tmp_path, _topic_groups(5_000))
+    layer = Layer.load(folder, outline=True)
+    status = layer_status(layer)
+    (memory,) = status.memories
+
+    def count(topics):
+        return sum(1 + count(t.children) for t in topics)
+
+    assert count(memory.topics) == MAX_STATUS_TOPICS and memory.topics_left_out == 20_000 - MAX_STATUS_TOPICS
+    assert [t.keyword for t in (memory.topics[0], memory.topics[0].children[0])] == ["TOPIC", "SUBTOPIC1"]
+    assert memory.topics[0].id == "~T1" and memory.topics[-1].id == f"~T{MAX_STATUS_TOPICS - 3}"
+    assert memory.to_dict()["topicsLeftOut"] == 19_000
+    assert "… and 19000 more topics (zonemark outline lists them all)" in render_status(status, str(folder))
+    small = layer_status(Layer.load(_layer_of(tmp_path / "small", _topic_groups(3)), outline=True)).memories[0]
+    assert count(small.topics) == 12 and small.topics_left_out == 0
+
+
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
 
 SRC = str(Path(zonemark.__file__).resolve().parent)
@@ -224,6 +312,87 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
     assert_rulings_pinned("Bounded cost", "B")
+
+
+# -- the sanitiser: the text and what it writes, held as one string per chunk of lines (W20) -----------------
+
+def _zones(n: int) -> str:
+    return "[P5]\nnota — 東京 perché\n[/P5]\n" * n
+
+
+def _titled(n: int) -> str:
+    return "".join(f"###### LOG: 2026-01-03 — voce {i} — 東京\ncorpo perché\n" for i in range(n))
+
+
+@pytest.mark.parametrize("sanitize, text", [
+    ("sanitize_body", _zones(17_000)),  # two lines in three escaped
+    ("sanitize_entries", _titled(9_000)),  # every other line a title, sanitised as a title
+    ("sanitize_body", random.Random(3).randbytes(450_000).decode("utf-8", "replace")),  # 4 bytes a character
+    ("sanitize_body", "- perché\n  - 東京\n" * 25_000),  # every line rewritten by the bullet rewrite
+    ("clean_proposal", "- perché\n  - 東京\n" * 25_000),
+], ids=["zones", "entries", "random-bytes", "list", "proposal-list"])
+def test_the_sanitiser_holds_about_two_copies_of_the_text(sanitize, text):
+    """A line of a body was a string, a skeleton, a tuple and four list slots at once (18x the text for short
+    escaped lines); the text is now read in chunks of lines, and what is held for all of it is the cleaned text
+    and the written text, one string per chunk — the written text joined at the end is the second copy."""
+    from zonemark.writer import sanitize as sanitize_module
+
+    fn = getattr(sanitize_module, sanitize)
+    peak, out = _peak(fn, text)
+    assert out.text and len(out.text) >= 0.85 * len(text)
+    bound = 3.2 if sanitize == "clean_proposal" else 2.6  # a proposal's rewritten runs beside the read ones
+    assert peak <= bound * sys.getsizeof(text), peak / sys.getsizeof(text)  # before: 7.8x to 28x
+
+
+def test_the_sanitiser_holds_no_string_per_line_of_a_long_list():
+    """A list of 120,000 short items, each rewritten (``- x`` -> ``* x``): a segment's rewritten lines are
+    folded into their chunk as the reading passes it, not kept in a dict of every line (before: 84x)."""
+    from zonemark.writer.sanitize import sanitize_body
+
+    text = "- x — 東京\n" * 48_000
+    peak, out = _peak(sanitize_body, text)
+    assert out.text == text.replace("- x", "* x")[:-1]
+    assert peak <= 2.6 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+# -- the chat readers: one line of the text at a time, a row of integers per trace block (CL30) --------------
+
+@pytest.mark.parametrize("reader", ["parse_trace", "extract_logs"])
+def test_the_chat_readers_hold_no_list_of_the_lines(reader):
+    """Ingest's log extraction and the trace reader split the whole text into a list of lines (a string per
+    line, 4.8x a text of short lines, 10x its UTF-8 bytes); they now read one line at a time."""
+    from zonemark.interchange import logs, trace
+
+    fn = trace.parse_trace if reader == "parse_trace" else logs.extract_logs
+    text = "[P5]\nnota — 東京 perché\n[/P5]\n" * 30_000
+    peak, found = _peak(fn, text)
+    assert not (found.blocks if reader == "parse_trace" else found.entries)
+    assert peak <= 0.05 * sys.getsizeof(text), peak / sys.getsizeof(text)
+
+
+TRACING = ("# Aria — perché [reminder]\n\n[P1]\n## NUCLEUS 1: LOGICAL — 東京\n[/P1]\n\n[P1]\n"
+           "## MODULE 001: ANCHOR [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n\n[P1]\n"
+           "## MODULE 002: DEFERRED_NEURAL_TRACING [NUCLEI: 1]\n### STATE\nactive\n[/P1]\n")
+
+
+def test_a_trace_of_many_blocks_keeps_a_row_of_integers_per_block(tmp_path):
+    """8,000 blocks: each was a TraceBlock with its parsed content and a second, validated content in
+    ``accepted`` (8.7x the text); the blocks after the first MAX_LISTED_BLOCKS are rows of integers, parsed
+    again from their own lines when asked for, and each accepted one is validated when asked for."""
+    from zonemark.interchange.trace import MAX_LISTED_BLOCKS, read_trace
+
+    (tmp_path / "aria[reminder].md").write_text(TRACING, encoding="utf-8")
+    layer = Layer.load(tmp_path)
+    text = "".join(f"[NTRACE: v1]\nNUCLEI: 1\nMODULE 001: ANCHOR active\nLOG 001: 2026-01-0{i % 9 + 1} — generated —"
+                   f" perché 東京 {i}\n[/NTRACE]\n" for i in range(8_000))
+    peak, result = _peak(read_trace, text, layer)
+    assert result.enabled and len(result.blocks) == len(result.accepted) == 8_000
+    assert len(result.result.logs) == 8_000 and len(result.to_dict()["blocks"]) == MAX_LISTED_BLOCKS
+    last, content = result.accepted[-1]
+    assert last == result.blocks[7_999] and (last.open_line, last.close_line) == (39_996, 40_000)
+    assert content.logs[0].text == "perché 東京 7999" and content.logs[0].line == 39_999
+    # the union of the 8,000 distinct LOG lines is the answer itself (with the set that finds them distinct)
+    assert peak <= 3 * sys.getsizeof(text), peak / sys.getsizeof(text)
 
 
 # -- B16: the MCP server's read tools and the language server's change handling -----------------------------

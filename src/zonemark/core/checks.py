@@ -110,16 +110,20 @@ def nucleus_governance(facts: Facts, report: Report) -> None:
     """
     nucleus_ids = {int(n.id or 0) for n in facts.nuclei}
     superseded = facts.superseded
-    for c in facts.containers:
-        if c.type != "module" or c.keyword is not None or c.line in superseded:
+    table = facts.containers
+    for row in range(len(table)):
+        line = table.line(row)
+        if not table.declared_module(row) or line in superseded:
             continue
-        if c.nuclei is None:
-            report("UNGOVERNED_MODULE", c.line, 1,
-                   f"MODULE {c.id or c.name} has no [NUCLEI: ...] tag: it is ungoverned")
+        tag = table.nuclei_of(row)
+        if tag is None:
+            report("UNGOVERNED_MODULE", line, 1,
+                   f"MODULE {table.id_of(row) or table.name_of(row)} has no [NUCLEI: ...] tag: it is ungoverned")
             continue
-        for nid in c.nuclei:
+        ids, tag_line, tag_column = tag
+        for nid in ids:
             if nid not in nucleus_ids:
-                report("UNRESOLVED_NUCLEUS_REFERENCE", c.nuclei_line, c.nuclei_column,
+                report("UNRESOLVED_NUCLEUS_REFERENCE", tag_line, tag_column,
                        f"nucleus {nid} is not declared in this file")
 
 
@@ -130,13 +134,16 @@ def connection_targets(facts: Facts, report: Report) -> None:
     targets (topics and sub-topics carry no address, §7.1.2); nucleus ids compare as numbers.
     A layer looks the target up in every file instead (``LAYER_UNRESOLVED_CONNECTION``).
     """
-    modules = {c.id for c in facts.containers if c.type == "module" and c.keyword is None and c.id is not None}
+    table = facts.containers
+    modules = {i for row in range(len(table)) if table.declared_module(row) and (i := table.id_of(row)) is not None}
     nuclei = {int(n.id) for n in facts.nuclei if n.id is not None and n.id.isdigit()}
     superseded = facts.superseded
-    for owner in (*facts.containers, *facts.nuclei):
-        if owner.line in superseded:
+    owners = [(table.line(row), table.connections_of(row)) for row in table.rows_with_connections()]
+    owners += [(n.line, n.connections) for n in facts.nuclei]
+    for line, connections in owners:
+        if line in superseded:
             continue  # ignored under Invariant 4: draws nothing (run after duplicate_declarations)
-        for conn in owner.connections:
+        for conn in connections:
             if conn.kind == "module":
                 if conn.target in modules:
                     continue
@@ -154,7 +161,7 @@ def registry_states(facts: Facts, report: Report) -> None:
     Modules ignored under Invariant 4 do not count (run after :func:`duplicate_declarations`).
     """
     superseded = facts.superseded
-    permanent = {c.id for c in facts.containers if c.id is not None and c.permanent and c.line not in superseded}
+    permanent = facts.containers.permanent_ids(superseded)
     first_state: dict[str, tuple[str, int]] = {}
     for mid, state, ln in facts.registry_entries:
         if mid in permanent:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from functools import cached_property
@@ -38,7 +38,7 @@ class Document:
     title_line: int | None
     tree: tuple[Block, ...] | None = field(repr=False)  # the blocks, when built (see ``blocks``)
     diagnostics: tuple[Diagnostic, ...] = ()
-    modules: tuple[ModuleInfo, ...] = ()
+    modules: Sequence[ModuleInfo] = ()  # a ContainerTable when parsed (B11)
     nuclei: tuple[NucleusInfo, ...] = ()
     registry: RegistryInfo | None = None
     standard_version: str | None = None

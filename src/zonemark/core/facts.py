@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import cast, overload
 
 from .nodes import Connection, ModuleInfo, ModuleType, NucleusInfo, RegistryInfo, State
 
@@ -65,14 +65,19 @@ class Container:
 
     ``nuclei_line``/``nuclei_column`` locate its ``[NUCLEI: ...]`` tag (§7.4.4); ``state``,
     ``permanent`` and ``state_line`` its declared STATE (§7.2); ``connections`` its
-    CONNECTIONS bullets (§7.6); ``parent_line`` the enclosing container's line.
+    CONNECTIONS bullets (§7.6); ``parent_line`` the enclosing container's line.  ``row`` is its
+    row of the :class:`ContainerTable` that keeps it (-1: none keeps it); the scanner hands the
+    table what it learns after the header (:meth:`ContainerTable.keep`), so that only the open
+    containers live as objects; ``child_names`` the names of the topics and sub-topics under it, while it
+    is open (DUPLICATE_CONTAINER_NAME).
     """
 
     __slots__ = ("type", "keyword", "id", "name", "level", "line", "plevel", "nuclei", "nuclei_line",
-                 "nuclei_column", "state", "permanent", "state_line", "connections", "parent_line")
+                 "nuclei_column", "state", "permanent", "state_line", "connections", "parent_line", "row",
+                 "child_names")
 
     def __init__(self, type_: str, keyword: str | None, id_: str | None, name: str | None, level: int, line: int,
-                 plevel: int | None, parent_line: int | None) -> None:
+                 plevel: int | None, parent_line: int | None, row: int = -1) -> None:
         self.type = type_
         self.keyword = keyword
         self.id = id_
@@ -88,6 +93,160 @@ class Container:
         self.state_line: int | None = None
         self.connections: list[Connection] | tuple[()] = ()  # a list from its first bullet on
         self.parent_line = parent_line
+        self.row = row
+        self.child_names: dict[str | None, int] | None = None  # its topics' and sub-topics' names -> line
+
+
+#: The container types of a table row, by code (§7.1).
+_TYPES: tuple[ModuleType, ...] = ("module", "sub_module")
+
+
+class ContainerTable(Sequence[ModuleInfo]):
+    """The modules, topics, sub-topics and sub-modules of a file (``Document.modules``), in document order.
+
+    One row per container in integer and pointer columns; what only some containers have (a ``[NUCLEI: ...]``
+    tag, a STATE, CONNECTIONS) in small maps by row.  A :class:`ModuleInfo` is made when a row is read: a file
+    of 100,000 headers held 100,000 of them (about 144 bytes and two int objects each, 4.4x the text) and as many
+    scanner objects before them (B11).  Equal to any sequence of the same :class:`ModuleInfo` values."""
+
+    __slots__ = ("_types", "_keyword_codes", "_keywords", "_ids", "_names", "_levels", "_lines", "_plevels",
+                 "_parents", "_nuclei", "_states", "_connections", "_superseded")
+
+    def __init__(self) -> None:
+        self._types = array("b")
+        self._keyword_codes = array("b")
+        self._keywords: list[str | None] = [None]  # code -> keyword
+        self._ids: list[str | None] = []
+        self._names: list[str] = []
+        self._levels = array("b")
+        self._lines = array("q")
+        self._plevels = array("b")  # -1: outside every zone
+        self._parents = array("q")  # -1: no enclosing container
+        self._nuclei: dict[int, tuple[tuple[int, ...], int, int]] = {}  # row -> (ids, line, column)
+        self._states: dict[int, tuple[State, bool, int]] = {}  # row -> (state, permanent, line)
+        self._connections: dict[int, Sequence[Connection]] = {}
+        self._superseded: frozenset[int] | set[int] = frozenset()  # container lines ignored (§5.5 Invariant 4)
+
+    def add(self, type_: ModuleType, keyword: str | None, id_: str | None, name: str | None, level: int,
+            line: int, plevel: int | None, parent_line: int | None) -> Container:
+        """A new last row, and the scanner's object for it while it is open."""
+        if self._lines and line <= self._lines[-1]:
+            raise ValueError(f"container line {line} is not after line {self._lines[-1]}")
+        keywords = self._keywords
+        try:
+            code = keywords.index(keyword)
+        except ValueError:
+            code = len(keywords)
+            keywords.append(keyword)
+        self._types.append(_TYPES.index(type_))
+        self._keyword_codes.append(code)
+        self._ids.append(id_)
+        self._names.append(name or "")
+        self._levels.append(level)
+        self._lines.append(line)
+        self._plevels.append(-1 if plevel is None else plevel)
+        self._parents.append(-1 if parent_line is None else parent_line)
+        return Container(type_, keywords[code], id_, name, level, line, plevel, parent_line, len(self._lines) - 1)
+
+    def keep(self, c: Container) -> None:
+        """What the scanner learnt of ``c`` after its header: its tag, STATE and CONNECTIONS (kept by row)."""
+        if c.row < 0:
+            return
+        if c.nuclei is not None:
+            self._nuclei[c.row] = (c.nuclei, c.nuclei_line, c.nuclei_column)
+        if c.state is not None and c.state_line is not None:
+            self._states[c.row] = (cast(State, c.state), c.permanent, c.state_line)
+        if c.connections:
+            self._connections[c.row] = c.connections  # the scanner's list: its later bullets are seen
+
+    def freeze(self, superseded: set[int]) -> None:
+        """The scan is over: ``superseded`` holds the lines §5.5 Invariant 4 ignores (the checks' verdict)."""
+        lines = self._lines
+        self._superseded = frozenset(ln for ln in superseded if self.row_of(ln) >= 0) if lines else frozenset()
+        self._connections = {row: tuple(conns) for row, conns in self._connections.items()}
+
+    # -- reading --------------------------------------------------------------------------------------------
+    def row_of(self, line: int) -> int:
+        """The row of the container declared on ``line``, or -1."""
+        lines = self._lines
+        i = bisect_left(lines, line)
+        return i if i < len(lines) and lines[i] == line else -1
+
+    def line(self, row: int) -> int:
+        return self._lines[row]
+
+    def declared_module(self, row: int) -> bool:
+        """Whether the row is a ``## MODULE`` (not a topic, sub-topic or sub-module)."""
+        return self._types[row] == 0 and self._keywords[self._keyword_codes[row]] is None
+
+    def id_of(self, row: int) -> str | None:
+        return self._ids[row]
+
+    def name_of(self, row: int) -> str:
+        return self._names[row]
+
+    def nuclei_of(self, row: int) -> tuple[tuple[int, ...], int, int] | None:
+        """The row's ``[NUCLEI: ...]`` ids and where the tag is (line, column), or None."""
+        return self._nuclei.get(row)
+
+    def connections_of(self, row: int) -> Sequence[Connection]:
+        return self._connections.get(row, ())
+
+    def rows_with_connections(self) -> list[int]:
+        """The rows that have CONNECTIONS bullets (§7.6), in document order."""
+        return sorted(self._connections)
+
+    def permanent_ids(self, superseded: set[int]) -> set[str]:
+        """The ids of the containers whose STATE is permanent (§7.3.1), but those on a ``superseded`` line."""
+        lines = self._lines
+        return {i for row, (_, permanent, _) in self._states.items()
+                if permanent and (i := self._ids[row]) is not None and lines[row] not in superseded}
+
+    def _info(self, row: int) -> ModuleInfo:
+        line = self._lines[row]
+        nuclei = self._nuclei.get(row)
+        state = self._states.get(row)
+        plevel = self._plevels[row]
+        parent = self._parents[row]
+        return ModuleInfo(_TYPES[self._types[row]], self._keywords[self._keyword_codes[row]], self._ids[row],
+                          self._names[row], self._levels[row], line, None if plevel < 0 else plevel,
+                          None if nuclei is None else nuclei[0], None if state is None else state[0],
+                          False if state is None else state[1], None if state is None else state[2],
+                          tuple(self._connections.get(row, ())), line in self._superseded,
+                          None if parent < 0 else parent)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> ModuleInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[ModuleInfo, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> ModuleInfo | tuple[ModuleInfo, ...]:
+        if isinstance(index, slice):
+            return tuple(self._info(row) for row in range(*index.indices(len(self))))
+        n = len(self._lines)
+        row = index + n if index < 0 else index
+        if not 0 <= row < n:
+            raise IndexError("container row out of range")
+        return self._info(row)
+
+    def __iter__(self) -> Iterator[ModuleInfo]:
+        info = self._info
+        for row in range(len(self._lines)):
+            yield info(row)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ContainerTable({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +267,7 @@ class Facts:
     """Everything the cross-block checks and the derived facts need from one scan."""
 
     #: Modules, topics, sub-topics and sub-modules, in document order.
-    containers: list[Container] = field(default_factory=list)
+    containers: ContainerTable = field(default_factory=ContainerTable)
     #: ``## NUCLEUS n:`` declarations, in document order.
     nuclei: list[Container] = field(default_factory=list)
     #: ('module', id), ('nucleus', id) or ('rules', '') -> its declarations, in document order.
@@ -128,20 +287,11 @@ class Facts:
     #: Lines of declarations that lose under §5.5 Invariant 4 (written by the duplicates check).
     superseded: set[int] = field(default_factory=set)
 
-    def module_infos(self) -> tuple[ModuleInfo, ...]:
-        """The frozen containers; it empties ``containers``, each freed as soon as it is frozen, so
-        that a file of many containers does not hold both forms at once (the parser calls it once)."""
-        superseded = self.superseded
-        containers, self.containers = self.containers, []
-        containers.reverse()
-        out: list[ModuleInfo] = []
-        while containers:
-            c = containers.pop()
-            # the scanner files containers of these two types here and states its patterns match
-            out.append(ModuleInfo(cast(ModuleType, c.type), c.keyword, c.id, c.name or "", c.level, c.line,
-                                  c.plevel, c.nuclei, cast("State | None", c.state), c.permanent, c.state_line,
-                                  tuple(c.connections), c.line in superseded, c.parent_line))
-        return tuple(out)
+    def module_infos(self) -> ContainerTable:
+        """The containers, frozen (the parser calls it once, after the checks)."""
+        table, self.containers = self.containers, ContainerTable()
+        table.freeze(self.superseded)
+        return table
 
     def nucleus_infos(self) -> tuple[NucleusInfo, ...]:
         superseded = self.superseded

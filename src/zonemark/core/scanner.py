@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import cast
 
 from . import syntax as sx
 from .diagnostics import Pending
 from .facts import Container, Declaration, EntryOwners, Facts, ListItemMark
 from .headers import MODULE, NUCLEUS, STATE_REGISTRY, Finding, Header, classify_header, read_header
-from .nodes import Block, Connection, Paragraph, fast_constructor
+from .nodes import Block, Connection, ModuleType, Paragraph, fast_constructor
 from .tree import (Frame, HeadingFrame, ItemFrame, LeafFrame, ParagraphFrame, QuoteFrame, RuleFrame, TitleFrame,
                    ZoneFrame, add_child, keep_open)
 
@@ -137,7 +138,7 @@ class Scanner:
         self.ignored_lines: set[int] = set()
         self.standard_version: str | None = None
         self.frontmatter: str | None = None
-        self.container_names: dict[tuple[int, str | None], int] = {}
+        self.container_names: dict[str | None, int] = {}  # topic name -> line, at the file's level
         self.line_count = 0
         self.fence: tuple[str, int] | None = None  # the (character, length) of the fence the last line opened
 
@@ -710,22 +711,32 @@ class Scanner:
             if self.report:
                 self.facts.nuclei.append(container)
         else:
-            container = Container(kind, header.keyword, header.id, header.name, header.level, lineno, plevel,
-                                  parent.line if parent is not None else None)
+            parent_line = parent.line if parent is not None else None
             if self.report:  # a scan that keeps no finding feeds no check: it keeps only the open containers
-                self.facts.containers.append(container)
+                container = self.facts.containers.add(cast(ModuleType, kind), header.keyword, header.id,
+                                                      header.name, header.level, lineno, plevel, parent_line)
+            else:
+                container = Container(kind, header.keyword, header.id, header.name, header.level, lineno, plevel,
+                                      parent_line)
             if header.keyword is not None and self.report:  # TOPIC or SUBTOPIC
-                key = (parent.line if parent else 0, header.name)
-                first = self.container_names.get(key)
+                # the names under one parent: kept by the parent while it is open (no child comes after it)
+                if parent is None:
+                    names = self.container_names
+                elif parent.child_names is None:
+                    names = parent.child_names = {}
+                else:
+                    names = parent.child_names
+                first = names.get(header.name)
                 if first is not None:
                     self.diag("DUPLICATE_CONTAINER_NAME", lineno, col,
                               f"'{header.name}' is already a container under the same parent"
                               f" (line {first}): addressing it by name is ambiguous", related=first)
                 else:
-                    self.container_names[key] = lineno
+                    names[header.name] = lineno
             if header.nuclei is not None:
                 container.nuclei = header.nuclei
                 container.nuclei_column = header.nuclei_column
+                self.facts.containers.keep(container)
         self.last_decl = (frame, container, lineno)
         return container
 
@@ -752,6 +763,7 @@ class Scanner:
         container.nuclei = ids
         container.nuclei_line = lineno
         container.nuclei_column = col
+        self.facts.containers.keep(container)
         frame.nuclei = ids
 
     def _container(self) -> Container | None:
@@ -800,6 +812,7 @@ class Scanner:
             self.diag("DEPRECATED_ITALIAN_KEYWORD", lineno, col, "Italian state value is deprecated: use English")
         owner.state, owner.permanent = parsed
         owner.state_line = lineno
+        self.facts.containers.keep(owner)
 
     # -- leaf blocks -------------------------------------------------------------------
     def _separator(self, lineno: int, off: int) -> None:
@@ -996,6 +1009,7 @@ class Scanner:
                 owner.connections.append(connection)
             else:  # the first: a container without CONNECTIONS holds the shared empty tuple
                 owner.connections = [connection]
+                self.facts.containers.keep(owner)
 
     def _registry_entry(self, line_text: str, lineno: int, col: int) -> None:
         """A registry line ``* ACTIVE: <ids>`` / ``* INACTIVE: <ids>`` (§7.3.1) of the file's first registry."""

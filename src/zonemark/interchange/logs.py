@@ -40,6 +40,7 @@ structure, §5.5) is the writer's business and is reported by ``ingest``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -154,29 +155,57 @@ def _fence_closes(line: str, fence: tuple[str, int]) -> bool:
             and not t.strip(fence[0]).strip())
 
 
-def _body(lines: list[str], start: int, end: int) -> str:
-    """Lines ``start``..``end - 1`` (0-based) without leading and trailing blank lines."""
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[start:end])
+def lines_of(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, str]]:
+    """Each line of ``text[start:end]`` as ``text.split("\\n")`` gives them, with the CR before its line feed
+    dropped, and where it starts and ends in ``text`` (the end is its line feed, or ``end``): one line at a
+    time, never a list of every line (ten times a text of short lines)."""
+    stop = len(text) if end is None else end
+    at = start
+    while True:
+        nl = text.find("\n", at, stop)
+        until = stop if nl < 0 else nl
+        line = text[at:until]
+        yield at, until, line[:-1] if line.endswith("\r") else line
+        if nl < 0:
+            return
+        at = nl + 1
+
+
+_NOT_BLANK = re.compile(r"\S")  # str.strip's white space
+_CR_AT_END = re.compile(r"\r(?=\n)|\r\Z")
+
+
+def _body(text: str, start: int, end: int) -> str:
+    """The lines of ``text[start:end]`` (whole lines; CR dropped before a line feed) without leading and trailing
+    blank lines, joined by ``\\n`` — as one slice of the text."""
+    first = _NOT_BLANK.search(text, start, end)
+    if first is None:
+        return ""
+    nl = text.rfind("\n", start, first.start())
+    start = start if nl < 0 else nl + 1
+    last = end - 1
+    while text[last].isspace():
+        last -= 1
+    nl = text.find("\n", last, end)
+    body = text[start:end if nl < 0 else nl]
+    return _CR_AT_END.sub("", body) if "\r" in body else body
 
 
 class _Open(TypedDict):
-    """The entry being read: its header's line index, the header, and the fence it started in (or None)."""
+    """The entry being read: its header's line index, the header, the fence it started in (or None), the header
+    line as written and where the line after it starts in the text."""
 
     index: int
     header: _Header
     fence: int | None
+    line: str
+    body: int
 
 
 def extract_logs(text: str) -> Extraction:
     """Every log entry of ``text`` and the warnings about it (§N.19.2, §N.19.3; module docstring)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    raw = text.split("\n")
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in raw]
     entries: list[LogEntry] = []
     warnings: list[Notice] = []
     open_entry: _Open | None = None
@@ -185,27 +214,32 @@ def extract_logs(text: str) -> Extraction:
     fence_line = -1  # index of the open fence's opening line
     closed_by_marker = False
 
+    fence_at = -1  # where the open fence's opening line starts in the text
+
     def close(e: _Open, end: str, end_index: int | None, stop: int) -> None:
+        """Close ``e``: its body is the text from the line after its header to the line-feed before ``stop``."""
         nonlocal open_entry
         h: _Header = e["header"]
-        entries.append(LogEntry(e["index"] + 1, lines[e["index"]], h.date, h.title, end,
+        entries.append(LogEntry(e["index"] + 1, e["line"], h.date, h.title, end,
                                 None if end_index is None else end_index + 1,
-                                _body(lines, e["index"] + 1, stop)))
+                                _body(text, e["body"], max(e["body"], stop - 1))))
         open_entry = None
 
-    for i, line in enumerate(lines):
+    i = -1
+    for at, until, line in lines_of(text):
+        i += 1
         if fence is not None and _fence_closes(line, fence):
             if open_entry is not None and open_entry["fence"] == fence_id:
                 warnings.append(notice("LOG_ENDS_AT_FENCE",
                                        f"the entry of line {open_entry['index'] + 1} started inside a code fence:"
                                        f" it ends at the fence's closing line {i + 1}", open_entry["index"] + 1))
-                close(open_entry, END_OF_TEXT, None, i)
+                close(open_entry, END_OF_TEXT, None, at)
                 closed_by_marker = False
             fence = None
             continue
         if is_marker(line):
             if open_entry is not None:
-                close(open_entry, END_MARKER, i, i)
+                close(open_entry, END_MARKER, i, at)
                 closed_by_marker = True
             elif closed_by_marker:
                 warnings.append(notice("LOG_MARKER_DUPLICATE",
@@ -218,9 +252,10 @@ def extract_logs(text: str) -> Extraction:
         if header is not None:
             if open_entry is not None:
                 # A fence opened after the previous header frames this one: its opening line is not body.
-                stop = fence_line if fence is not None and fence_line > open_entry["index"] else i
+                stop = fence_at if fence is not None and fence_line > open_entry["index"] else at
                 close(open_entry, END_NEXT_HEADER, i, stop)
-            open_entry = {"index": i, "header": header, "fence": fence_id if fence is not None else None}
+            open_entry = {"index": i, "header": header, "fence": fence_id if fence is not None else None,
+                          "line": line, "body": until + 1}
             closed_by_marker = False
             n = i + 1
             if header.hashless:
@@ -240,7 +275,7 @@ def extract_logs(text: str) -> Extraction:
             if opened is not None:
                 fence = opened
                 fence_id += 1
-                fence_line = i
+                fence_line, fence_at = i, at
         stripped = _LEAD.sub("", line, count=1)
         if _WRONG_LEVEL.match(stripped):
             warnings.append(notice("LOG_HEADER_WRONG_LEVEL",
@@ -252,5 +287,5 @@ def extract_logs(text: str) -> Extraction:
                                    f"line {i + 1}: '{line.strip()[:40]}' is not the [/LOG] marker (upper case, alone"
                                    f" on its line): {where}", i + 1))
     if open_entry is not None:
-        close(open_entry, END_OF_TEXT, None, len(lines))
+        close(open_entry, END_OF_TEXT, None, len(text) + 1)
     return Extraction(tuple(entries), tuple(warnings))

@@ -19,7 +19,9 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +73,7 @@ def record_trace(layer: Layer, text: str, result: TraceResult, *, now: _dt.datet
             existing.setdefault(found.stem.rpartition("-")[2], found)
     out = []
     body = text.encode("utf-8", "surrogatepass")
-    for block, content in _recordable(result)[:MAX_RECORDED_BLOCKS]:
+    for block, content in islice(_recordable(result), MAX_RECORDED_BLOCKS):
         digest = hashlib.sha256(f"{block.open_line}\n".encode() + body).hexdigest()
         if digest[:16] in existing:
             out.append(RecordOutcome(block.open_line, existing[digest[:16]], False))
@@ -86,14 +88,16 @@ def record_trace(layer: Layer, text: str, result: TraceResult, *, now: _dt.datet
     return tuple(out)
 
 
-def _recordable(result: TraceResult) -> list[tuple[TraceBlock, TraceContent]]:
-    """The accepted blocks that illuminate something (§N.18), in document order."""
-    return [(b, c) for b, c in result.accepted if not c.empty] if result.enabled else []
+def _recordable(result: TraceResult) -> Iterator[tuple[TraceBlock, TraceContent]]:
+    """The accepted blocks that illuminate something (§N.18), in document order, one at a time (a text's blocks
+    are validated when asked for: ruling CL30)."""
+    if result.enabled:
+        yield from ((b, c) for b, c in result.accepted if not c.empty)
 
 
 def unrecorded(result: TraceResult) -> int:
     """How many blocks that illuminate something :func:`record_trace` leaves unrecorded (over its limit)."""
-    return max(0, len(_recordable(result)) - MAX_RECORDED_BLOCKS)
+    return max(0, sum(1 for _ in _recordable(result)) - MAX_RECORDED_BLOCKS)
 
 
 def load_records(layer: Layer) -> tuple[tuple[TraceRecord, ...], tuple[Notice, ...]]:

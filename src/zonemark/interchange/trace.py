@@ -65,6 +65,11 @@ Validation (§N.2, §N.4):
 * ``result`` is the union over the accepted blocks in document order, each item once
   (nuclei by id, modules by id and state, memories by id, ref and action); it is empty when
   tracing is disabled.
+
+Cost (ruling CL30): the text is read one line at a time; ``blocks`` is a :class:`TraceBlocks`, which
+keeps the first :data:`MAX_LISTED_BLOCKS` blocks whole and each later one as a row of integers,
+parsed again from its own lines of the text when it is asked for, and ``accepted`` validates a
+block when it is asked for — both read as the tuples they stand for.
 """
 
 from __future__ import annotations
@@ -72,13 +77,15 @@ from __future__ import annotations
 import bisect
 import datetime as _dt
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from ..core.headers import spelled_keyword
 from ..core.outline import OutlineNode
 from ..layer.loader import Layer, LayerModule
+from .logs import lines_of
 from .notices import Notice, notice
 
 TOKENS = ("NUCLEI", "MODULE", "LOG", "MEMORY")
@@ -116,6 +123,7 @@ _MEMORY = re.compile(r"MEMORY\s+(.+)", re.DOTALL)
 _LOG_SEP = re.compile(r"[—–]|(?<=\s)-{1,2}(?=\s)")
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+")
 _SECTION = {"NUCLEI": 0, "MODULE": 1, "LOG": 1, "MEMORY": 2}
+_WORDS = {w: w for w in STATES + LOG_ACTIONS + MEMORY_ACTIONS}
 
 
 # -- the data ----------------------------------------------------------------------------
@@ -205,11 +213,118 @@ class TraceBlock:
                 "parsed": None if self.parsed is None else self.parsed.to_dict()}
 
 
+_T = TypeVar("_T")
+
+
+class _Items(Sequence[_T]):
+    """A sequence read as the tuple it stands for: equal to it, hashed and shown as it."""
+
+    def _item(self, k: int) -> _T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, k: int) -> _T: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> tuple[_T, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> _T | tuple[_T, ...]:
+        if isinstance(k, slice):
+            return tuple(self._item(i) for i in range(*k.indices(len(self))))
+        if not -len(self) <= k < len(self):
+            raise IndexError(k)
+        return self._item(k + len(self) if k < 0 else k)
+
+    def __iter__(self) -> Iterator[_T]:
+        return (self._item(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, str) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+#: The blocks a text's :class:`TraceBlocks` keeps whole (the ones an answer lists, ruling CL30); every later one
+#: is kept as a row of integers and read again from the text when it is asked for.
+_KEPT_BLOCKS = MAX_LISTED_BLOCKS
+_ROW = 8  # open line, close line (-1: None), start and end in the text, compact, legacy marker, version, reason
+_REASONS = (None, "the marker names no grammar version", "unknown grammar version '{version}'", "never closed",
+            "not closed before the next opening marker (line {line})")
+
+
+def _reason_row(reason: str | None, version: str | None) -> int:
+    """A block's reason for its row: the index of its :data:`_REASONS` (with the line above 3 bits), or -1."""
+    if reason is None:
+        return 0
+    for kind in (1, 2, 3):
+        if _REASONS[kind].format(version=version, line=0) == reason:  # type: ignore[union-attr]
+            return kind
+    m = re.fullmatch(r"not closed before the next opening marker \(line (\d+)\)", reason)
+    return 4 | int(m.group(1)) << 3 if m else -1
+
+
+class TraceBlocks(_Items[TraceBlock]):
+    """The blocks of a text, in order (a tuple to read): a text of 1,000,000 characters may hold 10,000 blocks, and
+    a block with its parsed content as objects costs ten times its text (ruling CL30).  So the first
+    :data:`_KEPT_BLOCKS` blocks are kept whole, and every later one as a row of integers — its lines, where it
+    stands in the text, its form, marker, version and why it was rejected — from which it is made again, its
+    content parsed again from its own lines of the text (the parse of a block reads nothing outside them)."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._kept: list[TraceBlock] = []
+        self._rows = array("q")
+        self._versions: list[str | None] = []  # each version a block names, once
+        self._version_at: dict[str | None, int] = {}
+        self._whole: dict[int, TraceBlock] = {}  # a later block its row cannot say (none is known)
+
+    def __len__(self) -> int:
+        return len(self._kept) + len(self._rows) // _ROW
+
+    def add(self, block: TraceBlock, start: int, end: int) -> None:
+        """The next block, which stands in ``text[start:end]`` (its opening line to its closing line)."""
+        if len(self._kept) < _KEPT_BLOCKS and not self._rows:
+            self._kept.append(block)
+            return
+        if block.version not in self._version_at:
+            self._version_at[block.version] = len(self._versions)
+            self._versions.append(block.version)
+        self._rows.extend((block.open_line, -1 if block.close_line is None else block.close_line, start, end,
+                           block.form == "compact", block.marker == "TRACE", self._version_at[block.version],
+                           _reason_row(block.reason, block.version)))
+        if self._rows[-1] < 0:  # a reason no template spells: kept as it is
+            self._whole[len(self) - 1] = block
+
+    def _made(self, k: int) -> TraceBlock:
+        at = (k - len(self._kept)) * _ROW
+        open_line, close_line, start, end, compact, legacy, version, reason = self._rows[at:at + _ROW]
+        spelled = self._versions[version]
+        template = _REASONS[reason & 7] if reason >= 0 else None
+        why = None if template is None else template.format(version=spelled, line=reason >> 3)
+        parsed = None
+        if why is None:
+            found: list[TraceBlock] = []
+            _read_blocks(self._text, start, end, open_line, lambda b, _s, _e: found.append(b), [])
+            parsed = found[0].parsed
+        return TraceBlock(open_line, None if close_line < 0 else close_line, "compact" if compact else "block",
+                          "TRACE" if legacy else "NTRACE", spelled, why is not None, why, parsed)
+
+    def _item(self, k: int) -> TraceBlock:
+        if k < len(self._kept):
+            return self._kept[k]
+        return self._whole[k] if k in self._whole else self._made(k)
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedTraces:
-    """What :func:`parse_trace` found: every block, and the warnings about the text."""
+    """What :func:`parse_trace` found: every block (:class:`TraceBlocks`, or any sequence), and the warnings about
+    the text."""
 
-    blocks: tuple[TraceBlock, ...]
+    blocks: Sequence[TraceBlock]
     warnings: tuple[Notice, ...]
 
 
@@ -249,14 +364,14 @@ class Target:
 class TraceResult:
     """A trace validated against a layer (the ``zonemark trace --json`` shape)."""
 
-    blocks: tuple[TraceBlock, ...]
+    blocks: Sequence[TraceBlock]
     enabled: bool
     result: TraceContent
     dropped: tuple[Dropped, ...]
     unknown_identifiers: tuple[tuple[str, str | int], ...]
     warnings: tuple[Notice, ...]
     targets: tuple[Target, ...] = ()  # where ``result`` points in the layer, in trace order
-    accepted: tuple[tuple[TraceBlock, TraceContent], ...] = ()  # each accepted block, validated alone
+    accepted: Sequence[tuple[TraceBlock, TraceContent]] = ()  # each accepted block, validated alone
 
     @property
     def found(self) -> bool:
@@ -327,12 +442,22 @@ def parse_trace(text: str) -> ParsedTraces:
     if len(text) > MAX_TRACE_CHARS:
         raise TraceTooLarge(f"the chat text has {len(text):,} characters; a trace is read from at most"
                             f" {MAX_TRACE_CHARS:,} (MAX_TRACE_CHARS)")
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
-    blocks: list[TraceBlock] = []
+    blocks = TraceBlocks(text)
     warnings: list[Notice] = []
-    current: dict[str, Any] | None = None  # open_line, marker, version, form, content [(line, text)]
+    _read_blocks(text, 0, len(text), 1, blocks.add, warnings)
+    if not blocks:
+        warnings.append(notice("TRACE_NOT_FOUND", "no [NTRACE: v1] … [/NTRACE] block in the text", 1))
+    return ParsedTraces(blocks, tuple(warnings))
 
-    def finish(c: dict[str, Any], close_line: int | None, close_marker: str | None, reason: str | None) -> None:
+
+def _read_blocks(text: str, start: int, end: int, first_line: int, emit: Callable[[TraceBlock, int, int], None],
+                 warnings: list[Notice]) -> None:
+    """Every block of the lines of ``text[start:end]`` (the first is line ``first_line``), handed to ``emit`` with
+    where it stands in the text, from its opening line to the end of its closing line (one line at a time)."""
+    current: dict[str, Any] | None = None  # open, start, marker, version, form, content [(line, text)]
+
+    def finish(c: dict[str, Any], close_line: int | None, close_marker: str | None, reason: str | None,
+               until: int) -> None:
         nonlocal current
         current = None
         rejected = reason is not None
@@ -351,24 +476,26 @@ def parse_trace(text: str) -> ParsedTraces:
                 warnings.append(notice("TRACE_MARKER_MISMATCH", f"line {close_line}: [{c['marker']}: …] closed by"
                                        f" [/{close_marker}]: accepted", close_line))
         parsed = None if rejected else _parse_content(c["content"], c["form"], warnings)
-        blocks.append(TraceBlock(c["open"], close_line, c["form"], c["marker"], c["version"] or None, rejected,
-                                 reason, parsed))
+        emit(TraceBlock(c["open"], close_line, c["form"], c["marker"], c["version"] or None, rejected, reason,
+                        parsed), c["start"], until)
 
-    def open_block(i: int, m: re.Match[str], bare: str) -> None:
+    def open_block(i: int, m: re.Match[str], bare: str, at: int, until: int) -> None:
         """Open a block at line ``i`` (``m``: its opening marker); a compact one may close on the same line."""
         nonlocal current
         rest = _bare(bare[m.end():])
-        current = {"open": i, "marker": m.group(1), "version": m.group(2), "form": "compact" if rest else "block",
-                   "content": []}
+        current = {"open": i, "start": at, "marker": m.group(1), "version": m.group(2),
+                   "form": "compact" if rest else "block", "content": []}
         closing = _closing(rest) if rest else None
         if closing is not None:
             if closing[0]:
                 current["content"].append((i, closing[0]))
-            finish(current, i, closing[1], None)
+            finish(current, i, closing[1], None, until)
         elif rest:
             current["content"].append((i, rest))
 
-    for i, line in enumerate(lines, start=1):
+    i = first_line - 1
+    for at, until, line in lines_of(text, start, end):
+        i += 1
         bare = _bare(line)
         m = _OPEN.match(bare)
         if m is not None:
@@ -379,7 +506,7 @@ def parse_trace(text: str) -> ParsedTraces:
                 m = None
         if current is None:
             if m is not None:
-                open_block(i, m, bare)
+                open_block(i, m, bare, at, until)
             elif _CLOSE.fullmatch(bare):
                 warnings.append(notice("TRACE_STRAY_CLOSE", f"line {i}: a closing trace marker with no open"
                                        f" block: ignored", i))
@@ -391,24 +518,21 @@ def parse_trace(text: str) -> ParsedTraces:
             c_open = current["open"]
             warnings.append(notice("TRACE_UNCLOSED", f"line {c_open}: the trace block is not closed before the next"
                                    f" opening marker (line {i}): rejected", c_open))
-            finish(current, None, None, f"not closed before the next opening marker (line {i})")
-            open_block(i, m, bare)
+            finish(current, None, None, f"not closed before the next opening marker (line {i})", at)
+            open_block(i, m, bare, at, until)
             continue
         closing = _closing(bare)
         if closing is not None:
             if closing[0]:
                 current["content"].append((i, closing[0]))
-            finish(current, i, closing[1], None)
+            finish(current, i, closing[1], None, until)
             continue
         current["content"].append((i, line))
     if current is not None:
         c_open = current["open"]
         warnings.append(notice("TRACE_UNCLOSED", f"line {c_open}: the trace block is never closed by"
                                f" [/{current['marker']}]: rejected (a truncated trace is not trusted)", c_open))
-        finish(current, None, None, "never closed")
-    if not blocks:
-        warnings.append(notice("TRACE_NOT_FOUND", "no [NTRACE: v1] … [/NTRACE] block in the text", 1))
-    return ParsedTraces(tuple(blocks), tuple(warnings))
+        finish(current, None, None, "never closed", end)
 
 
 def _segments(content: list[tuple[int, str]], form: str, warnings: list[Notice]) -> list[tuple[int, str]]:
@@ -498,7 +622,7 @@ def _module(module_id: str, rest: str, line: int, warnings: list[Notice]) -> Tra
     if words:
         last = words[-1].strip("[]().,;:—–-")
         if last.lower() in STATES:
-            state = last.lower()
+            state = _WORDS[last.lower()]  # the vocabulary's own string: one for every module
             words = words[:-1]
         elif re.fullmatch(r"[a-z]+", last):
             warnings.append(notice("TRACE_UNKNOWN_STATE", f"line {line}: state '{last}' of MODULE {module_id} is"
@@ -522,7 +646,7 @@ def _log(entry: str, line: int, warnings: list[Notice]) -> TraceLog | None:
     if not _iso(date):
         warnings.append(notice("TRACE_BAD_DATE", f"line {line}: LOG date '{date[:40]}' is not ISO 8601: kept as"
                                f" written", line))
-    action = word if word in LOG_ACTIONS else None
+    action = _WORDS[word] if word in LOG_ACTIONS else None
     if action is None:
         warnings.append(notice("TRACE_UNKNOWN_ACTION", f"line {line}: LOG action '{word[:30]}' is not generated or"
                                f" queried: entry kept, action null", line))
@@ -546,7 +670,7 @@ def _memory(entry: str, line: int, warnings: list[Notice]) -> TraceMemory | None
     if not memory_id:
         warnings.append(notice("TRACE_MALFORMED_ENTRY", f"line {line}: MEMORY without an id: dropped", line))
         return None
-    action = word if word in MEMORY_ACTIONS else None
+    action = _WORDS[word] if word in MEMORY_ACTIONS else None
     if action is None:
         shown = f"'{word[:30]}'" if word else "(none)"
         warnings.append(notice("TRACE_UNKNOWN_ACTION", f"line {line}: MEMORY action {shown} is not queried, touched"
@@ -593,7 +717,13 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     dropped: list[Dropped] = []
     unknown: list[tuple[str, str | int]] = []
     enabling, why = tracing_module(layer)
-    accepted = [(b, b.parsed) for b in parsed.blocks if not b.rejected and b.parsed is not None]
+    accepted = array("q")  # the accepted blocks, found as their contents are read into the union (one at a time)
+
+    def contents() -> Iterator[TraceContent]:
+        for k, b in enumerate(parsed.blocks):
+            if not b.rejected and b.parsed is not None:
+                accepted.append(k)
+                yield b.parsed
     if why is not None:  # enabled is false: a warning says why, trace or not (§N.2)
         warnings.append(notice("TRACE_DISABLED", why, parsed.blocks[0].open_line if parsed.blocks else 1))
     registry = None if enabling is None or enabling.state_source is None else enabling.state_source.registry
@@ -609,7 +739,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
                                f"{enabling.info.line}) is loaded with no STATE and no registry entry (as §N.6's"
                                f" skeleton); declare its STATE to decide it", parsed.blocks[0].open_line))
     resolver = _Resolver(layer)
-    content = _union(c for _, c in accepted)
+    content = _union(contents())
     kept = resolver.filter(content, dropped, unknown, warnings, caution=True)
     if unknown:
         n = len(unknown)
@@ -620,9 +750,25 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
     enabled = why is None
     result = kept if enabled else TraceContent()
     targets = tuple(resolver.targets(result, warnings)) if enabled else ()
-    per_block = tuple((b, resolver.filter(c, [], [], [], caution=True)) for b, c in accepted) if enabled else ()
+    per_block = _Accepted(parsed.blocks, accepted, resolver) if enabled else ()
     return TraceResult(parsed.blocks, enabled, result, tuple(dropped), tuple(unknown), tuple(warnings), targets,
                        per_block)
+
+
+class _Accepted(_Items[tuple[TraceBlock, TraceContent]]):
+    """Each accepted block and its content validated alone (``TraceResult.accepted``), made when asked for: the
+    block from its :class:`TraceBlocks`, its content filtered by the resolver of the validation (ruling CL30)."""
+
+    def __init__(self, blocks: Sequence[TraceBlock], at: Sequence[int], resolver: _Resolver):
+        self._blocks, self._at, self._resolver = blocks, at, resolver
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def _item(self, k: int) -> tuple[TraceBlock, TraceContent]:
+        b = self._blocks[self._at[k]]
+        assert b.parsed is not None
+        return b, self._resolver.filter(b.parsed, [], [], [], caution=True)
 
 
 def _union(contents: Iterable[TraceContent]) -> TraceContent:

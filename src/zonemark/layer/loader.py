@@ -64,8 +64,10 @@ import shlex
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, TypeVar, cast
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Literal, TypeVar, cast, overload
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, Pending, placed
@@ -150,6 +152,90 @@ class LayerModule:
         return self.info.type == "module" and self.info.keyword is None
 
 
+class LayerModules(Sequence[LayerModule]):
+    """The MODULE/TOPIC/SUBTOPIC containers of the merged files, in layer order (``Layer.modules``).
+
+    A :class:`LayerModule` is made when it is read, from its file's ``Document.modules`` (a table of columns,
+    B11), its temporary number and its effective state: the layer holds no object per container, which for a
+    file of 100,000 topics were 100,000 of them and their ``ModuleInfo`` (B12).  Sub-modules are left out
+    (§7.3: nothing addresses them).  Equal to any sequence of the same :class:`LayerModule` values."""
+
+    __slots__ = ("_files", "_ends", "_states")
+
+    def __init__(self, files: list[tuple[str, Sequence[ModuleInfo], array[int]]],
+                 states: dict[tuple[str, int], tuple[str | None, StateSource | None]]) -> None:
+        """``files``: (path, its containers, each container's ~Tn number or 0); ``states``: (path, line) ->
+        the effective state and where it comes from."""
+        self._files: list[tuple[str, Sequence[ModuleInfo], array[int], array[int]]] = []
+        self._ends = array("q")
+        total = 0
+        for rel, modules, numbers in files:
+            rows = array("q", (row for row, m in enumerate(modules) if m.type == "module"))
+            self._files.append((rel, modules, numbers, rows))
+            total += len(rows)
+            self._ends.append(total)
+        self._states = states
+
+    def _module(self, index: int) -> LayerModule:
+        f = bisect_right(self._ends, index)
+        rel, modules, numbers, rows = self._files[f]
+        row = rows[index - (self._ends[f - 1] if f else 0)]
+        m = modules[row]
+        n = numbers[row]
+        mid = m.id if m.id is not None and not m.ignored else (f"~T{n}" if n else None)
+        state, source = self._states.get((rel, m.line), (None, None))
+        return LayerModule(mid, m.id is None, rel, m, cast("State | None", state), source)
+
+    def at(self, rel: str, line: int) -> LayerModule | None:
+        """The container of file ``rel`` declared on ``line``, or None (bisection in the file's rows)."""
+        for f, (frel, modules, _, rows) in enumerate(self._files):
+            if frel != rel:
+                continue
+            j = bisect_left(rows, line, key=lambda row: modules[row].line)
+            if j < len(rows) and modules[rows[j]].line == line:
+                return self._module((self._ends[f - 1] if f else 0) + j)
+            return None
+        return None
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> LayerModule: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[LayerModule, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> LayerModule | tuple[LayerModule, ...]:
+        if isinstance(index, slice):
+            return tuple(self._module(i) for i in range(*index.indices(len(self))))
+        n = len(self)
+        i = index + n if index < 0 else index
+        if not 0 <= i < n:
+            raise IndexError("layer module index out of range")
+        return self._module(i)
+
+    def __iter__(self) -> Iterator[LayerModule]:
+        states = self._states
+        for rel, modules, numbers, rows in self._files:
+            for row in rows:
+                m = modules[row]
+                n = numbers[row]
+                mid = m.id if m.id is not None and not m.ignored else (f"~T{n}" if n else None)
+                state, source = states.get((rel, m.line), (None, None))
+                yield LayerModule(mid, m.id is None, rel, m, cast("State | None", state), source)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LayerModules({list(self)!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class LayerNucleus:
     nucleus_id: int
@@ -185,7 +271,7 @@ class Layer:
     name: str
     files: tuple[LayerFile, ...]
     diagnostics: tuple[Diagnostic, ...]  # layer-level only; .path is the relative path
-    modules: tuple[LayerModule, ...]  # MODULE/TOPIC/SUBTOPIC of merged files, layer order
+    modules: Sequence[LayerModule]  # MODULE/TOPIC/SUBTOPIC of merged files, layer order (LayerModules)
     nuclei: tuple[LayerNucleus, ...]
     edges: tuple[LayerEdge, ...]
     reminder: str | None  # relative path of the layer's reminder
@@ -226,6 +312,13 @@ class Layer:
             if f.rel == rel:
                 return f
         raise KeyError(rel)
+
+    def module_at(self, rel: str, line: int) -> LayerModule | None:
+        """The MODULE/TOPIC/SUBTOPIC declared on ``line`` of the merged file ``rel``, or None."""
+        modules = self.modules
+        if isinstance(modules, LayerModules):
+            return modules.at(rel, line)
+        return next((m for m in modules if m.file == rel and m.info.line == line), None)
 
     def module(self, module_id: str) -> LayerModule | None:
         for m in self.modules:
@@ -564,14 +657,7 @@ class _Loader:
                        if d.code == "UNRESOLVED_CONNECTION"}
         edges = self._edges(merged, declared, nucleus_ids, temp)
         states = self._states(merged, declared, reminder, files)
-        modules = []
-        for f in merged:
-            for m in f.doc.modules:
-                if m.type != "module":
-                    continue
-                mid = m.id if m.id is not None and not m.ignored else temp.get((f.rel, m.line))
-                state, source = states.get((f.rel, m.line), (None, None))
-                modules.append(LayerModule(mid, m.id is None, f.rel, m, cast("State | None", state), source))
+        modules = LayerModules([(f.rel, f.doc.modules, temp[f.rel]) for f in merged], states)
         file_types = {f.rel: f.file_type for f in files}
         for lm in modules:
             if (lm.is_module and not lm.info.ignored and lm.effective_state is None
@@ -582,7 +668,7 @@ class _Loader:
         self.diags = self._placed({f.rel: f.doc.source for f in files})
         self.diags.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return Layer(self.root, self.root.resolve().name or str(self.root), tuple(files), tuple(self.diags),
-                     tuple(modules), tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
+                     modules, tuple(nuclei), tuple(edges), reminder, frozenset(superseded))
 
     def _without_conflict_copies(self, docs: list[tuple[str, Path, Document]]) -> list[tuple[str, Path, Document]]:
         """A sync tool's conflict copy is reported once and left out of the layer (G30)."""
@@ -634,19 +720,22 @@ class _Loader:
         return files
 
     @staticmethod
-    def _temporary_ids(merged: list[LayerFile]) -> dict[tuple[str, int], str]:
-        """§7.1.1: ~Tn for id-less MODULE/TOPIC/SUBTOPIC; declared ids (even '~Tn') are skipped."""
+    def _temporary_ids(merged: list[LayerFile]) -> dict[str, array[int]]:
+        """§7.1.1: ~Tn for id-less MODULE/TOPIC/SUBTOPIC; declared ids (even '~Tn') are skipped.
+
+        Each file's n by container row (0: the container has an id, or is a sub-module)."""
         taken = {m.id for f in merged for m in f.doc.modules if m.id is not None}
-        out: dict[tuple[str, int], str] = {}
+        out: dict[str, array[int]] = {}
         n = 0
         for f in merged:
-            for m in f.doc.modules:
+            numbers = out[f.rel] = array("q", bytes(8 * len(f.doc.modules)))
+            for row, m in enumerate(f.doc.modules):
                 if m.type != "module" or m.id is not None:
                     continue
                 n += 1
                 while f"~T{n}" in taken:
                     n += 1
-                out[(f.rel, m.line)] = f"~T{n}"
+                numbers[row] = n
         return out
 
     @staticmethod
@@ -676,7 +765,7 @@ class _Loader:
         return out
 
     def _edges(self, merged: list[LayerFile], declared: _Declared, nucleus_ids: set[int],
-               temp: dict[tuple[str, int], str]) -> list[LayerEdge]:
+               temp: dict[str, array[int]]) -> list[LayerEdge]:
         """§7.4.4 governs edges and §7.6 connects edges; missing targets warn and draw nothing."""
         edges: list[LayerEdge] = []
         seen: set[tuple[str, str, int, str, str]] = set()

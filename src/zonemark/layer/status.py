@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,16 +73,24 @@ class StatusTopic:
                 "entries": self.entries, "children": [c.to_dict() for c in self.children]}
 
 
+#: The topics and sub-topics a memory file's status lists, depth first; the rest are counted (the outline lists
+#: every one): a status is a summary, and a file of 100,000 topics made an answer ten times the file (B13).
+MAX_STATUS_TOPICS = 1_000
+
+
 @dataclass(frozen=True, slots=True)
 class StatusMemory:
+    """A memory file (§9): its entry count and its first :data:`MAX_STATUS_TOPICS` topics and sub-topics."""
+
     file: str
     title: str | None
     entries: int
     topics: tuple[StatusTopic, ...]
+    topics_left_out: int = 0  # topics and sub-topics past MAX_STATUS_TOPICS
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "title": self.title, "entries": self.entries,
-                "topics": [t.to_dict() for t in self.topics]}
+                "topics": [t.to_dict() for t in self.topics], "topicsLeftOut": self.topics_left_out}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +124,10 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
     CLI passes the file's own, so ``status`` counts what ``check`` lists
     (:func:`zonemark.layer.check.reported_diagnostics`).
     """
-    by_pos = {(m.file, m.info.line): m for m in layer.modules}
     governed: dict[int, list[str | None]] = {}
     for e in layer.edges:
-        m = by_pos.get((e.file, e.line))
-        if e.kind == "governs" and m is not None:
+        m = layer.module_at(e.file, e.line) if e.kind == "governs" else None
+        if m is not None:
             governed.setdefault(int(e.target), []).append(m.module_id)
     modules = []
     for m in layer.modules:
@@ -140,9 +146,10 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
         if f.file_type != "external_memory":
             continue
         root = f.doc.outline()
-        temp = {m.info.line: m.module_id for m in layer.modules if m.file == f.rel}
-        memories.append(StatusMemory(f.rel, f.doc.title, _count_entries(root),
-                                     tuple(_topic(c, temp) for c in root.children if c.kind == "module")))
+        budget = [MAX_STATUS_TOPICS]
+        topics = _topics(root, layer, f.rel, budget)
+        memories.append(StatusMemory(f.rel, f.doc.title, _count_entries(root), topics,
+                                     _count_topics(root) - (MAX_STATUS_TOPICS - budget[0])))
     diags = layer.all_diagnostics() if diagnostics is None else diagnostics
     return LayerStatus(layer.name, str(layer.root), layer.reminder,
                        tuple(StatusFile(f.rel, f.file_type, f.merged) for f in layer.files), tuple(modules), nuclei,
@@ -159,7 +166,21 @@ def _count_entries(node: OutlineNode) -> int:
     return len(node.entries) + sum(_count_entries(c) for c in node.children)
 
 
-def _topic(node: OutlineNode, temp: Mapping[int, str | None]) -> StatusTopic:
-    keyword = spelled_keyword(node.keyword, node.level) or "MODULE"
-    return StatusTopic(node.name, keyword, temp.get(node.line, node.id), node.line, len(node.entries),
-                       tuple(_topic(c, temp) for c in node.children if c.kind == "module"))
+def _count_topics(node: OutlineNode) -> int:
+    return sum(1 + _count_topics(c) for c in node.children if c.kind == "module")
+
+
+def _topics(node: OutlineNode, layer: Layer, rel: str, budget: list[int]) -> tuple[StatusTopic, ...]:
+    """The topics under ``node``, depth first, while ``budget[0]`` lasts (each one listed spends one)."""
+    out = []
+    for c in node.children:
+        if c.kind != "module":
+            continue
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        keyword = spelled_keyword(c.keyword, c.level) or "MODULE"
+        m = layer.module_at(rel, c.line)
+        topic_id = c.id if m is None else m.module_id  # ~Tn for an id-less topic (§7.1.1)
+        out.append(StatusTopic(c.name, keyword, topic_id, c.line, len(c.entries), _topics(c, layer, rel, budget)))
+    return tuple(out)

@@ -68,7 +68,8 @@ class StatusMemory(TypedDict):
     file: str
     title: str | None
     entries: int
-    topics: list[StatusTopic]
+    topics: list[StatusTopic]  # the first 1,000, depth first (the status is a summary)
+    topicsLeftOut: int  # topics and sub-topics past them: list_containers pages through every one
 
 
 @with_config(_CLOSED)

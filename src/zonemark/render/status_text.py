@@ -49,6 +49,8 @@ def render_status(status: LayerStatus, path: str) -> str:
                 out.append(f"  {'  ' * depth}{t.keyword} {t.id}: {t.name}  ({_entries(t.entries)})")
                 walk(t.children, depth + 1)
         walk(mem.topics, 1)
+        if mem.topics_left_out:
+            out.append(f"    … and {counted(mem.topics_left_out, 'more topic')} (zonemark outline lists them all)")
     out.append("")
     errors, warnings = status.errors, status.warnings
     out.append(f"Diagnostics: {errors} error{'s' if errors != 1 else ''}, "

@@ -78,6 +78,10 @@ Title (the text after ``###### LOG: <date> — ``)::
 
 An escape is never undone by a backslash the AI wrote itself: ``\\<!--`` stays one
 escaped ``<`` (not ``\\\\<!--``, which would render a real comment).
+
+Cost (W20): linear in the text, and the text is read in chunks of whole lines (:data:`_CHUNK_CHARS`):
+what is held for the whole of it is its cleaned copy and the written text, one string per chunk —
+never a string per line.
 """
 
 from __future__ import annotations
@@ -86,12 +90,13 @@ import functools
 import html
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..core import syntax as sx
 from ..core.text import (BIDI_CONTROLS_CLASS, BLANK_LOOK_ALIKES, CONTROLS_CLASS, default_ignorable, hidden_spans,
                          printable)
-from .bullets import canonical_bullets
+from .bullets import LineChunks, canonical_bullets
 from .refusals import RefusedWrite
 
 MAX_TITLE_CHARS = 300
@@ -141,31 +146,59 @@ def _skeleton(text: str, blank: str | None = " ") -> str:
     return text.translate(table) if table else text
 
 
-def _remove_hidden(text: str) -> tuple[str, list[str]]:
+class _Removed:
+    """What the character pass removed, gathered chunk by chunk: enough for its notes (W14, W15, W21)."""
+
+    def __init__(self) -> None:
+        self.controls = False
+        self.bidi = False
+        self.unseen = 0
+        self.kinds: set[str] = set()  # the distinct invisible characters: a few thousand code points at most
+
+    def add(self, removed: str) -> None:
+        if not removed:
+            return
+        self.controls = self.controls or _CONTROLS.search(removed) is not None
+        self.bidi = self.bidi or _BIDI_CONTROLS.search(removed) is not None
+        unseen = _BIDI_CONTROLS.sub("", _CONTROLS.sub("", removed))
+        self.unseen += len(unseen)
+        self.kinds.update(unseen)
+
+    def notes(self) -> list[str]:
+        changes = []
+        if self.controls:
+            changes.append("control characters removed")
+        if self.bidi:
+            changes.append("bidirectional controls removed")
+        if self.unseen:
+            gone = sorted(self.kinds)
+            names = ", ".join(f"U+{ord(c):04X}" for c in gone[:5]) + (", …" if len(gone) > 5 else "")
+            n = self.unseen
+            changes.append(f"{n} invisible character{'s' if n != 1 else ''} removed ({names})")
+        return changes
+
+
+def _without_hidden(text: str, removed: _Removed) -> str:
     """``text`` without what :func:`zonemark.core.text.hidden_spans` finds — the controls, the bidi controls and
     the characters a reader cannot see (W14, W15, W21), but an emoji sequence's and a word's (W35): exactly
-    what a view marks (W34) — and a note per kind saying what was removed."""
+    what a view marks (W34) —, each removed character told to ``removed``."""
     spans = hidden_spans(text)
     if not spans:
-        return text, []
+        return text
     pieces, at = [], 0
     for start, end in spans:
         pieces.append(text[at:start])
         at = end
     pieces.append(text[at:])
-    removed = "".join(text[start:end] for start, end in spans)
-    changes = []
-    if _CONTROLS.search(removed):
-        changes.append("control characters removed")
-    if _BIDI_CONTROLS.search(removed):
-        changes.append("bidirectional controls removed")
-    unseen = _BIDI_CONTROLS.sub("", _CONTROLS.sub("", removed))
-    if unseen:
-        gone = sorted(set(unseen))
-        names = ", ".join(f"U+{ord(c):04X}" for c in gone[:5]) + (", …" if len(gone) > 5 else "")
-        n = len(unseen)
-        changes.append(f"{n} invisible character{'s' if n != 1 else ''} removed ({names})")
-    return "".join(pieces), changes
+    removed.add("".join(text[start:end] for start, end in spans))
+    return "".join(pieces)
+
+
+def _remove_hidden(text: str) -> tuple[str, list[str]]:
+    """``text`` without its hidden characters (:func:`_without_hidden`) and a note per kind saying what was
+    removed."""
+    removed = _Removed()
+    return _without_hidden(text, removed), removed.notes()
 
 
 _QUOTE_MARK = re.compile(r">")
@@ -377,124 +410,244 @@ def _escape(line: str, pos: int, what: str) -> str:
     return line[:pos] + "\\" + rest
 
 
-def _fences(lines: list[str]) -> dict[int, str]:
-    """The fences the writer lets through: index -> 'open' | 'inside' | 'close' (see the module docstring).
+# -- the text in chunks: what is held at once (W20) ----------------------------------------------------------
+#
+# A body of 500,000 characters may be 100,000 short lines; a string, a skeleton, a tuple and a list slot per
+# line cost about 250 bytes a line, forty times a text of six-byte lines.  So the text is read in chunks of
+# about _CHUNK_CHARS characters, cut after a line feed (a line is never cut: every decision of the barrier is
+# one of a line, or of the fences and lists around it, which are carried from chunk to chunk), and what is
+# held for the whole text is the cleaned text and the written text, each as one string per chunk; the lines
+# of one chunk at a time are strings of their own.
 
-    Linear: the longest closing line of each character after every line is known beforehand, so an
-    opener that is never closed is passed in one step, and the search for a closer that exists ends there.
-    """
-    n = len(lines)
-    closers: list[tuple[str, int] | None] = []
-    for line in lines:
-        m = _FENCE_CLOSE.fullmatch(line) if line[:1] in "`~" else None
-        closers.append((line[0], len(m.group(1))) if m else None)
-    longest: list[dict[str, int]] = [{}] * (n + 1)  # longest[i]: the longest closer of each character at i or after
-    for i in range(n - 1, -1, -1):
-        c = closers[i]
-        longest[i] = longest[i + 1] if c is None or longest[i + 1].get(c[0], 0) >= c[1] else {**longest[i + 1],
-                                                                                               c[0]: c[1]}
-    roles: dict[int, str] = {}
-    i = 0
-    while i < n:
-        m = _FENCE_OPEN.fullmatch(lines[i]) if lines[i][:1] in "`~" else None
+_CHUNK_CHARS = 1 << 13
+#: A line that is not blank (``str.strip`` and ``\\s`` agree on what is white space).
+_NOT_BLANK = re.compile(r"\S")
+
+
+def _chunks(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` in slices of about :data:`_CHUNK_CHARS` characters, each but the last ending with a line feed, and
+    whether it is the last (which may be empty: the line after a final line feed); one chunk is ``text`` itself."""
+    n, start = len(text), 0
+    while n - start > _CHUNK_CHARS:
+        cut = text.find("\n", start + max(_CHUNK_CHARS, 1) - 1) + 1
+        if cut <= 0:
+            break
+        yield text[start:cut], False
+        start = cut
+    yield (text if start == 0 else text[start:]), True
+
+
+def _chunk_lines(chunk: str, last: bool) -> list[str]:
+    """The lines of one chunk (the line feed that ends a chunk but the last ends its last line)."""
+    lines = chunk.split("\n")
+    if not last:
+        lines.pop()
+    return lines
+
+
+class _Closers:
+    """The longest closing line of each fence character after any line, in the space of the few longest:
+    a closer longer than every later one of its character is a step of a staircase (at most about
+    sqrt(2 * length) steps, their lengths all different), so the question 'is an opener at line ``i`` of
+    run ``n`` ever closed?' is a look at the first step after ``i`` — linear, with no slot per line."""
+
+    def __init__(self) -> None:
+        self._steps: dict[str, list[tuple[int, int]]] = {"`": [], "~": []}  # (line, length), lengths falling
+        self._at = {"`": 0, "~": 0}  # the first step after the last line asked about (asked in line order)
+
+    def add(self, i: int, text: str, start: int, end: int) -> None:
+        """Line ``i`` (in order), ``text[start:end]``, when it can close a fence: a run of one fence character, then
+        spaces or tabs."""
+        m = _FENCE_CLOSE.fullmatch(text, start, end)
         if m is None:
+            return
+        steps = self._steps[text[start]]
+        while steps and steps[-1][1] <= len(m.group(1)):
+            steps.pop()
+        steps.append((i, len(m.group(1))))
+
+    def closed(self, i: int, c: str, n: int) -> bool:
+        """Whether a line after line ``i`` closes a fence of ``n`` characters ``c`` (``i`` never goes back)."""
+        steps, at = self._steps[c], self._at[c]
+        while at < len(steps) and steps[at][0] <= i:
+            at += 1
+        self._at[c] = at
+        return at < len(steps) and steps[at][1] >= n
+
+
+class _Cleaned:
+    """The cleaned text, chunk by chunk, and what the line pass needs to know of all of it beforehand: whether a
+    [/LOG] line is removed, the first and last lines kept (leading and trailing blank lines are stripped) and
+    the fence closers (W4)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.lines = 0
+        self.marker = False
+        self.first = -1  # the first and the last line that is neither blank nor a [/LOG] marker, or -1
+        self.last = -1
+        self.closers = _Closers()
+
+    def add(self, chunk: str, last: bool) -> None:
+        """Read one chunk (:func:`_chunks`) and keep it.  Its lines are read in place, by position: a line is made
+        a string of its own only to be tested as a [/LOG] marker or a fence closer."""
+        i, at = self.lines, 0
+        stop = len(chunk) if last else len(chunk) - 1  # the line feed that ends a chunk but the last ends a line
+        while True:
+            end = chunk.find("\n", at, stop)
+            if end < 0:
+                end = stop
+            if ((chunk.find("LOG", at, end) >= 0 or chunk.find("&", at, end) >= 0)
+                    and _renders_as_marker(chunk[at:end])):
+                self.marker = True
+            elif _NOT_BLANK.search(chunk, at, end):
+                if self.first < 0:
+                    self.first = i
+                self.last = i
+                if chunk[at] in "`~":
+                    self.closers.add(i, chunk, at, end)
             i += 1
-            continue
-        run = m.group(1) or m.group(2)
-        if longest[i + 1].get(run[0], 0) < len(run):  # never closed: the opener is escaped, the scan goes on
-            i += 1
-            continue
-        j = i + 1
-        while not (closers[j] is not None and closers[j][0] == run[0] and closers[j][1] >= len(run)):  # type: ignore[index]
-            j += 1
-        roles[i] = "open"
-        roles[j] = "close"
-        for k in range(i + 1, j):
-            roles[k] = "inside"
-        i = j + 1
-    return roles
+            if end == stop:
+                break
+            at = end + 1
+        self.lines = i
+        self.chunks.append(chunk)
 
 
-def _clean_lines(text: str, entries: bool) -> tuple[list[str], list[str]]:
-    changes: list[str] = []
-    lines = text.split("\n")
-    skels = _skeleton(text).split("\n")
-    pairs = [(ln, sk) for ln, sk in zip(lines, skels) if not _renders_as_marker(ln)]
-    if len(pairs) != len(lines):
-        changes.append("[/LOG] marker removed (§N.19.3.4)")
-    a, b = 0, len(pairs)
-    while a < b and not pairs[a][0].strip():
-        a += 1
-    while b > a and not pairs[b - 1][0].strip():
-        b -= 1
-    kept = [ln for ln, _ in pairs[a:b]]
-    roles = _fences(kept)
-    out: list[str] = []
-    for i, (line, skel) in enumerate(pairs[a:b]):
-        role = roles.get(i)
-        if role in ("open", "close"):
-            out.append(line)
-            continue
-        if entries and role is None and line.startswith("###### "):
-            title = sanitize_title(line[len("###### "):])
-            changes.extend(title.changes)
-            out.append("###### " + title.text)
-            continue
-        found = _find_structure(skel)
-        if found is not None:
-            line = _escape(line, *found)
-            changes.append(f"{found[1]} escaped")
-        if "<" in line:
-            escaped = (_COMMENT_OPEN if role == "inside" else _HTML_OPEN).sub(r"\1\\<", line)
-            if escaped != line:
-                line = escaped
-                changes.append("HTML escaped")
-        out.append(line)
-    out, rewritten = canonical_bullets(out, _reads_as_structure, after_paragraph=entries)
-    if rewritten:
-        changes.append("list markers set to * + - by level (§8)")
-    return out, changes
-
-
-def _clean_characters(text: str, what: str) -> tuple[str, list[str]]:
-    """The character-level part of the barrier, for every text an AI writes (W14, W15, W21, W23)."""
+def _clean_characters(text: str, what: str, sink: Callable[[str, bool], None]) -> list[str]:
+    """The character-level part of the barrier, for every text an AI writes (W14, W15, W21, W23): each cleaned
+    chunk of ``text`` is handed to ``sink`` (with whether it is the last, :func:`_chunks`), the notes are
+    returned.  Chunk by chunk, so that no more than the text and its cleaned copy are held: a line break and
+    the hidden characters are decided within a line, and a chunk ends after a line feed."""
     if not isinstance(text, str):
         raise TypeError(f"{what} must be str, not {type(text).__name__}")
     if len(text) > MAX_BODY_CHARS:
         raise _refuse(what, f"it has {len(text)} characters (at most {MAX_BODY_CHARS})", "§5.5")
     if _SURROGATE.search(text):
         raise _refuse(what, "it is not valid Unicode (lone surrogate)", "§5.5")
-    changes: list[str] = []
-    cleaned = _LINE_BREAKS.sub("\n", text)
-    if cleaned != text:
-        changes.append("line breaks normalised to \\n")
-    cleaned, removed = _remove_hidden(cleaned)  # one pass, so the joiners are judged as a view judges them
-    changes += removed
-    return cleaned, changes
+    breaks = False
+    removed = _Removed()
+    for chunk, last in _chunks(text):
+        if _LINE_BREAKS.search(chunk):
+            breaks = True
+            chunk = _LINE_BREAKS.sub("\n", chunk)
+        sink(_without_hidden(chunk, removed), last)  # one pass, so the joiners are judged as a view judges them
+        del chunk
+    return (["line breaks normalised to \\n"] if breaks else []) + removed.notes()
+
+
+def _escape_line(line: str, role: str | None, changes: dict[str, None]) -> str:
+    """A body line with what reads as structure escaped (module docstring); ``role``: its place in a fence."""
+    if line[:1].isascii() and line[:1] not in _STARTERS and not line[:1].isspace():
+        found = None  # most lines: plain text from their first character (the skeleton keeps ASCII)
+    else:
+        found = _find_structure(_skeleton(line))
+    if found is not None:
+        line = _escape(line, *found)
+        changes[f"{found[1]} escaped"] = None
+    if "<" in line:
+        escaped = (_COMMENT_OPEN if role == "inside" else _HTML_OPEN).sub(r"\1\\<", line)
+        if escaped != line:
+            line = escaped
+            changes["HTML escaped"] = None
+    return line
+
+
+def _clean_lines(cleaned: _Cleaned, entries: bool, changes: dict[str, None]) -> LineChunks:
+    """The kept lines with their structure escaped, as :class:`LineChunks` (one run per chunk of the text).
+
+    Fences (W4): an opener at column 0 is let through when a later line closes it — known beforehand from
+    :class:`_Closers`, so an opener never closed is passed in one step —, and the lines up to the first
+    closer are inside it: linear.  The chunks of ``cleaned`` are let go as they are read.
+    """
+    if cleaned.marker:
+        changes["[/LOG] marker removed (§N.19.3.4)"] = None
+    chunks, counts = [], []
+    fence: tuple[str, int] | None = None  # the open fence let through: its character and length
+    i = 0
+    n_chunks = len(cleaned.chunks)
+    for c in range(n_chunks):
+        chunk, cleaned.chunks[c] = cleaned.chunks[c], ""
+        out: list[str] = []
+        same = True  # every line of the chunk kept as it is: the chunk is its own run
+        for line in _chunk_lines(chunk, c == n_chunks - 1):
+            k, i = i, i + 1
+            if k < cleaned.first or k > cleaned.last or (("LOG" in line or "&" in line) and _renders_as_marker(line)):
+                same = False
+                continue
+            role = None
+            if fence is not None:
+                m = _FENCE_CLOSE.fullmatch(line) if line[:1] == fence[0] else None
+                if m is not None and len(m.group(1)) >= fence[1]:
+                    fence, role = None, "close"
+                else:
+                    role = "inside"
+            elif line[:1] in "`~":
+                m = _FENCE_OPEN.fullmatch(line)
+                if m is not None:
+                    run = m.group(1) or m.group(2)
+                    if cleaned.closers.closed(k, run[0], len(run)):
+                        fence, role = (run[0], len(run)), "open"
+            if role in ("open", "close"):
+                out.append(line)
+                continue
+            if entries and role is None and line.startswith("###### "):
+                title = sanitize_title(line[len("###### "):])
+                changes.update(dict.fromkeys(title.changes))
+                written = "###### " + title.text
+            else:
+                written = _escape_line(line, role, changes)
+            same = same and written == line
+            out.append(written)
+        if out:  # a run ends with a line feed unless it holds the last line kept
+            ended = cleaned.last >= i
+            counts.append(len(out))
+            if not (same and ended == (c < n_chunks - 1)):
+                chunk = ""  # let go before the run is joined: a chunk of one long line is held twice, not thrice
+                if ended:
+                    out.append("")
+                chunk = "\n".join(out)
+            chunks.append(chunk)
+        del chunk, out
+    cleaned.chunks = []
+    return LineChunks(chunks, counts)
 
 
 def clean_characters(text: str, what: str = "content") -> Sanitized:
     """``text`` with what every AI write removes character by character — C0/C1 controls, bidi controls,
     invisible characters — and line breaks as ``\\n``, structure untouched (a proposal's content, W23)."""
-    cleaned, changes = _clean_characters(text, what)
-    return Sanitized(cleaned, tuple(changes))
+    chunks: list[str] = []
+    changes = _clean_characters(text, what, lambda chunk, last: chunks.append(chunk))
+    return Sanitized("".join(chunks), tuple(changes))
 
 
 def clean_proposal(text: str) -> Sanitized:
     """A proposal's content: :func:`clean_characters`, and its lists in the §8 shape by indentation, as every AI
     write sets them (W24), so that a chat-style list is proposed as a list, not as new findings; its structure
     is otherwise the user's to approve (W23).  The content follows the zone's opening tag line."""
-    cleaned, changes = _clean_characters(text, "content")
-    lines, rewritten = canonical_bullets(cleaned.split("\n"), _reads_as_structure, after_paragraph=True)
+    chunks: list[str] = []
+    counts: list[int] = []
+
+    def keep(chunk: str, last: bool) -> None:
+        chunks.append(chunk)
+        counts.append(chunk.count("\n") + last)
+    changes = _clean_characters(text, "content", keep)
+    lines, rewritten = canonical_bullets(LineChunks(chunks, counts), _reads_as_structure, after_paragraph=True)
     if rewritten:
         changes.append("list markers set to * + - by level (§8)")
-    return Sanitized("\n".join(lines), tuple(changes))
+    return Sanitized(lines.text(), tuple(changes))
 
 
 def _sanitize(body: str, what: str, entries: bool) -> Sanitized:
-    cleaned, changes = _clean_characters(body, what)
-    out, more = _clean_lines(cleaned, entries)
-    return Sanitized("\n".join(out), tuple(dict.fromkeys(changes + more)))
+    cleaned = _Cleaned()
+    changes, more = _clean_characters(body, what, cleaned.add), dict[str, None]()
+    lines = _clean_lines(cleaned, entries, more)
+    del cleaned
+    out, rewritten = canonical_bullets(lines, _reads_as_structure, after_paragraph=entries)
+    del lines
+    if rewritten:
+        more["list markers set to * + - by level (§8)"] = None
+    return Sanitized(out.text(), tuple(dict.fromkeys(changes + list(more))))
 
 
 def sanitize_body(body: str) -> Sanitized:
