@@ -37,8 +37,10 @@ either way.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 from array import array
+from collections.abc import Iterator
 from itertools import islice
 
 from ..core import syntax as sx
@@ -191,6 +193,20 @@ def _kept_lines(data: bytes, head_end: int) -> tuple["array[int]", "array[int]"]
     find = data.find
     ends = array("q", (find(b"\n", s) + 1 or n for s in starts))
     return starts, ends
+
+
+def kept_line_starts(data: bytes, start: int, stop: int) -> Iterator[int]:
+    """The starts of the lines in ``data[start:stop]`` the skeleton keeps, in order, each once (``start`` a line
+    start after a newline, ``stop`` a line start): the only lines of a range that can open or close a fence or a
+    comment, be a header or a permission tag (module docstring).  Found in place, one at a time."""
+    assert start > 0 and data[start - 1:start] == b"\n"
+    kept = (m.start() + 1 for m in _KEPT_LINE.finditer(data, start - 1, stop))
+    ends = (data.rfind(b"\n", 0, m.start()) + 1 for m in _COMMENT_END.finditer(data, start, stop))
+    last = -1
+    for k in heapq.merge(kept, ends):
+        if k != last:
+            yield k
+            last = k
 
 
 def _line_numbers(data: bytes, starts: "array[int]", first: int, first_start: int) -> "array[int]":

@@ -31,7 +31,7 @@ from .locate import ZoneIndex, ZoneView
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from .refusals import RefusedWrite
 from .skeleton import skeleton_index
-from .verify import Edit, Expect, Verdict, full_check, incremental_check
+from .verify import Edit, Expect, Verdict, full_check, incremental_check, insertion_check
 
 R = TypeVar("R")
 K = TypeVar("K")
@@ -257,6 +257,24 @@ class FileSnapshot:
                 full_edit = replace(edit, start=chars_before(data, at))
                 verdict = full_check(self.text, decode(new_data), full_edit, expect, path=str(self.path))
         return Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
+
+    def insert(self, index: ZoneIndex, zone: ZoneView, at: ByteOffset, insert: str, line: int, expect: Expect,
+               owner: int | None) -> Spliced:
+        """Insert ``insert`` at byte ``at`` of ``zone`` (a line start, file line ``line``) and re-check it (§5.5):
+        :meth:`splice` of an insertion, the zone read from its bytes (:func:`.verify.insertion_check`: at the end
+        of its content, only its lines from there on are decoded), else the whole file."""
+        data = self.data
+        insert_b = encode(insert)
+        new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at:]))
+        verdict: Verdict | None
+        if not (new_data.startswith(memoryview(data)[:at]) and new_data.endswith(memoryview(data)[at:])):
+            verdict = Verdict(False, (), ("bytes outside the edited region would change",))
+        else:
+            verdict = insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+            if verdict is None:
+                edit = Edit(chars_before(data, at), 0, len(insert), line, 0, insert.count("\n"))
+                verdict = full_check(self.text, decode(new_data), edit, expect, path=str(self.path))
+        return Spliced(new_data, verdict, at, len(insert_b), line, insert.count("\n"))
 
 
 def cached_index(path: str | os.PathLike[str], data: bytes) -> ZoneIndex:
