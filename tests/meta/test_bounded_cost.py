@@ -224,3 +224,31 @@ def test_b4_graph_json_is_the_indented_dump_without_its_peak(tmp_path):
 
 def test_the_bounded_cost_rulings_cite_tests_that_exist():
     assert_rulings_pinned("Bounded cost", "B")
+
+
+def _journal(body: str) -> bytes:
+    return ("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha — 東京\n[/P1]\n\n[P4]\n"
+            "###### LOG: 2026-01-02 — voce\n" + body + "[/P4]\n").encode()
+
+
+@pytest.mark.parametrize("body", [
+    "".join("- " * (50 + i % 50) + "x\n" for i in range(4_000)),  # one entry: a list of 4,000 bullets
+    "".join(f"###### LOG: 2026-01-03 — voce {i}\nperché 東京\n" for i in range(8_000)),  # 8,000 entries
+], ids=["one-long-entry", "many-entries"])
+def test_an_append_rechecks_the_end_of_its_zone_not_the_zone(tmp_path, body):
+    """W99: an entry appended to a long journal is re-checked from the zone's opening line and its last lines
+    (its lines before cannot change what the scan of those makes of them), and the zone is never decoded whole:
+    the plan holds the file's bytes, the new bytes and the index.  Before: the whole zone was decoded four times
+    and parsed twice with its tree, 16x the file (one long entry) and 37x (many entries)."""
+    from zonemark.writer import snapshot
+    from zonemark.writer.append import append_request, plan_append
+
+    path = tmp_path / "notes[ext_memory].md"
+    data = _journal(body)
+    path.write_bytes(data)
+    req = append_request("Alpha — 東京", "nuovo — 東京", "corpo — perché", date="2026-02-01")
+    snapshot.forget()
+    peak, plan = _peak(plan_append, snapshot.FileSnapshot(path, data), req)
+    assert plan.result.method == "incremental" and plan.data.endswith(
+        "###### LOG: 2026-02-01 — nuovo — 東京\ncorpo — perché\n[/P4]\n".encode())
+    assert peak <= 3 * len(data), peak / len(data)
