@@ -252,3 +252,21 @@ def test_an_append_rechecks_the_end_of_its_zone_not_the_zone(tmp_path, body):
     assert plan.result.method == "incremental" and plan.data.endswith(
         "###### LOG: 2026-02-01 — nuovo — 東京\ncorpo — perché\n[/P4]\n".encode())
     assert peak <= 3 * len(data), peak / len(data)
+
+
+def test_a_write_holds_the_old_bytes_once_and_the_new_ones(tmp_path):
+    """W99: a write holds one copy of the bytes it read and the new bytes: the read made before the lock (when
+    nothing of zonemark's is beside the file yet) is kept instead of the equal read under it, and the check that
+    the file did not change before the rename reads it a block at a time.  Before: four copies (two reads, the
+    new bytes and the check's read of the whole file) on a first write, three on the next."""
+    from zonemark.writer import Store
+
+    path = tmp_path / "notes.md"
+    path.write_bytes(("riga — perché 東京\n" * 100_000).encode())
+    store = Store(fsync=False)
+    size = path.stat().st_size
+    for first in (True, False):  # no lock file yet (read before the lock, then under it), then with one
+        peak, result = _peak(lambda: store.update(path, lambda data: data + "nuova — 東京\n".encode(), actor="ai",
+                                                  action="append"))
+        assert result.changed and (tmp_path / ".zonemark").is_dir()
+        assert peak <= 2.3 * size, (first, peak / size)
