@@ -103,6 +103,21 @@ class Plan(Generic[R]):
     where: str | None = None
 
 
+def hand_over(path: str | os.PathLike[str], data: bytes, plan: Plan[Any]) -> None:
+    """Drop what is kept of ``data`` (``path``'s bytes as a planner read them) that ``plan`` carries anew for its new
+    bytes: while the write runs the file's index was held twice, the one of the bytes read and the one moved over
+    the change (W99).  Only a cache entry is lost when the write does not happen."""
+    def drop(table: OrderedDict[K, tuple[bytes, V]], key: K) -> None:
+        with _lock:
+            hit = table.get(key)
+            if hit is not None and (hit[0] is data or hit[0] == data):
+                del table[key]
+    if plan.carry.index is not None:
+        drop(_indexes, _key(path))
+    if plan.carry.entries is not None:
+        drop(_entries, (_key(path), plan.carry.entries[0]))
+
+
 def adopt(path: str | os.PathLike[str], plan: Plan[Any]) -> None:
     """Keep what ``plan`` knows of its new bytes, once they are ``path``'s (after a commit)."""
     if plan.carry.index is not None:

@@ -52,7 +52,7 @@ import filelock
 from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
 from .attribution import current_via
 from .observe import record_written
-from .snapshot import FileSnapshot, Plan, adopt
+from .snapshot import FileSnapshot, Plan, adopt, hand_over
 
 R = TypeVar("R")
 
@@ -247,6 +247,19 @@ class _Digest:
         return self._value
 
 
+def _holds(fd: int, data: bytes) -> bool:
+    """Whether what is left to read of ``fd`` is exactly ``data``, read :data:`STILL_BLOCK` bytes at a time."""
+    expected = memoryview(data)
+    done = 0
+    while True:
+        block = os.read(fd, STILL_BLOCK)
+        if not block:
+            return done == len(expected)
+        if expected[done:done + len(block)] != block:
+            return False
+        done += len(block)
+
+
 class Store:
     """Locked, durable, versioned read-modify-write of files (see the module docstring).
 
@@ -317,6 +330,7 @@ class Store:
         def transform(data: bytes) -> bytes:
             if not made or made[0][0] != data:  # the same bytes again (a first write's second run): the same plan
                 made[:] = [(data, planner(FileSnapshot(path, data)))]
+                hand_over(path, data, made[0][1])
             else:  # kept with the bytes of this read: the earlier read's copy is freed (W99)
                 made[:] = [(data, made[0][1])]
             return made[0][1].data
@@ -411,13 +425,10 @@ class Store:
                actor: str, action: str, undoes: str | None,
                where: Callable[[], str | None] | None = None, seen: _Snapshot | None = None) -> UpdateResult:
         """Read, transform and replace, retried while the file changes; ``seen`` is a read made before the lock,
-        whose bytes are kept instead of an equal read's (the plan made of them keeps them: one copy, W99)."""
+        whose bytes are kept when the file still holds them (the plan made of them keeps them: one copy, W99)."""
         for _ in range(self.max_attempts):
-            before = self._snapshot(target)
-            if seen is not None:
-                if before.data == seen.data:
-                    before = replace(before, data=seen.data)
-                seen = None
+            before = self._snapshot(target, seen)
+            seen = None
             old_digest = _Digest(before.data)
             after = _as_bytes(transform(before.data))
             if after == before.data:
@@ -481,33 +492,30 @@ class Store:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
-            if _signature(st) != before.signature:
-                return False
-            expected = memoryview(before.data)
-            done = 0
-            while True:
-                block = os.read(fd, STILL_BLOCK)
-                if not block:
-                    return done == len(expected)
-                if expected[done:done + len(block)] != block:
-                    return False
-                done += len(block)
+            return _signature(st) == before.signature and _holds(fd, before.data)
         finally:
             os.close(fd)
 
     @staticmethod
-    def _snapshot(target: Path) -> _Snapshot:
+    def _snapshot(target: Path, seen: _Snapshot | None = None) -> _Snapshot:
+        """The target's bytes and stat fields now; ``seen``'s bytes when it still holds exactly those (compared a
+        block at a time, W99: a read before the lock and one under it held two copies of the file)."""
         fd = os.open(target, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
-            data = os.read(fd, st.st_size + 1)  # one allocation, one copy, in the usual case
-            if len(data) > st.st_size:  # the file grew while being read: read the rest
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
+            if seen is not None and len(seen.data) == st.st_size and _holds(fd, seen.data):
+                data = seen.data
+            else:
+                if seen is not None:
+                    os.lseek(fd, 0, os.SEEK_SET)
+                data = os.read(fd, st.st_size + 1)  # one allocation, one copy, in the usual case
+                if len(data) > st.st_size:  # the file grew while being read: read the rest
+                    chunks = [data]
+                    while chunk := os.read(fd, 1 << 20):
+                        chunks.append(chunk)
+                    data = b"".join(chunks)
             return _Snapshot(data, _signature(st), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_nlink)
         finally:
             os.close(fd)
