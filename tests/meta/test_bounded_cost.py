@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -545,3 +546,74 @@ def test_b16_lsp_line_starts_are_one_integer_array():
     used, starts = _peak(lambda: buf.starts)
     assert len(starts) == text.count("\n") + 1
     assert used <= 9 * len(starts), used / len(starts)
+
+def _journal(body: str) -> bytes:
+    return ("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha — 東京\n[/P1]\n\n[P4]\n"
+            "###### LOG: 2026-01-02 — voce\n" + body + "[/P4]\n").encode()
+
+
+@pytest.mark.parametrize("body", [
+    "".join("- " * (50 + i % 50) + "x\n" for i in range(4_000)),  # one entry: a list of 4,000 bullets
+    "".join(f"###### LOG: 2026-01-03 — voce {i}\nperché 東京\n" for i in range(8_000)),  # 8,000 entries
+], ids=["one-long-entry", "many-entries"])
+def test_an_append_rechecks_the_end_of_its_zone_not_the_zone(tmp_path, body):
+    """W99: an entry appended to a long journal is re-checked from the zone's opening line and its last lines
+    (its lines before cannot change what the scan of those makes of them), and the zone is never decoded whole:
+    the plan holds the file's bytes, the new bytes and the index.  Before: the whole zone was decoded four times
+    and parsed twice with its tree, 16x the file (one long entry) and 37x (many entries)."""
+    from zonemark.writer import snapshot
+    from zonemark.writer.append import append_request, plan_append
+
+    path = tmp_path / "notes[ext_memory].md"
+    data = _journal(body)
+    path.write_bytes(data)
+    req = append_request("Alpha — 東京", "nuovo — 東京", "corpo — perché", date="2026-02-01")
+    snapshot.forget()
+    peak, plan = _peak(plan_append, snapshot.FileSnapshot(path, data), req)
+    assert plan.result.method == "incremental" and plan.data.endswith(
+        "###### LOG: 2026-02-01 — nuovo — 東京\ncorpo — perché\n[/P4]\n".encode())
+    assert peak <= 3 * len(data), peak / len(data)
+
+
+def test_a_write_holds_the_old_bytes_once_and_the_new_ones(tmp_path):
+    """W99: a write holds one copy of the bytes it read and the new bytes: the read made before the lock (when
+    nothing of zonemark's is beside the file yet) is kept instead of the equal read under it, and the check that
+    the file did not change before the rename reads it a block at a time.  Before: four copies (two reads, the
+    new bytes and the check's read of the whole file) on a first write, three on the next."""
+    from zonemark.writer import Store
+
+    path = tmp_path / "notes.md"
+    path.write_bytes(("riga — perché 東京\n" * 100_000).encode())
+    store = Store(fsync=False)
+    size = path.stat().st_size
+    for first in (True, False):  # no lock file yet (read before the lock, then under it), then with one
+        peak, result = _peak(lambda: store.update(path, lambda data: data + "nuova — 東京\n".encode(), actor="ai",
+                                                  action="append"))
+        assert result.changed and (tmp_path / ".zonemark").is_dir()
+        assert peak <= 2.3 * size, (first, peak / size)
+
+
+def test_the_zone_index_holds_4_byte_columns_and_the_skeleton_only_line_starts():
+    """W99: the zone index of a file below 2 GiB holds its offsets, lines and header numbers in 4-byte integers
+    (moved to 8 bytes when a write would outgrow them), and the skeleton keeps only the start of each structural
+    line (its end and line number are found again for the lines the index names) and drops the compact text's
+    bytes once decoded.  8,000 nested topic groups: the skeleton peaked at 11.8x the file and kept 5.3x; now
+    under 7.5x and 3.5x."""
+    from zonemark.writer.locate import NARROW, NARROW_MAX
+    from zonemark.writer.skeleton import skeleton_index
+
+    group = ("[P1]\n## TOPIC: T{i}\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n[/P1]\n\n"
+             "[P1]\n##### SUBTOPIC3: C\n[/P1]\n\n[P4]\n[/P4]\n\n")
+    data = ("# Note — perché 東京 [external_memory]\n\n" + "".join(group.format(i=i) for i in range(8_000))).encode()
+    tracemalloc.start()
+    try:
+        index = skeleton_index(data)
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(index) == 40_000 and index.zone(39_999).close_line == data.count(b"\n") - 1
+    assert index.z_close_end.typecode == index.headers.parent.typecode == NARROW
+    assert peak <= 7.5 * len(data) and kept <= 3.5 * len(data), (peak / len(data), kept / len(data))
+    moved = index.shifted(index.zone(1).start, index.zone(1).line, NARROW_MAX, 0)
+    assert moved.z_close_end[-1] == index.z_close_end[-1] + NARROW_MAX and moved.z_close_end.typecode == "q"
+    assert moved.z_start[0] == index.z_start[0] and moved.z_line == index.z_line

@@ -9,8 +9,11 @@ the writer.
 from __future__ import annotations
 
 import unicodedata
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zonemark import parse_file
 from zonemark.writer import Store, append_entry, apply_proposal, edit_zone, propose
@@ -175,3 +178,18 @@ def test_the_command_line_refuses_a_windows_1252_file_in_one_line(tmp_path, caps
         out, err = capsys.readouterr()
         assert code == 1 and len(err.strip().splitlines()) == 1 and "not valid UTF-8" in err, (argv, out, err)
         assert "Traceback" not in err and path.read_bytes() == before
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", "—", "東京", "😀", "\n"]).map(str.encode)
+                | st.binary(min_size=1, max_size=3), max_size=40), st.integers(1, 9))
+def test_the_first_invalid_byte_is_found_a_slice_at_a_time(parts, step):
+    """W45 and W99: the byte a refusal names is the one ``bytes.decode`` fails at, whatever the slices cut."""
+    data = b"".join(parts)
+    try:
+        data.decode("utf-8")
+        want = None
+    except UnicodeDecodeError as exc:
+        want = exc.start
+    with mock.patch.object(snapshot_module, "UTF8_CHECK_CHUNK", step):
+        assert snapshot_module._first_invalid_utf8(data) == want

@@ -155,3 +155,32 @@ def test_the_preview_of_a_proposal_is_the_apply_planner_with_no_commit(memory, s
     zone, new = preview
     apply_proposal(prop.path, actor="user", store=store)
     assert zone.line == 13 and memory.read_bytes() == new
+
+
+def test_a_write_holds_one_index_of_the_file_while_it_runs(tmp_path, monkeypatch):
+    """W99: once the plan carries the index of the new bytes, the index kept for the bytes read is dropped (the
+    write held both); after the commit the new one is kept, and the next append uses it without a scan."""
+    from zonemark.writer import Store, append_entry, skeleton as skeleton_module, snapshot, store as store_module
+
+    path = tmp_path / "notes[ext_memory].md"
+    path.write_text("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha — 東京\n[/P1]\n\n[P4]\n[/P4]\n",
+                    encoding="utf-8")
+    snapshot.forget()
+    old = path.read_bytes()
+    seen = []
+    replace_file = store_module.Store._replace
+
+    def spy(self, target, before, *args, **kwargs):
+        seen.append(snapshot._kept(snapshot._indexes, snapshot._key(path), before.data))
+        return replace_file(self, target, before, *args, **kwargs)
+
+    monkeypatch.setattr(store_module.Store, "_replace", spy)
+    store = Store(fsync=False)
+    append_entry(path, "Alpha — 東京", "primo — 東京", "corpo — perché", date="2026-02-01", store=store)
+    assert seen == [None] and path.read_bytes() != old
+    new = path.read_bytes()
+    assert snapshot._kept(snapshot._indexes, snapshot._key(path), new) is not None
+    scans = []
+    monkeypatch.setattr(skeleton_module.ZoneIndex, "scan", lambda *a: scans.append(a) or None)
+    append_entry(path, "Alpha — 東京", "secondo — 東京", "", date="2026-02-02", store=store)
+    assert not scans and path.read_text(encoding="utf-8").endswith("secondo — 東京\n[/P4]\n")

@@ -31,7 +31,7 @@ from typing import Sequence
 from ..core.text import decode
 from . import duplicates
 from .locate import APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones
-from .offsets import CharOffset
+from .offsets import ByteOffset, CharOffset
 from .refusals import RefusedWrite
 from .results import AppendResult
 from .rules import check_actor, check_date, refuse_for_level, today
@@ -153,19 +153,43 @@ def _prepare(entries: Sequence[NewEntry], default_date: str) -> list[_Candidate 
 
 
 def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
-    """Blank lines after the opening and before the closing tag in the first non-empty journal."""
+    """Blank lines after the opening and before the closing tag in the first non-empty journal (at most one each):
+    read a line at a time from both ends of each zone, none decoded whole."""
     for i in range(len(index)):
         z = index.zone(i)
         if z.level not in (4, 5) or z.close_start is None or z.inline:
             continue
-        inner = decode(data[z.inner_start:z.close_start])
-        if not inner.strip():
+        first = _content_start(data, z.inner_start, z.close_start)
+        if first is None:
             continue
-        lines = inner.split("\n")[:-1]
-        lead = next(k for k, ln in enumerate(lines) if ln.strip())
-        trail = next(k for k, ln in enumerate(reversed(lines)) if ln.strip())
-        return min(lead, 1), min(trail, 1)
+        return int(first > z.inner_start), int(_content_end(data, z.inner_start, z.close_start) < z.close_start)
     return 0, 0
+
+
+def _content_start(data: bytes, inner_start: int, close_start: int) -> int | None:
+    """Byte offset of the first non-blank line in ``data[inner_start:close_start]`` (lines decoded one at a time),
+    None if there is none."""
+    pos = inner_start
+    while pos < close_start:
+        eol = data.find(b"\n", pos, close_start)
+        end = close_start if eol < 0 else eol + 1
+        if decode(data[pos:end]).strip():
+            return pos
+        pos = end
+    return None
+
+
+def _content_end(data: bytes, inner_start: int, close_start: int) -> ByteOffset:
+    """:func:`_end_of_content` of the bytes: the offset after the last non-blank line in
+    ``data[inner_start:close_start]`` (``inner_start`` if none), read back one line at a time."""
+    pos = close_start
+    while pos > inner_start:
+        prev = data.rfind(b"\n", inner_start, pos - 1)
+        start = prev + 1 if prev >= 0 else inner_start
+        if decode(data[start:pos]).strip():
+            break
+        pos = start
+    return ByteOffset(pos)
 
 
 def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset) -> CharOffset:
@@ -181,21 +205,23 @@ def _end_of_content(text: str, inner_start: CharOffset, close_start: CharOffset)
 
 
 class _Zone:
-    """The target zone of one snapshot, and the insertion of a run of entries at its end (one entry or many)."""
+    """The target zone of one snapshot, and the insertion of a run of entries at its end (one entry or many).
+
+    The zone is read from the file's bytes: only its opening and closing lines and its last lines are decoded."""
 
     def __init__(self, snap: FileSnapshot, index: ZoneIndex, zone: ZoneView, cid: int | None):
         data = snap.data
+        assert zone.close_start is not None and zone.close_end is not None and zone.close_line is not None
         self.snap, self.data, self.index, self.zone, self.cid = snap, data, index, zone, cid
-        self.old_zone, self.inner_rel, self.close_rel = snap.zone_text(zone)
-        self.pos = _end_of_content(self.old_zone, self.inner_rel, self.close_rel)
-        self.crlf = self.old_zone.endswith("\r\n")
-        self.first_line = zone.close_line - self.old_zone.count("\n", self.pos, self.close_rel)  # type: ignore[operator]
+        self.at = _content_end(data, zone.inner_start, zone.close_start)  # where the entries go
+        self.crlf = data.endswith(b"\r\n", zone.start, zone.close_end)
+        self.first_line = zone.close_line - data.count(b"\n", self.at, zone.close_start)
         self.owner_line = 0 if cid is None else index.header_line(cid)
-        if self.pos > self.inner_rel or zone.inline:
+        if self.at > zone.inner_start or zone.inline:
             self.lead, self.trail = 1, 0
         else:
             lead, trail = _blank_layout(data, index)
-            existing = self.old_zone.count("\n", self.inner_rel, self.close_rel)
+            existing = data.count(b"\n", zone.inner_start, zone.close_start)
             self.lead, self.trail = lead, max(0, trail - existing)
 
     def insert(self, texts: Sequence[str]) -> str:
@@ -204,9 +230,9 @@ class _Zone:
         return body.replace("\n", "\r\n") if self.crlf else body
 
     def check(self, texts: Sequence[str]) -> Spliced:
-        """Splice a run of entries in and re-check it (§5.5, :meth:`.snapshot.FileSnapshot.splice`)."""
-        return self.snap.splice(self.index, self.zone, self.old_zone, self.pos, 0, self.insert(texts),
-                                self.first_line, Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
+        """Insert a run of entries and re-check it (§5.5, :meth:`.snapshot.FileSnapshot.insert`)."""
+        return self.snap.insert(self.index, self.zone, self.at, self.insert(texts), self.first_line,
+                                Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
 
     def refusal(self, verdict: Verdict) -> RefusedWrite:
         return zone_refusal(f"appending to {self.index.label(self.cid)} in the [P{self.zone.level}] zone at line "
@@ -214,13 +240,14 @@ class _Zone:
 
     def alone(self, text: str, line: int, entries: int = 1) -> Verdict:
         """The verdict on entries alone in an empty zone of the same container, their lines as at ``line``."""
-        opening = self.old_zone[:self.inner_rel]
-        closing = self.old_zone[self.close_rel:]
+        zone = self.zone
+        assert zone.close_start is not None and zone.close_end is not None
+        opening = decode(self.data[zone.start:zone.inner_start])
+        closing = decode(self.data[zone.close_start:zone.close_end])
         insert = text.replace("\n", "\r\n") if self.crlf else text
-        zone = replace(self.zone, line=line - 1)
         edit = Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
-        return mini_check(self.index, zone, opening + closing, opening + insert + closing, edit,
-                          Expect(entries=entries, owner_line=self.owner_line), owner=self.cid)
+        return mini_check(self.index, replace(zone, line=line - 1), opening + closing, opening + insert + closing,
+                          edit, Expect(entries=entries, owner_line=self.owner_line), owner=self.cid)
 
 
 def plan_entries(path: str | os.PathLike[str], data: bytes, container: str, entries: Sequence[NewEntry], *,

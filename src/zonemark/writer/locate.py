@@ -87,8 +87,19 @@ NONE = -1
 ZonePositions = tuple["array[int]", "array[int]", "array[int]", "array[int]", "array[int]", "array[int]"]
 
 
-def _ints() -> "array[int]":
-    return array("q")
+#: The typecode of an integer column whose values all fit in 4 bytes (W99: a file's offsets and line numbers,
+#: below 2 GiB), and its largest value; a column that may hold a larger one is of 8 bytes.
+NARROW = "i" if array("i").itemsize == 4 else "q"
+NARROW_MAX = 2 ** 31 - 1
+
+
+def int_code(limit: int) -> str:
+    """The typecode of a column of integers from :data:`NONE` to ``limit``."""
+    return NARROW if limit <= NARROW_MAX else "q"
+
+
+def _ints(code: str = "q") -> "array[int]":
+    return array(code)
 
 
 class _Strings:
@@ -97,9 +108,9 @@ class _Strings:
 
     __slots__ = ("_buf", "_ends", "_absent")
 
-    def __init__(self) -> None:
+    def __init__(self, code: str = "q") -> None:
         self._buf = bytearray()
-        self._ends = _ints()
+        self._ends = _ints(code)
         self._absent = bytearray()
 
     def append(self, value: str | None) -> None:
@@ -121,15 +132,15 @@ class HeaderTable(Sequence[HeaderInfo]):
 
     __slots__ = ("level", "kind", "keyword", "id", "name", "text", "parent", "up", "_words", "_codes")
 
-    def __init__(self) -> None:
+    def __init__(self, code: str = "q") -> None:
         self.level = bytearray()
         self.kind = array("H")  # codes into _words
         self.keyword = array("H")
-        self.id = _Strings()
-        self.name = _Strings()
-        self.text = _Strings()
-        self.parent = _ints()  # the enclosing container (a module, sub-module or nucleus), NONE = the file
-        self.up = _ints()  # the header under this one on the logical stack when it was pushed (§2.3), NONE: none
+        self.id = _Strings(code)
+        self.name = _Strings(code)
+        self.text = _Strings(code)
+        self.parent = _ints(code)  # the enclosing container (a module, sub-module or nucleus), NONE = the file
+        self.up = _ints(code)  # the header under this one on the logical stack when it was pushed (§2.3), NONE: none
         self._words: list[str | None] = []  # each distinct type and keyword once
         self._codes: dict[str | None, int] = {}
 
@@ -202,11 +213,11 @@ class ZoneTable:
 
     __slots__ = ("level", "inline", "owner", "top")
 
-    def __init__(self) -> None:
+    def __init__(self, code: str = "q") -> None:
         self.level = bytearray()
         self.inline = bytearray()
-        self.owner = _ints()
-        self.top = _ints()
+        self.owner = _ints(code)
+        self.top = _ints(code)
 
     def __len__(self) -> int:
         return len(self.level)
@@ -253,10 +264,11 @@ class ZoneIndex:
         return doc, builder.finish(doc.file_type, doc.title, _global_first(doc))
 
     @classmethod
-    def scan(cls, text: str, global_first: Mapping[str, int]) -> "ZoneIndex":
+    def scan(cls, text: str, global_first: Mapping[str, int], limit: int | None = None) -> "ZoneIndex":
         """The index of ``text`` from one scan that builds no tree and keeps no finding (the skeleton's, W97);
-        ``global_first`` gives the once-per-file diagnostics the caller found."""
-        builder = _Builder(text)
+        ``global_first`` gives the once-per-file diagnostics the caller found; ``limit``, the largest value its
+        columns will hold (the skeleton moves them to a larger file), by default the text's."""
+        builder = _Builder(text, limit)
         file_type, title = scan_structure(text, builder.header_frame, builder.zone_frame)
         return builder.finish(file_type, title, global_first)
 
@@ -338,8 +350,12 @@ class ZoneIndex:
 
 
 def _moved(values: "array[int]", pivot: int, delta: int) -> "array[int]":
-    """A copy of ``values`` with ``delta`` added to each value at or after ``pivot`` (>= 0: NONE never moves)."""
-    out = array(values.typecode, values)
+    """A copy of ``values`` with ``delta`` added to each value at or after ``pivot`` (>= 0: NONE never moves); of
+    8-byte integers when a value would outgrow a 4-byte column."""
+    code = values.typecode
+    if delta > 0 and code != "q" and values and max(values) > NARROW_MAX - delta:
+        code = "q"
+    out = array(code, values)
     if delta:
         for k in range(len(out)):
             if out[k] >= pivot:
@@ -351,13 +367,15 @@ class _Builder:
     """Fills the columns from headers and zones given in document order, each zone when its closing tag is read
     (or the file ends): the open logical stack (§2.3) at that tag is the zone's container (§7.1.3)."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, limit: int | None = None) -> None:
         self.src = src
-        self.headers = HeaderTable()
-        self.h_line = _ints()
-        self.h_start = _ints()  # character offsets until finish()
-        self.zones = ZoneTable()
-        self.z_pos: ZonePositions = (_ints(), _ints(), _ints(), _ints(), _ints(), _ints())
+        # 4-byte columns when every offset, line and count fits (a character is at most 4 bytes of UTF-8)
+        code = int_code(4 * len(src) + 1 if limit is None else limit)
+        self.headers = HeaderTable(code)
+        self.h_line = _ints(code)
+        self.h_start = _ints(code)  # character offsets until finish()
+        self.zones = ZoneTable(code)
+        self.z_pos: ZonePositions = (_ints(code), _ints(code), _ints(code), _ints(code), _ints(code), _ints(code))
         self.stack: list[int] = []  # open logical headers
 
     def header(self, level: int, kind: str, keyword: str | None, id_: str | None, name: str, line: int,

@@ -37,13 +37,15 @@ either way.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 from array import array
+from collections.abc import Iterator
 from itertools import islice
 
 from ..core import syntax as sx
 from ..core.text import decode
-from .locate import NONE, ZoneIndex, ZonePositions
+from .locate import NONE, ZoneIndex, ZonePositions, int_code
 
 #: The newline before a line the skeleton keeps: an H1-H5 header, a permission tag, a fence or a
 #: comment opener, after at most three spaces or tabs.
@@ -68,33 +70,38 @@ def skeleton_index(data: bytes) -> ZoneIndex:
 
 def skeleton_indexes(datas: list[bytes]) -> list[ZoneIndex]:
     """:func:`skeleton_index` of each of ``datas`` (versions of one file, as a merge reads them): versions whose
-    structural lines are the same bytes share the one scan of them, each mapped to its own lines and offsets."""
+    structural lines are the same bytes share the one scan of them, each mapped to its own lines and offsets.
+
+    Only the start of each kept line is held (in 4-byte integers below 2 GiB); its end and its line number in
+    the file are found again for the lines the index names, and the compact text's bytes are dropped once
+    decoded (W99: the line table of three columns and both forms of the compact text were most of the peak)."""
     scanned: dict[bytes, ZoneIndex] = {}
     out = []
     for data in datas:
         _, head_end = _head(data)
-        starts, ends = _line_spans(data, 0, head_end)
+        code = int_code(4 * len(data) + 1)
+        starts = _line_starts(data, 0, head_end, code)
         head_lines = len(starts)
-        numbers = array("q", range(1, head_lines + 1))
-        body_starts, body_ends = _kept_lines(data, head_end)
-        numbers += _line_numbers(data, body_starts, head_lines + 1, head_end)
-        starts += body_starts
-        ends += body_ends
-        del body_starts, body_ends
+        starts += _kept_lines(data, head_end, code)
         compact = bytearray(data[:head_end])
         view = memoryview(data)
-        for s, e in islice(zip(starts, ends), head_lines, None):
-            compact += view[s:e]
+        find, n = data.find, len(data)
+        for s in islice(starts, head_lines, None):
+            compact += view[s:find(b"\n", s) + 1 or n]
         # versions are told apart by a digest of their structural lines, not by a copy of them
         key = hashlib.sha256(compact).digest()
         first = _global_first(data)
         index = scanned.get(key)
         if index is None:  # the once-per-file diagnostics are the file's own: mapped below
-            index = ZoneIndex.scan(compact.decode("utf-8", "surrogateescape"), {})
+            text = compact.decode("utf-8", "surrogateescape")
+            del compact
+            index = ZoneIndex.scan(text, {}, 4 * len(data) + 1)
+            del text
             if len(datas) > 1:
                 scanned[key] = index
-        del compact
-        out.append(_on_file_lines(index, starts, ends, numbers, first, shared=len(datas) > 1))
+        else:
+            del compact
+        out.append(_on_file_lines(index, data, starts, head_lines, head_end, first, shared=len(datas) > 1))
     return out
 
 
@@ -162,47 +169,37 @@ def _line_start(data: bytes, line: int) -> int:
 
 # -- the kept lines -------------------------------------------------------------------------
 
-def _line_spans(data: bytes, start: int, stop: int) -> tuple["array[int]", "array[int]"]:
-    """Start and end offsets of every line in ``data[start:stop]`` (``start`` at a line start)."""
-    starts, ends = array("q"), array("q")
+def _line_starts(data: bytes, start: int, stop: int, code: str) -> "array[int]":
+    """The start offset of every line in ``data[start:stop]`` (``start`` at a line start)."""
+    starts = array(code)
     pos = start
     while pos < stop:
-        eol = data.find(b"\n", pos, stop)
-        end = stop if eol < 0 else eol + 1
         starts.append(pos)
-        ends.append(end)
-        pos = end
-    return starts, ends
+        eol = data.find(b"\n", pos, stop)
+        pos = stop if eol < 0 else eol + 1
+    return starts
 
 
-def _kept_lines(data: bytes, head_end: int) -> tuple["array[int]", "array[int]"]:
-    """Start and end offsets of the lines after the head that the skeleton keeps, in order."""
-    n = len(data)
-    if head_end >= n:
-        return array("q"), array("q")
+def _kept_lines(data: bytes, head_end: int, code: str) -> "array[int]":
+    """The start offsets of the lines after the head that the skeleton keeps, in order."""
+    if head_end >= len(data):
+        return array(code)
     # head_end - 1 is the newline that ends the head, so the first line after it can match.
-    starts = array("q", (m.start() + 1 for m in _KEPT_LINE.finditer(data, head_end - 1)))
-    comment_end = _COMMENT_END.search(data, head_end)
-    if comment_end is not None:  # rare: a comment may end on any line
-        more = set(starts)
-        for m in _COMMENT_END.finditer(data, comment_end.start()):
-            more.add(data.rfind(b"\n", 0, m.start()) + 1)
-        starts = array("q", sorted(more))
-    find = data.find
-    ends = array("q", (find(b"\n", s) + 1 or n for s in starts))
-    return starts, ends
+    return array(code, kept_line_starts(data, head_end, len(data)))
 
 
-def _line_numbers(data: bytes, starts: "array[int]", first: int, first_start: int) -> "array[int]":
-    """The 1-based line number of each offset in ``starts`` (``first`` is the line at ``first_start``)."""
-    numbers = array("q")
-    line, prev = first, first_start
-    count = data.count
-    for s in starts:
-        line += count(b"\n", prev, s)
-        prev = s
-        numbers.append(line)
-    return numbers
+def kept_line_starts(data: bytes, start: int, stop: int) -> Iterator[int]:
+    """The starts of the lines in ``data[start:stop]`` the skeleton keeps, in order, each once (``start`` a line
+    start after a newline, ``stop`` a line start): the only lines of a range that can open or close a fence or a
+    comment, be a header or a permission tag (module docstring).  Found in place, one at a time."""
+    assert start > 0 and data[start - 1:start] == b"\n"
+    kept = (m.start() + 1 for m in _KEPT_LINE.finditer(data, start - 1, stop))
+    ends = (data.rfind(b"\n", 0, m.start()) + 1 for m in _COMMENT_END.finditer(data, start, stop))
+    last = -1
+    for k in heapq.merge(kept, ends):
+        if k != last:
+            yield k
+            last = k
 
 
 # -- back to the file -------------------------------------------------------------------------
@@ -224,32 +221,53 @@ def _global_first(data: bytes) -> dict[str, int]:
     return first
 
 
-def _on_file_lines(index: ZoneIndex, starts: "array[int]", ends: "array[int]", numbers: "array[int]",
+def _on_file_lines(index: ZoneIndex, data: bytes, starts: "array[int]", head_lines: int, head_end: int,
                    global_first: dict[str, int], *, shared: bool) -> ZoneIndex:
-    """``index`` of the compact text, moved to the file: compact line ``k`` is file line ``numbers[k - 1]``.
+    """``index`` of the compact text, moved to the file: compact line ``k`` starts at ``starts[k - 1]``; the head's
+    ``head_lines`` lines are the file's first ones.
 
     Every position the index holds is the start or the end of a line: a header's and a tag's
-    start, and the end of an opening and of a closing tag line.  An index no other version shares is
-    moved over its own columns (the compact text's offsets are not needed once they are the file's: a
-    second set of columns doubled the index); a ``shared`` one is moved in a copy of its columns.
+    start, and the end of an opening and of a closing tag line (found again from its start).  An index no other
+    version shares is moved over its own columns (the compact text's offsets are not needed once they are the
+    file's: a second set of columns doubled the index); a ``shared`` one is moved in a copy of its columns.
     """
     if shared:
-        z_pos: ZonePositions = (array("q", index.z_line), array("q", index.z_start), array("q", index.z_inner),
-                                array("q", index.z_close_line), array("q", index.z_close_start),
-                                array("q", index.z_close_end))
-        index = ZoneIndex(index.file_type, index.title, index.headers, array("q", index.h_line),
-                          array("q", index.h_start), index.zones, z_pos)
+        def copy(column: "array[int]") -> "array[int]":
+            return array(column.typecode, column)
+        z_pos: ZonePositions = (copy(index.z_line), copy(index.z_start), copy(index.z_inner),
+                                copy(index.z_close_line), copy(index.z_close_start), copy(index.z_close_end))
+        index = ZoneIndex(index.file_type, index.title, index.headers, copy(index.h_line), copy(index.h_start),
+                          index.zones, z_pos)
+    find, n = data.find, len(data)
 
-    def into(target: "array[int]", lines: "array[int]", table: "array[int]") -> None:
+    def into_starts(target: "array[int]", lines: "array[int]") -> None:
         for i, k in enumerate(lines):  # each line is read before its slot is written
-            target[i] = NONE if k == NONE else table[k - 1]
+            target[i] = NONE if k == NONE else starts[k - 1]
+
+    def into_ends(target: "array[int]", lines: "array[int]") -> None:
+        for i, k in enumerate(lines):
+            target[i] = NONE if k == NONE else (find(b"\n", starts[k - 1]) + 1 or n)
+
+    def into_lines(lines: "array[int]") -> None:
+        """Compact line numbers to the file's, over the column (ascending: the newlines are counted once)."""
+        line, prev = head_lines + 1, head_end  # the file's line at ``prev``
+        count = data.count
+        for i, k in enumerate(lines):
+            if k == NONE or k <= head_lines:
+                continue
+            at = starts[k - 1]
+            if at < prev:  # not ascending (never, by the builder's order): count again from the head
+                line, prev = head_lines + 1, head_end
+            line += count(b"\n", prev, at)
+            prev = at
+            lines[i] = line
 
     for lines, column_start, column_end in ((index.z_line, index.z_start, index.z_inner),
                                             (index.z_close_line, index.z_close_start, index.z_close_end)):
-        into(column_start, lines, starts)
-        into(column_end, lines, ends)
-        into(lines, lines, numbers)  # last: the two above read the compact line numbers
-    into(index.h_start, index.h_line, starts)
-    into(index.h_line, index.h_line, numbers)
+        into_starts(column_start, lines)
+        into_ends(column_end, lines)
+        into_lines(lines)  # last: the two above read the compact line numbers
+    into_starts(index.h_start, index.h_line)
+    into_lines(index.h_line)
     index.global_first = dict(global_first)
     return index

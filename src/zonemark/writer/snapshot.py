@@ -16,6 +16,7 @@ adopted (:func:`adopt`), so N appends in a row do not parse the file N times.
 
 from __future__ import annotations
 
+import codecs
 import os
 import threading
 from collections import OrderedDict
@@ -31,7 +32,7 @@ from .locate import ZoneIndex, ZoneView
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from .refusals import RefusedWrite
 from .skeleton import skeleton_index
-from .verify import Edit, Expect, Verdict, full_check, incremental_check
+from .verify import Edit, Expect, Verdict, full_check, incremental_check, insertion_check
 
 R = TypeVar("R")
 K = TypeVar("K")
@@ -102,6 +103,21 @@ class Plan(Generic[R]):
     where: str | None = None
 
 
+def hand_over(path: str | os.PathLike[str], data: bytes, plan: Plan[Any]) -> None:
+    """Drop what is kept of ``data`` (``path``'s bytes as a planner read them) that ``plan`` carries anew for its new
+    bytes: while the write runs the file's index was held twice, the one of the bytes read and the one moved over
+    the change (W99).  Only a cache entry is lost when the write does not happen."""
+    def drop(table: OrderedDict[K, tuple[bytes, V]], key: K) -> None:
+        with _lock:
+            hit = table.get(key)
+            if hit is not None and (hit[0] is data or hit[0] == data):
+                del table[key]
+    if plan.carry.index is not None:
+        drop(_indexes, _key(path))
+    if plan.carry.entries is not None:
+        drop(_entries, (_key(path), plan.carry.entries[0]))
+
+
 def adopt(path: str | os.PathLike[str], plan: Plan[Any]) -> None:
     """Keep what ``plan`` knows of its new bytes, once they are ``path``'s (after a commit)."""
     if plan.carry.index is not None:
@@ -170,12 +186,12 @@ class FileSnapshot:
     def refuse_not_utf8(self) -> None:
         """``FILE_NOT_UTF8`` when the bytes are not valid UTF-8 (§1, W45): the writer writes UTF-8, and into a file
         of another encoding (Windows-1252, Latin-1) that would leave two encodings in one file.  The first invalid
-        byte is named as ``\\xNN``, as every message shows one (W8).  One pass over the bytes."""
-        try:
-            self.data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            bad = f"\\x{self.data[exc.start]:02X}"
-            raise RefusedWrite(f"refused: the file is not valid UTF-8 (byte {exc.start + 1} is {bad}; another "
+        byte is named as ``\\xNN``, as every message shows one (W8).  One pass over the bytes, a slice at a time
+        (decoding them whole held a text of up to four times the file, W99)."""
+        bad = _first_invalid_utf8(self.data)
+        if bad is not None:
+            byte = f"\\x{self.data[bad]:02X}"
+            raise RefusedWrite(f"refused: the file is not valid UTF-8 (byte {bad + 1} is {byte}; another "
                                f"encoding, such as Windows-1252?): writing UTF-8 text into it would leave two "
                                f"encodings in one file; save it as UTF-8 first",
                                code="FILE_NOT_UTF8", rule="§1") from None
@@ -257,6 +273,51 @@ class FileSnapshot:
                 full_edit = replace(edit, start=chars_before(data, at))
                 verdict = full_check(self.text, decode(new_data), full_edit, expect, path=str(self.path))
         return Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
+
+
+    def insert(self, index: ZoneIndex, zone: ZoneView, at: ByteOffset, insert: str, line: int, expect: Expect,
+               owner: int | None) -> Spliced:
+        """Insert ``insert`` at byte ``at`` of ``zone`` (a line start, file line ``line``) and re-check it (§5.5):
+        :meth:`splice` of an insertion, the zone read from its bytes (:func:`.verify.insertion_check`: at the end
+        of its content, only its lines from there on are decoded), else the whole file."""
+        data = self.data
+        insert_b = encode(insert)
+        new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at:]))
+        verdict: Verdict | None
+        if not (new_data.startswith(memoryview(data)[:at]) and new_data.endswith(memoryview(data)[at:])):
+            verdict = Verdict(False, (), ("bytes outside the edited region would change",))
+        else:
+            verdict = insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+            if verdict is None:
+                edit = Edit(chars_before(data, at), 0, len(insert), line, 0, insert.count("\n"))
+                verdict = full_check(self.text, decode(new_data), edit, expect, path=str(self.path))
+        return Spliced(new_data, verdict, at, len(insert_b), line, insert.count("\n"))
+
+
+#: How many bytes :func:`_first_invalid_utf8` decodes at a time.
+UTF8_CHECK_CHUNK = 1 << 18
+
+
+def _first_invalid_utf8(data: bytes) -> int | None:
+    """The offset of the first byte of ``data`` that is not valid UTF-8 (what ``data.decode()`` reports), or None:
+    decoded a slice at a time by an incremental decoder (a character cut by a slice's end waits for the next),
+    each slice's text dropped at once; the slice that fails is decoded again from the character it starts in."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    step = UTF8_CHECK_CHUNK
+    for at in range(0, len(data), step):
+        try:
+            decoder.decode(view[at:at + step], at + step >= len(data))
+        except UnicodeDecodeError:
+            start = at
+            while start > 0 and at - start < 4 and (start == at or data[start] & 0xC0 == 0x80):
+                start -= 1  # back to the first byte of the character the slice may have cut
+            try:
+                data[start:at + step].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return start + exc.start
+            raise AssertionError("a slice failed to decode that decodes on its own") from None
+    return None
 
 
 def cached_index(path: str | os.PathLike[str], data: bytes) -> ZoneIndex:

@@ -52,7 +52,7 @@ import filelock
 from .atomic import TEMP_MARK, sync_dir, unlink_quietly, write_temp
 from .attribution import current_via
 from .observe import record_written
-from .snapshot import FileSnapshot, Plan, adopt
+from .snapshot import FileSnapshot, Plan, adopt, hand_over
 
 R = TypeVar("R")
 
@@ -68,6 +68,8 @@ VERSION_SUFFIX = ".orig"
 META_SUFFIX = ".json"
 PENDING_SUFFIX = ".pending"
 ID_WIDTH = 8
+#: How many bytes :meth:`Store._still` reads at a time.
+STILL_BLOCK = 1 << 18
 
 
 class StoreError(Exception):
@@ -245,6 +247,19 @@ class _Digest:
         return self._value
 
 
+def _holds(fd: int, data: bytes) -> bool:
+    """Whether what is left to read of ``fd`` is exactly ``data``, read :data:`STILL_BLOCK` bytes at a time."""
+    expected = memoryview(data)
+    done = 0
+    while True:
+        block = os.read(fd, STILL_BLOCK)
+        if not block:
+            return done == len(expected)
+        if expected[done:done + len(block)] != block:
+            return False
+        done += len(block)
+
+
 class Store:
     """Locked, durable, versioned read-modify-write of files (see the module docstring).
 
@@ -315,6 +330,9 @@ class Store:
         def transform(data: bytes) -> bytes:
             if not made or made[0][0] != data:  # the same bytes again (a first write's second run): the same plan
                 made[:] = [(data, planner(FileSnapshot(path, data)))]
+                hand_over(path, data, made[0][1])
+            else:  # kept with the bytes of this read: the earlier read's copy is freed (W99)
+                made[:] = [(data, made[0][1])]
             return made[0][1].data
 
         update = self.update(path, transform, actor=actor, action=action, where=lambda: made[0][1].where)
@@ -333,6 +351,7 @@ class Store:
         ``where``, asked after the transform ran, names the container the change is in for the history (RV27).
         """
         target = self._existing(path)
+        seen: _Snapshot | None = None
         if not self.lock_path(target).exists():
             # Nothing of zonemark's is beside this file yet: try the change once without the lock, so a
             # refusal (or a change that changes nothing) leaves no .zonemark/ folder behind.  The
@@ -340,9 +359,11 @@ class Store:
             first = self._snapshot(target)
             if _as_bytes(transform(first.data)) == first.data:
                 return UpdateResult(Path(path), False, len(first.data), len(first.data), None)
+            seen = first
         with self._locked(target):
             self._settle_leftovers(target)
-            return self._write(path, target, transform, actor=actor, action=action, undoes=None, where=where)
+            return self._write(path, target, transform, actor=actor, action=action, undoes=None, where=where,
+                               seen=seen)
 
     def writable(self, path: str | os.PathLike[str]) -> Path:
         """The real file behind ``path`` when :meth:`update` would write it, else the refusal it would raise
@@ -402,9 +423,12 @@ class Store:
 
     def _write(self, path: str | os.PathLike[str], target: Path, transform: Callable[[bytes], bytes], *,
                actor: str, action: str, undoes: str | None,
-               where: Callable[[], str | None] | None = None) -> UpdateResult:
+               where: Callable[[], str | None] | None = None, seen: _Snapshot | None = None) -> UpdateResult:
+        """Read, transform and replace, retried while the file changes; ``seen`` is a read made before the lock,
+        whose bytes are kept when the file still holds them (the plan made of them keeps them: one copy, W99)."""
         for _ in range(self.max_attempts):
-            before = self._snapshot(target)
+            before = self._snapshot(target, seen)
+            seen = None
             old_digest = _Digest(before.data)
             after = _as_bytes(transform(before.data))
             if after == before.data:
@@ -458,26 +482,40 @@ class Store:
         return history_id
 
     def _still(self, target: Path, before: _Snapshot) -> bool:
-        """Whether ``target`` still holds exactly what was read (stat signature and content)."""
+        """Whether ``target`` still holds exactly what was read (stat signature and content), compared a block at a
+        time: a second copy of the file was held at the write's peak (W99)."""
         try:
-            now = self._snapshot(target)
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             return False
-        return now.signature == before.signature and now.data == before.data
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
+            return _signature(st) == before.signature and _holds(fd, before.data)
+        finally:
+            os.close(fd)
 
     @staticmethod
-    def _snapshot(target: Path) -> _Snapshot:
+    def _snapshot(target: Path, seen: _Snapshot | None = None) -> _Snapshot:
+        """The target's bytes and stat fields now; ``seen``'s bytes when it still holds exactly those (compared a
+        block at a time, W99: a read before the lock and one under it held two copies of the file)."""
         fd = os.open(target, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "not a regular file", str(target))
-            data = os.read(fd, st.st_size + 1)  # one allocation, one copy, in the usual case
-            if len(data) > st.st_size:  # the file grew while being read: read the rest
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
+            if seen is not None and len(seen.data) == st.st_size and _holds(fd, seen.data):
+                data = seen.data
+            else:
+                if seen is not None:
+                    os.lseek(fd, 0, os.SEEK_SET)
+                data = os.read(fd, st.st_size + 1)  # one allocation, one copy, in the usual case
+                if len(data) > st.st_size:  # the file grew while being read: read the rest
+                    chunks = [data]
+                    while chunk := os.read(fd, 1 << 20):
+                        chunks.append(chunk)
+                    data = b"".join(chunks)
             return _Snapshot(data, _signature(st), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_nlink)
         finally:
             os.close(fd)

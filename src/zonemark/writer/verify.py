@@ -33,6 +33,7 @@ re-parse's whenever the mini check decides, and that a fast-path accept is a ful
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -41,10 +42,15 @@ from itertools import zip_longest
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic, Severity
 from ..core.document import Document
+from ..core.headers import read_header
 from ..core.nodes import Block, Heading, Quote, Rule
 from ..core.parser import parse
+from ..core.scanner import scan_structure
+from ..core.text import decode
+from ..core.tree import HeadingFrame, ZoneFrame
 from .locate import GLOBAL_CODES, ZoneIndex, ZoneView
-from .offsets import CharOffset
+from .offsets import ByteOffset, CharOffset
+from .skeleton import kept_line_starts
 
 @dataclass(frozen=True)
 class Edit:
@@ -325,3 +331,120 @@ def incremental_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone:
         return None
     verdict = mini_check(index, zone, old_zone, new_zone, edit, expect, owner=owner)
     return verdict if verdict.ok else None
+
+
+# -- an insertion at the end of a zone's content: the zone's lines from there on decide (W99) ---------------
+
+#: The parser's control characters (``syntax.CONTROL_CHARS``, all ASCII) as bytes: in UTF-8 no other character uses
+#: these bytes, and an invalid byte never decodes to one.
+_CONTROL_BYTE = re.compile(sx.CONTROL_CHARS.pattern.encode("ascii"))
+#: The start of git's conflict markers (``syntax.conflict_regions`` reads none in a text without one).
+_CONFLICT_OPEN = b"<<<<<<<"
+
+
+def _scanned_line(line: str) -> str:
+    """A line as the scanner reads it: without its newline and one carriage return before it."""
+    line = line[:-1] if line.endswith("\n") else line
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _opens_with_entry(insert: str) -> bool:
+    """Whether the first line of ``insert`` that is not blank is an H6 header at the start of its line."""
+    pos = 0
+    while pos < len(insert):
+        eol = insert.find("\n", pos)
+        end = len(insert) if eol < 0 else eol + 1
+        line = insert[pos:end]
+        pos = end
+        if line.strip():  # the scanner's blank line: nothing but white space (a carriage return is)
+            s = _scanned_line(line)
+            return s.startswith("#") and read_header(s, s, 0)[0] == 6
+    return False
+
+
+def _prefix_is_neutral(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, opening: str,
+                       closing: str) -> bool:
+    """Whether the zone's inner lines before ``at`` leave the scan at ``at`` as the zone's opening line does, in all
+    a later line can see (see :func:`insertion_check`): no control character, no bare carriage return, no line
+    ending in one unless the opening line does, no conflict marker, no permission tag; and, when lines that open
+    or close a fence or a comment or are headers are there, a scan of them alone (the skeleton's lines, §2.4)
+    leaves no fence or comment open — the zone's closing tag still closes it — and finds no header on the
+    logical stack (§2.3).  Read in place: the lines that are none of these are never decoded."""
+    inner = zone.inner_start
+    if _CONTROL_BYTE.search(data, inner, at) or data.find(_CONFLICT_OPEN, inner, at) >= 0:
+        return False
+    crs = data.count(b"\r", inner, at)
+    if crs and (not data.endswith(b"\r\n", zone.start, inner) or data.count(b"\r\n", inner, at) != crs):
+        return False
+    kept: list[str] = []
+    for k in kept_line_starts(data, inner, at):
+        line = decode(data[k:data.find(b"\n", k, at) + 1])
+        if sx.PERMISSION_TAG.match(_scanned_line(line)):
+            return False  # a tag inside the zone: nested or mismatched, it changes where the zone ends
+        kept.append(line)
+    if not kept:
+        return True
+    head = mini_prefix(index, zone)[0]
+    opening_line = head.count("\n") + 1
+    closing_line = opening_line + 1 + len(kept)
+    ends: list[tuple[int, int | None]] = []
+    logical: list[int] = []
+
+    def on_header(frame: HeadingFrame) -> None:
+        if opening_line < frame.line < closing_line and not frame.refused and 2 <= frame.level <= 5:
+            logical.append(frame.line)
+
+    def on_zone(frame: ZoneFrame) -> None:
+        ends.append((frame.line, frame.tail_line if frame.tail is not None else None))
+
+    scan_structure(head + opening + "".join(kept) + closing, on_header, on_zone)
+    return not logical and (opening_line, closing_line) in ends
+
+
+def _window(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, insert: str) -> tuple[str, str] | None:
+    """The zone's opening line and its lines from ``at`` to its closing line, when the insertion of ``insert`` at
+    ``at`` is decided by them alone (:func:`insertion_check`); else None."""
+    if zone.inline or zone.close_start is None or zone.close_end is None or not (
+            zone.inner_start <= at <= zone.close_start) or not _opens_with_entry(insert):
+        return None
+    blanks = decode(data[at:zone.close_start])
+    if blanks.strip():
+        return None  # not the end of the zone's content
+    opening = decode(data[zone.start:zone.inner_start])
+    closing = decode(data[zone.close_start:zone.close_end])
+    if at > zone.inner_start and not _prefix_is_neutral(index, zone, data, at, opening, closing):
+        return None
+    return opening, blanks + closing
+
+
+def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, insert: str, line: int,
+                    expect: Expect, *, owner: int | None = None) -> Verdict | None:
+    """:func:`incremental_check` of inserting ``insert`` at byte ``at`` of ``data`` (a line start in ``zone``, file
+    line ``line``), as it is for the whole zone — and, when ``at`` is the end of the zone's content and the
+    insertion opens with an H6 entry, from the zone's opening line and its lines from ``at`` on alone (W99).
+
+    Why those decide: the re-check compares the mini-document before and after; both share the zone's lines
+    before ``at``, so everything the scan made of them is the same in both (their diagnostics, blocks and facts,
+    line for line) and cancels, and what differs is made by the scan of the lines from ``at`` on, which can see
+    of the lines before only a few things of the scan's state: whether a fence or a comment is open, the ignored
+    nested tags, the logical stack (§2.3) and the first control character, carriage return and conflict marker of
+    the text, which the once-per-file diagnostics are placed at.  :func:`_prefix_is_neutral` proves them those of
+    the zone's opening line.  The rest of the state (an open paragraph, quote or list, the open headers of the
+    block tree) the entry's header ends as it starts (§7.5): a list open at ``at`` ends at it with the same items
+    as at the closing tag before, so its §8.1 findings are the same; the header's parent block is not compared.
+    Declarations in those lines (refused headers, §5.5 Invariant 4) are the same before and after, and so are
+    their duplicate findings.  ``tests/writer/test_verify_window.py`` checks on generated zones that the verdict
+    is the whole zone's.  Bounded: the zone's lines before ``at`` are never decoded whole."""
+    if expect.structure or zone.close_end is None:
+        return None
+    window = _window(index, zone, data, at, insert)
+    if window is not None:
+        opening, rest = window
+        edit = Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
+        return incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
+                                 edit, expect, owner=owner)
+    old_zone = decode(data[zone.start:zone.close_end])
+    rel = CharOffset(len(decode(data[zone.start:at])))
+    edit = Edit(rel, 0, len(insert), line, 0, insert.count("\n"))
+    return incremental_check(index, zone, old_zone, old_zone[:rel] + insert + old_zone[rel:], edit, expect,
+                             owner=owner)
