@@ -450,10 +450,21 @@ def _to_bytes(src: str, offsets: "array[int]") -> "array[int]":
             continue
         if v < prev:  # not ascending (never, by the builder's order): count again from the start
             prev = acc = 0
-        acc += len(encode(src[prev:v]))
+        acc += _utf8_length(src, prev, v)
         prev = v
         offsets[i] = acc
     return offsets
+
+
+#: How many characters :func:`_utf8_length` encodes at a time.
+ENCODE_CHUNK = 1 << 16
+
+
+def _utf8_length(src: str, start: int, end: int) -> int:
+    """``len(encode(src[start:end]))``, a slice at a time: the span between two offsets of the index may be a
+    whole zone, whose copy and encoding were held at once (W99: 3x the file of a one-zone journal)."""
+    step = ENCODE_CHUNK
+    return sum(len(encode(src[at:min(at + step, end)])) for at in range(start, end, step))
 
 
 def _from_tree(doc: Document, builder: _Builder) -> None:

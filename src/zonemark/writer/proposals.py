@@ -53,7 +53,7 @@ from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_proposal, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
 from .store import STATE_DIR_NAME, HistoryEntry, Store
-from .verify import Edit, Expect, Verdict, compare, new_diagnostics
+from .verify import Edit, Verdict, added_diagnostics, user_verdict
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
@@ -203,26 +203,32 @@ def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView
     """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
 
     Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
-    proposal lists them all; only errors refuse).
+    proposal lists them all; only errors refuse).  It holds no document: the diagnostics and the zone index of
+    the file's parse (:attr:`.snapshot.FileSnapshot.diagnostics`), the new text's parse only while it runs, the
+    edit measured on the bytes of the zone (W99).
     """
     assert zone.close_start is not None
     path, data = snap.path, snap.data
-    text, new_text = snap.text, decode(new_data)
+    before = snap.diagnostics
+    index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
+    old_inner = _inner(zone, data)
+    tail = len(data) - zone.close_start
+    new_inner = new_data[zone.inner_start:len(new_data) - tail]
     start: CharOffset = chars_before(data, zone.inner_start)
-    old_len = len(decode(_inner(zone, data)))
-    new_len = len(new_text) - len(text) + old_len
-    edit = Edit(start, old_len, new_len, zone.line + 1, text.count("\n", start, start + old_len),
-                new_text.count("\n", start, start + new_len))
-    before = snap.document
+    edit = Edit(start, len(decode(old_inner)), len(decode(new_inner)), zone.line + 1, old_inner.count(b"\n"),
+                new_inner.count(b"\n"))
+    same_outside = (len(new_data) - len(new_inner) == len(data) - len(old_inner)
+                    and new_data.startswith(memoryview(data)[:zone.inner_start])
+                    and new_data.endswith(memoryview(data)[zone.close_start:]))
+    del old_inner, new_inner
     zones_after = array("q")  # (level, line) of each zone of the new text, as its parse ends it
 
     def zone_ended(frame: ZoneFrame) -> None:
         zones_after.extend((frame.plevel, frame.line))
 
-    after = parse(new_text, path=str(path), on_zone=zone_ended)
-    verdict = compare(before, after, edit, Expect(entries=None, structure=True))
-    found = tuple(new_diagnostics(before, after, edit))
-    index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
+    found = tuple(added_diagnostics(before, parse(decode(new_data), path=str(path), on_zone=zone_ended).diagnostics,
+                                    edit))
+    verdict = user_verdict(found, same_outside)
     same = len(zones_after) == 2 * len(index) and all(
         zones_after[2 * i] == level and zones_after[2 * i + 1] == edit.map_line(line)
         for i, (level, line) in enumerate(zip(index.zones.level, index.z_line)))

@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import Any, Callable, Generic, TypeVar
 
 from ..core import syntax as sx
+from ..core.diagnostics import Diagnostic
 from ..core.document import Document
 from ..core.text import decode, encode
 from . import duplicates
@@ -159,11 +160,27 @@ class FileSnapshot:
     def _parsed(self) -> tuple[Document, ZoneIndex]:
         return ZoneIndex.parse(self.text, str(self.path))
 
+    @cached_property
+    def _full(self) -> tuple[tuple[Diagnostic, ...], ZoneIndex]:
+        """The diagnostics and the zone index of the full parse (one scan); the document itself is kept only when
+        a reader asked for it (:attr:`document`), and the text is decoded for the parse alone unless it is kept
+        already (W99: a re-check that compares diagnostics held both while it parsed the new text)."""
+        parsed = self.__dict__.get("_parsed")
+        if parsed is None:
+            text = self.__dict__.get("text")
+            parsed = ZoneIndex.parse(text if isinstance(text, str) else decode(self.data), str(self.path))
+        return parsed[0].diagnostics, parsed[1]
+
     @property
     def document(self) -> Document:
         """The full parse of the file: its diagnostics and facts; its tree is built when a reader asks for
         ``blocks`` (a re-check that compares diagnostics and zones needs none, W98)."""
         return self._parsed[0]
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics of the full parse, read with :attr:`full_index` (no document kept, W99)."""
+        return self._full[0]
 
     @cached_property
     def index(self) -> ZoneIndex:
@@ -179,7 +196,7 @@ class FileSnapshot:
     @cached_property
     def full_index(self) -> ZoneIndex:
         """The zone index from the full parse (kept, as it is then the better one of these bytes)."""
-        index = self._parsed[1]  # read in the full parse's own scan
+        index = self._full[1]  # read in the full parse's own scan
         _keep(_indexes, _key(self.path), self.data, index, _INDEXES_KEPT)
         return index
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
@@ -120,11 +120,16 @@ def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic
     one that was there before.  The message text is never read: a file-wide ``count`` that
     grows is not a new problem, and a ``related_line`` shifts with the edit.
     """
+    return added_diagnostics(before.diagnostics, after.diagnostics, edit)
+
+
+def added_diagnostics(before: Sequence[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
+    """:func:`_diag_keys` of the two parses' diagnostics alone (a caller that keeps no document, W99)."""
     def related(n: int | None) -> int | None:
         return None if n is None else edit.map_line(n)
-    old = Counter((d.code, edit.map_line(d.line), d.column, related(d.related_line)) for d in before.diagnostics)
+    old = Counter((d.code, edit.map_line(d.line), d.column, related(d.related_line)) for d in before)
     new: list[Diagnostic] = []
-    for d in after.diagnostics:
+    for d in after:
         key = (d.code, None if edit.in_new(d.line) else d.line, d.column,
                None if d.related_line is None or edit.in_new(d.related_line) else d.related_line)
         if old[key] > 0:
@@ -137,6 +142,15 @@ def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic
 def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
     """Every diagnostic (errors and warnings) that ``after`` has and ``before`` did not."""
     return _diag_keys(before, after, edit)
+
+
+def user_verdict(added: Sequence[Diagnostic], same_outside: bool) -> Verdict:
+    """The verdict of :func:`compare` with ``Expect(structure=True)`` (a user's change: only new errors refuse)
+    from the diagnostics the change adds (:func:`added_diagnostics`) and whether the bytes outside the edited
+    region are the same, without either document (W99)."""
+    problems = () if same_outside else ("bytes outside the edited region would change",)
+    errors = tuple(d for d in added if d.severity is Severity.ERROR)
+    return Verdict(not problems and not errors, errors, problems, "full")
 
 
 def _outside(doc: Document, edit: Edit, old: bool, inside: list[Block] | None = None) -> Iterator[tuple[object, ...]]:
