@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+from pathlib import Path
 
 import anyio
 import pytest
@@ -213,6 +214,24 @@ def test_check_reports_the_layer_and_sees_a_user_edit_on_disk(agent, layer):
     data = agent.call("check")
     assert data["errors"] >= 1
     assert any(d["file"] == MEMORY_NAME and d["severity"] == "error" for d in data["diagnostics"])
+
+
+_LAYER_FOLDERS = sorted({p.parent for root in ("examples", "tests/fixtures/layers", "tests/fixtures/codes")
+                         for p in (Path(__file__).resolve().parents[2] / root).rglob("*.md")})
+
+
+@pytest.mark.parametrize("folder", _LAYER_FOLDERS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_check_tool_s_first_findings_are_the_first_of_all_the_layer_s(folder):
+    """B16: the counts and the first findings read without copying every finding are those of all_diagnostics."""
+    from zonemark.layer import Layer
+
+    layer = Layer.load(folder)
+    every = layer.all_diagnostics()
+    for most in (0, 1, 3, 200):
+        errors, warnings, total, first = server_module.first_findings(layer, most)
+        assert first == every[:most], (folder, most)
+        assert (errors, warnings, total) == (sum(d.severity is Severity.ERROR for d in every),
+                                             sum(d.severity is Severity.WARNING for d in every), len(every))
 
 
 def test_the_server_reads_the_files_as_they_are_now(agent, layer):

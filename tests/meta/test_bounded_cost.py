@@ -470,15 +470,24 @@ def test_b16_a_page_holds_at_most_max_page_body_chars_of_bodies_and_says_what_it
     assert server_module.MAX_PAGE_BODY_CHARS == MAX_PAGE_BODY_CHARS
 
 
-@pytest.mark.parametrize("make", [lambda: _entries(20_000), lambda: _b16_zones(20_000)], ids=["entries", "zones"])
-def test_b16_the_check_tool_reads_the_layer_without_trees(tmp_path, make):
-    """The MCP server's layer cache parsed every file with its block tree, which no tool needs whole: 20x."""
+def _b16_same_name(n: int) -> str:
+    return "# Notes — 東京 [external_memory]\n\n" + "".join(
+        "[P1]\n## TOPIC: Stessa — 東京\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — x\ny\n[/P4]\n\n" for _ in range(n))
+
+
+@pytest.mark.parametrize("make, most", [
+    (lambda: _entries(20_000), 8), (lambda: _b16_zones(20_000), 8),
+    (lambda: _b16_same_name(20_000), 7),  # a finding for each topic: the parse's own findings are 1.6x of it
+], ids=["entries", "zones", "same-name"])
+def test_b16_the_check_tool_reads_the_layer_without_trees(tmp_path, make, most):
+    """The MCP server's layer cache parsed every file with its block tree, which no tool needs whole (20x), and
+    the check copied every finding of the layer to list 200 of them."""
     from zonemark.mcp.server import check, tool_context
 
     folder, size = _b16_layer(tmp_path / "l", make())
     used, answer = _peak(lambda: check(tool_context(folder)))
-    assert answer["errors"] == 0
-    assert used <= 8 * size, used / size
+    assert len(answer["diagnostics"]) == min(200, answer["errors"] + answer["warnings"])
+    assert used <= most * size, used / size
 
 
 def _b16_session(folder: Path):

@@ -24,12 +24,13 @@ import bisect
 import contextlib
 import functools
 import hashlib
+import heapq
 import inspect
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import quote
@@ -56,7 +57,7 @@ from ..interchange.trace import MAX_TRACE_CHARS, read_trace
 from ..layer import containers as layer_containers
 from ..layer.cache import LayerCache
 from ..layer.containers import ContainerEntry, ContainerSummary, Journal
-from ..layer.loader import LayerError
+from ..layer.loader import Layer, LayerError
 from ..layer.status import status_data
 from ..search import QueryError, SearchError, SearchUnavailable, search
 from ..search import MAX_LIMIT as SEARCH_MAX_LIMIT
@@ -524,14 +525,45 @@ def check(ctx: ToolContext) -> out.CheckOutput:
     """Check every file of the layer (as `zonemark check LAYER`): the number of errors and warnings and the
     first 200 diagnostics, each with file, line, column, code and message."""
     with _agent_errors(ctx, "check"):
-        diags = ctx.cache.layer().all_diagnostics()
+        errors, warnings, total, first = first_findings(ctx.cache.layer(), MAX_DIAGNOSTICS)
         answer: out.CheckOutput = {
-            "errors": sum(d.severity is Severity.ERROR for d in diags),
-            "warnings": sum(d.severity is Severity.WARNING for d in diags),
+            "errors": errors, "warnings": warnings,
             "diagnostics": [{"file": d.path, "line": d.line, "column": d.column, "code": d.code,
-                             "severity": d.severity.value, "message": d.message} for d in diags[:MAX_DIAGNOSTICS]],
-            "truncated": len(diags) > MAX_DIAGNOSTICS}
+                             "severity": d.severity.value, "message": d.message} for d in first],
+            "truncated": total > MAX_DIAGNOSTICS}
         return _plain(answer)
+
+
+def first_findings(layer: Layer, most: int) -> tuple[int, int, int, list[Diagnostic]]:
+    """(errors, warnings, findings, the first ``most`` of them) of ``layer.all_diagnostics()``, without a copy of
+    every finding: each is counted where it is, and only the first ``most`` are copied with their file's path
+    (B16; a file of 100,000 findings held them twice over)."""
+    order = {f.rel: i for i, f in enumerate(layer.files)}
+    superseded = layer.superseded
+    counts = [0, 0, 0]
+
+    def every() -> Iterator[tuple[tuple[int, int, int], Diagnostic, str | None]]:
+        """Every finding in the order ``all_diagnostics`` lists them before it sorts them, with its sort key."""
+        for f in layer.files:
+            at = order[f.rel]
+            for i, d in enumerate(f.doc.diagnostics):
+                if (f.rel, i) not in superseded:
+                    yield (at, d.line, d.column), d, f.rel
+        for d in layer.diagnostics:
+            yield (order.get(d.path or "", -1), d.line, d.column), d, None
+
+    def counted() -> Iterator[tuple[tuple[int, int, int], Diagnostic, str | None]]:
+        for item in every():
+            counts[0] += item[1].severity is Severity.ERROR
+            counts[1] += item[1].severity is Severity.WARNING
+            counts[2] += 1
+            yield item
+
+    items = counted()
+    first = heapq.nsmallest(most, items, key=lambda item: item[0])  # what a stable sort puts first
+    for _item in items:  # counted to the end (none is read for ``most`` 0)
+        pass
+    return counts[0], counts[1], counts[2], [d if rel is None else replace(d, path=rel) for _key, d, rel in first]
 
 def search_memory(ctx: ToolContext,
                   query: Annotated[str, Field(description="words to find (all of them); \"a phrase\" in "
