@@ -11,9 +11,10 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast, overload
+from typing import cast
 
 from .nodes import Connection, ModuleInfo, ModuleType, NucleusInfo, RegistryInfo, State
+from .rows import RowSequence
 
 
 class EntryOwners(Mapping[int, int]):
@@ -101,7 +102,7 @@ class Container:
 _TYPES: tuple[ModuleType, ...] = ("module", "sub_module")
 
 
-class ContainerTable(Sequence[ModuleInfo]):
+class ContainerTable(RowSequence[ModuleInfo]):
     """The modules, topics, sub-topics and sub-modules of a file (``Document.modules``), in document order.
 
     One row per container in integer and pointer columns; what only some containers have (a ``[NUCLEI: ...]``
@@ -202,7 +203,7 @@ class ContainerTable(Sequence[ModuleInfo]):
         return {i for row, (_, permanent, _) in self._states.items()
                 if permanent and (i := self._ids[row]) is not None and lines[row] not in superseded}
 
-    def _info(self, row: int) -> ModuleInfo:
+    def _item(self, row: int) -> ModuleInfo:
         line = self._lines[row]
         nuclei = self._nuclei.get(row)
         state = self._states.get(row)
@@ -217,36 +218,6 @@ class ContainerTable(Sequence[ModuleInfo]):
 
     def __len__(self) -> int:
         return len(self._lines)
-
-    @overload
-    def __getitem__(self, index: int) -> ModuleInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[ModuleInfo, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> ModuleInfo | tuple[ModuleInfo, ...]:
-        if isinstance(index, slice):
-            return tuple(self._info(row) for row in range(*index.indices(len(self))))
-        n = len(self._lines)
-        row = index + n if index < 0 else index
-        if not 0 <= row < n:
-            raise IndexError("container row out of range")
-        return self._info(row)
-
-    def __iter__(self) -> Iterator[ModuleInfo]:
-        info = self._info
-        for row in range(len(self._lines)):
-            yield info(row)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ContainerTable({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,10 +80,11 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any
 
 from ..core.headers import spelled_keyword
 from ..core.outline import OutlineNode
+from ..core.rows import RowSequence
 from ..layer.loader import Layer, LayerModule
 from .logs import lines_of
 from .notices import Notice, notice
@@ -213,41 +214,6 @@ class TraceBlock:
                 "parsed": None if self.parsed is None else self.parsed.to_dict()}
 
 
-_T = TypeVar("_T")
-
-
-class _Items(Sequence[_T]):
-    """A sequence read as the tuple it stands for: equal to it, hashed and shown as it."""
-
-    def _item(self, k: int) -> _T:
-        raise NotImplementedError
-
-    @overload
-    def __getitem__(self, k: int) -> _T: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> tuple[_T, ...]: ...
-
-    def __getitem__(self, k: int | slice) -> _T | tuple[_T, ...]:
-        if isinstance(k, slice):
-            return tuple(self._item(i) for i in range(*k.indices(len(self))))
-        if not -len(self) <= k < len(self):
-            raise IndexError(k)
-        return self._item(k + len(self) if k < 0 else k)
-
-    def __iter__(self) -> Iterator[_T]:
-        return (self._item(i) for i in range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and not isinstance(other, str) and tuple(self) == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
-
 #: The blocks a text's :class:`TraceBlocks` keeps whole (the ones an answer lists, ruling CL30); every later one
 #: is kept as a row of integers and read again from the text when it is asked for.
 _KEPT_BLOCKS = MAX_LISTED_BLOCKS
@@ -267,7 +233,7 @@ def _reason_row(reason: str | None, version: str | None) -> int:
     return 4 | int(m.group(1)) << 3 if m else -1
 
 
-class TraceBlocks(_Items[TraceBlock]):
+class TraceBlocks(RowSequence[TraceBlock]):
     """The blocks of a text, in order (a tuple to read): a text of 1,000,000 characters may hold 10,000 blocks, and
     a block with its parsed content as objects costs ten times its text (ruling CL30).  So the first
     :data:`_KEPT_BLOCKS` blocks are kept whole, and every later one as a row of integers — its lines, where it
@@ -755,7 +721,7 @@ def validate_trace(parsed: ParsedTraces, layer: Layer) -> TraceResult:
                        per_block)
 
 
-class _Accepted(_Items[tuple[TraceBlock, TraceContent]]):
+class _Accepted(RowSequence[tuple[TraceBlock, TraceContent]]):
     """Each accepted block and its content validated alone (``TraceResult.accepted``), made when asked for: the
     block from its :class:`TraceBlocks`, its content filtered by the resolver of the validation (ruling CL30)."""
 

@@ -67,13 +67,14 @@ from pathlib import Path, PurePosixPath
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Literal, TypeVar, cast, overload
+from typing import Literal, TypeVar, cast
 
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, Pending, placed
 from ..core.document import Document
 from ..core.nodes import Connection, ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
+from ..core.rows import RowSequence
 
 StrPath = str | os.PathLike[str]
 _T = TypeVar("_T", bound=tuple[str, Path])
@@ -152,13 +153,14 @@ class LayerModule:
         return self.info.type == "module" and self.info.keyword is None
 
 
-class LayerModules(Sequence[LayerModule]):
+class LayerModules(RowSequence[LayerModule]):
     """The MODULE/TOPIC/SUBTOPIC containers of the merged files, in layer order (``Layer.modules``).
 
     A :class:`LayerModule` is made when it is read, from its file's ``Document.modules`` (a table of columns,
     B11), its temporary number and its effective state: the layer holds no object per container, which for a
     file of 100,000 topics were 100,000 of them and their ``ModuleInfo`` (B12).  Sub-modules are left out
-    (§7.3: nothing addresses them).  Equal to any sequence of the same :class:`LayerModule` values."""
+    (§7.3: nothing addresses them).  Equal to any sequence of the same :class:`LayerModule` values
+    and hashed like that tuple."""
 
     __slots__ = ("_files", "_ends", "_states")
 
@@ -176,12 +178,14 @@ class LayerModules(Sequence[LayerModule]):
             self._ends.append(total)
         self._states = states
 
-    def _module(self, index: int) -> LayerModule:
+    def _item(self, index: int) -> LayerModule:
         f = bisect_right(self._ends, index)
         rel, modules, numbers, rows = self._files[f]
         row = rows[index - (self._ends[f - 1] if f else 0)]
-        m = modules[row]
-        n = numbers[row]
+        return self._made(rel, modules[row], numbers[row])
+
+    def _made(self, rel: str, m: ModuleInfo, n: int) -> LayerModule:
+        """The layer's view of container ``m`` of file ``rel``: its id or ~Tn (``n``, §7.1.1) and effective state."""
         mid = m.id if m.id is not None and not m.ignored else (f"~T{n}" if n else None)
         state, source = self._states.get((rel, m.line), (None, None))
         return LayerModule(mid, m.id is None, rel, m, cast("State | None", state), source)
@@ -193,47 +197,17 @@ class LayerModules(Sequence[LayerModule]):
                 continue
             j = bisect_left(rows, line, key=lambda row: modules[row].line)
             if j < len(rows) and modules[rows[j]].line == line:
-                return self._module((self._ends[f - 1] if f else 0) + j)
+                return self._item((self._ends[f - 1] if f else 0) + j)
             return None
         return None
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
 
-    @overload
-    def __getitem__(self, index: int) -> LayerModule: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[LayerModule, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> LayerModule | tuple[LayerModule, ...]:
-        if isinstance(index, slice):
-            return tuple(self._module(i) for i in range(*index.indices(len(self))))
-        n = len(self)
-        i = index + n if index < 0 else index
-        if not 0 <= i < n:
-            raise IndexError("layer module index out of range")
-        return self._module(i)
-
     def __iter__(self) -> Iterator[LayerModule]:
-        states = self._states
         for rel, modules, numbers, rows in self._files:
             for row in rows:
-                m = modules[row]
-                n = numbers[row]
-                mid = m.id if m.id is not None and not m.ignored else (f"~T{n}" if n else None)
-                state, source = states.get((rel, m.line), (None, None))
-                yield LayerModule(mid, m.id is None, rel, m, cast("State | None", state), source)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"LayerModules({list(self)!r})"
+                yield self._made(rel, modules[row], numbers[row])
 
 
 @dataclass(frozen=True, slots=True)
