@@ -210,6 +210,30 @@ def test_b13_a_status_lists_its_first_topics_and_counts_the_rest(tmp_path):
     assert count(small.topics) == 12 and small.topics_left_out == 0
 
 
+def test_b17_status_reads_topics_without_an_outline(tmp_path):
+    """The status of a memory file scans its headers and holds no outline (B17): the outline of a file of short
+    topics was ten times the file.  Its answer is the outline's: topics nest by level (§7.1.3), a topic under a
+    plain section or a refused header is no topic of the status, each entry counts for its owner."""
+    from zonemark.layer.status import layer_status
+
+    text = ("# Note — città [external_memory]\n\n[P1]\n## TOPIC: Viaggi — 東京\n[/P1]\n\n"
+            "[P4]\n###### LOG: 2026-01-02 — partenza\nperché sì\n[/P4]\n\n"
+            "[P1]\n### SUBTOPIC1: Treni\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — Roma\nx\n"
+            "###### LOG: 2026-01-04 — Kyoto\ny\n[/P4]\n\n"
+            "[P4]\n## TOPIC: rifiutato\n[/P4]\n\n"
+            "## Sezione\n\n### SUBTOPIC1: sotto la sezione\n\n"
+            "[P1]\n## TOPIC: Casa\n[/P1]\n")
+    folder = _layer_of(tmp_path, text)
+    layer = Layer.load(folder)
+    (memory,) = layer_status(layer).memories
+    doc = next(f.doc for f in layer.merged_files if f.file_type == "external_memory")
+    assert "_outline" not in doc.__dict__  # no outline was built for the status
+    topics = [(t.name, t.entries, [(c.name, c.entries) for c in t.children]) for t in memory.topics]
+    assert topics == [("Viaggi — 東京", 1, [("Treni", 2)]), ("Casa", 0, [])], topics
+    assert memory.entries == 3 and memory.topics_left_out == 0
+    assert [t.id for t in memory.topics] == ["~T1", "~T4"]  # ~T3: the sub-topic under the section, a container
+
+
 # -- step counts: line events of zonemark's own code (sys.settrace), at n and 10n -------------------
 
 SRC = str(Path(zonemark.__file__).resolve().parent)

@@ -47,10 +47,10 @@ def _selection(p: argparse.ArgumentParser) -> None:
                    help="leave out files whose relative path matches (repeatable)")
 
 
-def _load(args: argparse.Namespace, *, tree: bool = False, outline: bool = False) -> Layer:
+def _load(args: argparse.Namespace, *, tree: bool = False) -> Layer:
     from ..layer import Layer, LayerError
     try:
-        return Layer.load(args.path, only=args.only, exclude=args.exclude, tree=tree, outline=outline)
+        return Layer.load(args.path, only=args.only, exclude=args.exclude, tree=tree)
     except LayerError as exc:
         raise CliError(f"zonemark {args.command}: {exc}") from None
     except OSError as exc:
@@ -123,7 +123,7 @@ def _emit(text: str, output: str | None, layer: Layer) -> None:
 def run_status(args: argparse.Namespace) -> int:
     from ..layer.status import layer_status
     from ..render.status_text import render_status
-    layer = _load(args, outline=True)  # the status reads every file's outline
+    layer = _load(args)  # the status scans its memory files' headers itself (B17)
     status = layer_status(layer, _findings(args, layer))
     if args.json:
         sys.stdout.write(json_text(status.to_dict()))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .nodes import Heading
 from .scanner import scan_structure
@@ -20,6 +20,8 @@ from .tree import HeadingFrame
 
 if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
     from .document import Document
+
+_L = TypeVar("_L", bound="_Leveled")
 
 _KINDS = {"module": "module", "sub_module": "sub_module", "nucleus": "nucleus",
           "state_registry": "state_registry", "section": "section"}
@@ -115,6 +117,17 @@ def headings(doc: Document) -> Iterator[Heading]:
             stack.extend(reversed(block.children))
 
 
+class _Leveled(Protocol):
+    level: int
+
+
+def close_to(stack: list[_L], level: int) -> None:
+    """Close the open headers a header of ``level`` ends: every one at its level or deeper (§7.1.3: headers
+    nest by level, never by block type); ``stack[0]`` stands for the file and is never closed."""
+    while len(stack) > 1 and stack[-1].level >= level:
+        stack.pop()
+
+
 class OutlineBuilder:
     """Nests headers, given in document order, into the outline (§7.1.3); :meth:`finish` places
     the entries with their owners and marks the ignored declarations, known once the file is read."""
@@ -139,8 +152,7 @@ class OutlineBuilder:
                            level=level, line=line, permission_level=plevel, keyword=keyword, id=id_,
                            section=section, text=text)
         stack = self.stack
-        while len(stack) > 1 and stack[-1].level >= level:
-            stack.pop()
+        close_to(stack, level)
         stack[-1].children.append(node)
         stack.append(node)
         self.by_line[line] = node

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.diagnostics import Diagnostic, Severity
 from ..core.headers import spelled_keyword
 from ..core.nodes import State
-from ..core.outline import OutlineNode
+from ..core.document import Document
+from ..core.outline import close_to
+from ..core.scanner import scan_structure
+from ..core.tree import HeadingFrame
 from .loader import Layer, StateSource
 
 
@@ -143,13 +147,8 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
                                  tuple(governed.get(n.nucleus_id, []))) for n in layer.nuclei)
     memories = []
     for f in layer.merged_files:
-        if f.file_type != "external_memory":
-            continue
-        root = f.doc.outline()
-        budget = [MAX_STATUS_TOPICS]
-        topics = _topics(root, layer, f.rel, budget)
-        memories.append(StatusMemory(f.rel, f.doc.title, _count_entries(root), topics,
-                                     _count_topics(root) - (MAX_STATUS_TOPICS - budget[0])))
+        if f.file_type == "external_memory":
+            memories.append(_memory(layer, f.rel, f.doc))
     diags = layer.all_diagnostics() if diagnostics is None else diagnostics
     return LayerStatus(layer.name, str(layer.root), layer.reminder,
                        tuple(StatusFile(f.rel, f.file_type, f.merged) for f in layer.files), tuple(modules), nuclei,
@@ -162,25 +161,69 @@ def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
     return layer_status(layer, diagnostics).to_dict()
 
 
-def _count_entries(node: OutlineNode) -> int:
-    return len(node.entries) + sum(_count_entries(c) for c in node.children)
+class _Open:
+    """A header open while :class:`_TopicScan` reads a file: a topic it lists, or one it only counts (``listed``
+    False), or any other header (``chain`` False: no topic under it is listed, as the outline's topics are the
+    MODULE/TOPIC/SUBTOPIC headers under the file or under another of them)."""
+
+    __slots__ = ("level", "chain", "listed", "frame", "entries", "children")
+
+    def __init__(self, level: int, chain: bool, frame: HeadingFrame | None = None) -> None:
+        self.level, self.chain, self.listed, self.frame = level, chain, frame is not None, frame
+        self.entries = 0
+        self.children: list[_Open] = []
 
 
-def _count_topics(node: OutlineNode) -> int:
-    return sum(1 + _count_topics(c) for c in node.children if c.kind == "module")
+class _TopicScan:
+    """The topics of a memory file a status lists, read from a scan of its headers (``on_header``): the first
+    :data:`MAX_STATUS_TOPICS` topics and sub-topics depth first, with their own entries (§7.1.3, each entry's
+    owner is ``Document.h6_owner``); the others and every entry only counted.  No outline is held: one of a file of
+    100,000 headers was ten times the file (B17)."""
+
+    def __init__(self, owners: Mapping[int, int]) -> None:
+        self.root = _Open(1, True)
+        self.stack = [self.root]
+        self.listed: dict[int, _Open] = {}
+        self.owners = owners
+        self.topics = 0
+        self.entries = 0
+
+    def header(self, frame: HeadingFrame) -> None:
+        level, kind = frame.level, frame.header.kind
+        if frame.refused or level == 1:  # a refused header declares nothing (§5.5); the title is the file
+            return
+        if level == 6 and kind == "log":
+            self.entries += 1
+            owner = self.listed.get(self.owners.get(frame.line, 0))
+            if owner is not None:
+                owner.entries += 1
+            return
+        close_to(self.stack, level)
+        parent = self.stack[-1]
+        chain = parent.chain and kind == "module"
+        listed = chain and self.topics < MAX_STATUS_TOPICS
+        self.topics += chain
+        node = _Open(level, chain, frame if listed else None)
+        if listed:
+            parent.children.append(node)
+            self.listed[frame.line] = node
+        self.stack.append(node)
 
 
-def _topics(node: OutlineNode, layer: Layer, rel: str, budget: list[int]) -> tuple[StatusTopic, ...]:
-    """The topics under ``node``, depth first, while ``budget[0]`` lasts (each one listed spends one)."""
-    out = []
-    for c in node.children:
-        if c.kind != "module":
-            continue
-        if budget[0] <= 0:
-            break
-        budget[0] -= 1
-        keyword = spelled_keyword(c.keyword, c.level) or "MODULE"
-        m = layer.module_at(rel, c.line)
-        topic_id = c.id if m is None else m.module_id  # ~Tn for an id-less topic (§7.1.1)
-        out.append(StatusTopic(c.name, keyword, topic_id, c.line, len(c.entries), _topics(c, layer, rel, budget)))
-    return tuple(out)
+def _memory(layer: Layer, rel: str, doc: Document) -> StatusMemory:
+    """A memory file's status: its entries, and its topics read in one scan of its headers."""
+    scan = _TopicScan(doc.h6_owner)
+    scan_structure(doc.source, scan.header)
+
+    def topic(node: _Open) -> StatusTopic:
+        frame = node.frame
+        assert frame is not None
+        h = frame.header
+        m = layer.module_at(rel, frame.line)
+        return StatusTopic(frame.name if frame.name is not None else frame.text,
+                           spelled_keyword(h.keyword, frame.level) or "MODULE",
+                           h.id if m is None else m.module_id,  # ~Tn for an id-less topic (§7.1.1)
+                           frame.line, node.entries, tuple(topic(c) for c in node.children))
+
+    topics = tuple(topic(c) for c in scan.root.children)
+    return StatusMemory(rel, doc.title, scan.entries, topics, scan.topics - len(scan.listed))
