@@ -465,3 +465,15 @@ def test_status_is_typed_data_with_its_json_form(tmp_path):
     data = status.to_dict()
     assert data == status_data(layer) and data["modules"][0]["stateSource"] == "declared"
     assert list(data) == ["layer", "root", "reminder", "files", "modules", "nuclei", "memories", "diagnostics"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent.parent / "fixtures" / "layers").iterdir()))
+def test_severity_counts_count_what_all_diagnostics_lists(name):
+    """``Layer.severity_counts`` counts the findings where they are (B17), the same ones ``all_diagnostics``
+    copies: superseded file findings left out, the layer's own counted."""
+    layer = Layer.load(Path(__file__).parent.parent / "fixtures" / "layers" / name)
+    listed = layer.all_diagnostics()
+    assert layer.severity_counts() == (sum(d.severity is Severity.ERROR for d in listed),
+                                       sum(d.severity is Severity.WARNING for d in listed))
+    if name.startswith("collision"):  # a declared id twice is an error of the layer (§7.1.1)
+        assert layer.severity_counts()[0] > 0 and layer.superseded or layer.diagnostics

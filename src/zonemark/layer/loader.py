@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal, TypeVar, cast
 
 from ..core import gcpause
-from ..core.diagnostics import Diagnostic, Pending, placed
+from ..core.diagnostics import Diagnostic, Pending, Severity, placed
 from ..core.document import Document
 from ..core.nodes import Connection, ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
@@ -323,6 +323,21 @@ class Layer:
         out.extend(self.diagnostics)
         out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
+
+    def severity_counts(self) -> tuple[int, int]:
+        """How many errors and warnings :meth:`all_diagnostics` holds, counted where they are (no copy: a file
+        of 100,000 findings made 100,000 of them to count, B17)."""
+        superseded = self.superseded
+        errors = warnings = 0
+        for f in self.files:
+            for i, d in enumerate(f.doc.diagnostics):
+                if (f.rel, i) not in superseded:
+                    errors += d.severity is Severity.ERROR
+                    warnings += d.severity is Severity.WARNING
+        for d in self.diagnostics:
+            errors += d.severity is Severity.ERROR
+            warnings += d.severity is Severity.WARNING
+        return errors, warnings
 
     @property
     def merged_files(self) -> list[LayerFile]:

@@ -149,11 +149,14 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
     for f in layer.merged_files:
         if f.file_type == "external_memory":
             memories.append(_memory(layer, f.rel, f.doc))
-    diags = layer.all_diagnostics() if diagnostics is None else diagnostics
+    if diagnostics is None:
+        errors, warnings = layer.severity_counts()
+    else:
+        errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+        warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     return LayerStatus(layer.name, str(layer.root), layer.reminder,
                        tuple(StatusFile(f.rel, f.file_type, f.merged) for f in layer.files), tuple(modules), nuclei,
-                       tuple(memories), sum(d.severity is Severity.ERROR for d in diags),
-                       sum(d.severity is Severity.WARNING for d in diags))
+                       tuple(memories), errors, warnings)
 
 
 def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> dict[str, Any]:
