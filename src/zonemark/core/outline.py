@@ -21,8 +21,6 @@ from .tree import HeadingFrame
 if TYPE_CHECKING:  # the document holds its outline and serialisation, not the reverse
     from .document import Document
 
-_L = TypeVar("_L", bound="_Leveled")
-
 _KINDS = {"module": "module", "sub_module": "sub_module", "nucleus": "nucleus",
           "state_registry": "state_registry", "section": "section"}
 
@@ -119,6 +117,9 @@ def headings(doc: Document) -> Iterator[Heading]:
 
 class _Leveled(Protocol):
     level: int
+
+
+_L = TypeVar("_L", bound=_Leveled)
 
 
 def close_to(stack: list[_L], level: int) -> None:

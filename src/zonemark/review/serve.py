@@ -91,13 +91,15 @@ def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = F
     server = _stop_at_once(review.abandon_pages)(config)
     launch: Path | None = None
     try:
-        launch = open_page(url) if open_browser else None
+        if open_browser:  # the folder is known here before the browser starts: a Ctrl-C at any point removes it
+            launch = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
+            open_page(url, folder=launch)
         server.run(sockets=[sock])
     finally:
         sock.close()
         review.end_visit()
         if launch is not None:
-            shutil.rmtree(launch.parent, ignore_errors=True)
+            shutil.rmtree(launch, ignore_errors=True)
 
 
 def _stop_at_once(on_stop: Callable[[], None]) -> type[uvicorn.Server]:
@@ -120,16 +122,18 @@ def _stop_at_once(on_stop: Callable[[], None]) -> type[uvicorn.Server]:
     return StopAtOnce
 
 
-def open_page(url: str, opener: Callable[[str], object] | None = None) -> Path:
+def open_page(url: str, opener: Callable[[str], object] | None = None, *, folder: Path | None = None) -> Path:
     """Open ``url`` in the browser without putting it on any command line (W41).
 
     A browser is started with the address it opens in its arguments, which every local user reads
     with ``ps``; the token must not be there.  The browser is given instead a page only the user can
     read — mode 0600, in a private temporary folder (0700) — that sends it on to ``url``; the folder
     is removed when the server stops.  ``opener`` (``webbrowser.open`` by default) gets the page's
-    ``file:`` address.  Returns the page's path.
+    ``file:`` address.  ``folder``: the private folder to use (made with ``tempfile.mkdtemp``, so 0700), which the
+    caller removes; by default one is made.  Returns the page's path.
     """
-    folder = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
     page = folder / "open.html"
     target = html.escape(url, quote=True)
     fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
