@@ -25,7 +25,7 @@ demo: $(STAMP)
 # Lint first (ruff, `[tool.ruff]`), then static types (mypy over src/zonemark, configured in pyproject.toml),
 # then the whole suite (slow tests included; `-m "not slow"` leaves them out when run by hand).
 test: $(STAMP) chromium
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2
 

@@ -162,7 +162,8 @@ def measure(source: Path, workdir: Path, modes: list, appends: int) -> dict[str,
 def in_process(sizes: list[str], appends: int, cache: Path) -> list[str]:
     judged = "append_entry, fsync"
     print(f"IN ONE PROCESS: {appends} appends per mode (after 2 warm-up appends); history retention 50")
-    header = f"{'size':>6}  {'mode':<23} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'appends/s':>10} {'p50 vs peer':>12}"
+    header = (f"{'size':>6}  {'mode':<23} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'appends/s':>10} "
+              f"{'p50 vs peer':>12}")
     print(header)
     print("-" * len(header))
     verdicts = []
@@ -259,8 +260,10 @@ def one_shot(sizes: list[str], runs: int, cache: Path) -> list[str]:
             for copy in (plain, safe):
                 copy.parent.mkdir()
                 shutil.copyfile(source, copy)
-            modes = [("python -c plain append", lambda n: [sys.executable, "-c", PLAIN_APPEND, str(plain), str(n)]),
-                     ("zonemark append", lambda n: [*zonemark, "append", str(safe), "--container", container,
+            modes = [("python -c plain append", lambda n, plain=plain: [sys.executable, "-c", PLAIN_APPEND, str(plain),
+                                                                     str(n)]),
+                     ("zonemark append", lambda n, safe=safe, container=container: [
+                         *zonemark, "append", str(safe), "--container", container,
                                                     "--title", f"bench entry {n}",
                                                     "--body", f"Appended by the benchmark, number {n}.",
                                                     "--date", DATE])]

@@ -51,7 +51,8 @@ def conversation(rng: random.Random, n: int) -> dict[str, Any]:
     nodes: dict[str, dict[str, Any]] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
     parent = "root"
 
-    def add(node: str, role: str, parts: list[Any], parent: str, content_type: str = "text", recipient: str = "all") -> str:
+    def add(node: str, role: str, parts: list[Any], parent: str, content_type: str = "text",
+            recipient: str = "all") -> str:
         nodes[node] = {"id": node, "parent": parent, "children": [], "message": {
             "id": node, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t + len(nodes),
             "update_time": None, "content": {"content_type": content_type, "parts": parts},
@@ -130,7 +131,8 @@ def main() -> None:
         r = json.loads(out)
         mb = export.stat().st_size / 1_000_000
         print(f"{mb:>6.1f}MB {r['conversations']:>13,} {r['found']:>8,} {r['seconds']:>8.2f}"
-              f" {mb / r['seconds']:>7.1f} {r['cpu']:>7.2f} {mb / r['cpu']:>8.1f} {r['peak_kb'] / 1024:>8.1f} {r['base_kb'] / 1024:>8.1f}")
+              f" {mb / r['seconds']:>7.1f} {r['cpu']:>7.2f} {mb / r['cpu']:>8.1f} {r['peak_kb'] / 1024:>8.1f}"
+              f" {r['base_kb'] / 1024:>8.1f}")
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ def scenario(folder: Path, base: str, ours: str, theirs: str, args: argparse.Nam
             return False
         t, plan = timed(lambda: plan_merge(data["base"], data["ours"], data["theirs"]))
         plan_s.append(t)
-        outcome = f"{getattr(plan, 'outcome')}, {getattr(plan, 'entries_added')} entries from theirs"
+        outcome = f"{plan.outcome}, {plan.entries_added} entries from theirs"
     g, c, p = statistics.median(git_s), statistics.median(cli_s), statistics.median(plan_s)
     where = "journals picked among all" if journals is None else f"all in the same {journals} journals"
     print(f"merge    base {len(data['base']) / 1e6:.1f} MB, {args.entries} new entries on each side, {where}, "
@@ -139,7 +139,8 @@ def scenario(folder: Path, base: str, ours: str, theirs: str, args: argparse.Nam
     print(f"  zonemark merge-file  {c:6.2f} s   ({outcome})")
     print(f"  plan_merge           {p:6.2f} s   (in one process)")
     ratio = c / g
-    print(f"  ratio zonemark / git {ratio:6.2f}x  (target <= {TARGET_RATIO:.0f}x: {'met' if ratio <= TARGET_RATIO else 'NOT met'})")
+    verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
+    print(f"  ratio zonemark / git {ratio:6.2f}x  (target <= {TARGET_RATIO:.0f}x: {verdict})")
     return ratio <= TARGET_RATIO
 
 

@@ -624,7 +624,7 @@ def _module_file(b: _Builder, target: int) -> str:
     nuclei = _nuclei(b.rng, min(scale, SMALL))
     parts: list = [[f"# {ids[0]} [external_module]", ""],
                    _zone(1, [line for n in nuclei for line in b.nucleus(n, scale)][:-1])]
-    for index, module_id in enumerate(ids):
+    for _index, module_id in enumerate(ids):
         parts.append(b.module(module_id, module_id.replace("_", " ").title(), b.rng.choice(STATES), nuclei,
                               [m for m in ids if m != module_id], small=small))
         parts.append(_Journal(b.rng.uniform(0.5, 1.5), memory=False))
