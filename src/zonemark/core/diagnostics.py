@@ -76,6 +76,15 @@ class Diagnostic:
 Pending = tuple[str, int, int, str, "str | None", "int | None", "int | None"]
 
 
+def severity_counts(diagnostics: Iterable[Diagnostic]) -> tuple[int, int]:
+    """How many of ``diagnostics`` are errors and how many warnings, in one pass (no list is made)."""
+    errors = warnings = 0
+    for d in diagnostics:
+        errors += d.severity is Severity.ERROR
+        warnings += d.severity is Severity.WARNING
+    return errors, warnings
+
+
 class _DiagnosticBuilder:
     """A mutable twin of :class:`Diagnostic`'s slot layout (the same slots, in the same order): its
     ``__init__`` stores the ten values with plain attribute stores, then turns the object into the

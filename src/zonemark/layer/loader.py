@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal, TypeVar, cast
 
 from ..core import gcpause
-from ..core.diagnostics import Diagnostic, Pending, Severity, placed
+from ..core.diagnostics import Diagnostic, Pending, placed, severity_counts
 from ..core.document import Document
 from ..core.nodes import Connection, ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
@@ -314,30 +314,28 @@ class Layer:
                        if (f.rel, i) in self.superseded)
         return out
 
+    def _kept(self) -> Iterator[tuple[str | None, Diagnostic]]:
+        """The findings the layer reports, as they are stored: each file's not superseded (with its path), then
+        the layer's own (None: they carry their path)."""
+        superseded = self.superseded
+        for f in self.files:
+            for i, d in enumerate(f.doc.diagnostics):
+                if (f.rel, i) not in superseded:
+                    yield f.rel, d
+        for d in self.diagnostics:
+            yield None, d
+
     def all_diagnostics(self) -> list[Diagnostic]:
         """File-level (after layer resolution) and layer-level diagnostics, in layer order."""
         order = {f.rel: i for i, f in enumerate(self.files)}
-        superseded = self.superseded
-        out = [replace(d, path=f.rel) for f in self.files for i, d in enumerate(f.doc.diagnostics)
-               if (f.rel, i) not in superseded]
-        out.extend(self.diagnostics)
+        out = [d if rel is None else replace(d, path=rel) for rel, d in self._kept()]
         out.sort(key=lambda d: (order.get(d.path or "", -1), d.line, d.column))
         return out
 
     def severity_counts(self) -> tuple[int, int]:
         """How many errors and warnings :meth:`all_diagnostics` holds, counted where they are (no copy: a file
         of 100,000 findings made 100,000 of them to count, B17)."""
-        superseded = self.superseded
-        errors = warnings = 0
-        for f in self.files:
-            for i, d in enumerate(f.doc.diagnostics):
-                if (f.rel, i) not in superseded:
-                    errors += d.severity is Severity.ERROR
-                    warnings += d.severity is Severity.WARNING
-        for d in self.diagnostics:
-            errors += d.severity is Severity.ERROR
-            warnings += d.severity is Severity.WARNING
-        return errors, warnings
+        return severity_counts(d for _, d in self._kept())
 
     @property
     def merged_files(self) -> list[LayerFile]:

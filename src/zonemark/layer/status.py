@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.diagnostics import Diagnostic, Severity
+from ..core.diagnostics import Diagnostic, severity_counts
 from ..core.headers import spelled_keyword
 from ..core.nodes import State
 from ..core.document import Document
@@ -149,11 +149,7 @@ def layer_status(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> L
     for f in layer.merged_files:
         if f.file_type == "external_memory":
             memories.append(_memory(layer, f.rel, f.doc))
-    if diagnostics is None:
-        errors, warnings = layer.severity_counts()
-    else:
-        errors = sum(d.severity is Severity.ERROR for d in diagnostics)
-        warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+    errors, warnings = layer.severity_counts() if diagnostics is None else severity_counts(diagnostics)
     return LayerStatus(layer.name, str(layer.root), layer.reminder,
                        tuple(StatusFile(f.rel, f.file_type, f.merged) for f in layer.files), tuple(modules), nuclei,
                        tuple(memories), errors, warnings)
@@ -165,14 +161,14 @@ def status_data(layer: Layer, diagnostics: list[Diagnostic] | None = None) -> di
 
 
 class _Open:
-    """A header open while :class:`_TopicScan` reads a file: a topic it lists, or one it only counts (``listed``
-    False), or any other header (``chain`` False: no topic under it is listed, as the outline's topics are the
+    """A header open while :class:`_TopicScan` reads a file: a topic it lists (``frame``), or one it only counts
+    (no frame), or any other header (``chain`` False: no topic under it is listed, as the outline's topics are the
     MODULE/TOPIC/SUBTOPIC headers under the file or under another of them)."""
 
-    __slots__ = ("level", "chain", "listed", "frame", "entries", "children")
+    __slots__ = ("level", "chain", "frame", "entries", "children")
 
     def __init__(self, level: int, chain: bool, frame: HeadingFrame | None = None) -> None:
-        self.level, self.chain, self.listed, self.frame = level, chain, frame is not None, frame
+        self.level, self.chain, self.frame = level, chain, frame
         self.entries = 0
         self.children: list[_Open] = []
 

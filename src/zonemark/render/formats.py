@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..core.diagnostics import CATALOGUE, Diagnostic, Severity
+from ..core.diagnostics import CATALOGUE, Diagnostic, Severity, severity_counts
 from .registry import Format, names, row, spoken
 
 
@@ -26,8 +26,7 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 
 def _summary(results: Results) -> str:
     files = sum(1 for path, _ in results if not os.path.isdir(path))  # a folder entry holds layer-wide findings
-    errors = sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR)
-    warnings = sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING)
+    errors, warnings = severity_counts(d for _, ds in results for d in ds)
     clean = sum(1 for path, ds in results if not ds and not os.path.isdir(path))
     return (f"{counted(files, 'file')} checked: {counted(errors, 'error')}, {counted(warnings, 'warning')}; "
             f"{clean} clean")
@@ -52,13 +51,11 @@ def _file_entry(path: str, diags: Sequence[Diagnostic]) -> dict[str, Any]:
 
 
 def render_json(results: Results) -> str:
+    errors, warnings = severity_counts(d for _, ds in results for d in ds)
     out = {
         "files": [_file_entry(path, diags) for path, diags in results],
-        "summary": {
-            "files": sum(1 for path, _ in results if not os.path.isdir(path)),
-            "errors": sum(1 for _, ds in results for d in ds if d.severity is Severity.ERROR),
-            "warnings": sum(1 for _, ds in results for d in ds if d.severity is Severity.WARNING),
-        },
+        "summary": {"files": sum(1 for path, _ in results if not os.path.isdir(path)),
+                    "errors": errors, "warnings": warnings},
     }
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 
