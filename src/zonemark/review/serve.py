@@ -93,7 +93,7 @@ def serve(root: str | os.PathLike[str], *, port: int = 0, open_browser: bool = F
     try:
         if open_browser:  # the folder is known here before the browser starts: a Ctrl-C at any point removes it
             launch = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
-            open_page(url, launch)
+            open_page(url, folder=launch)
         server.run(sockets=[sock])
     finally:
         sock.close()
@@ -122,16 +122,18 @@ def _stop_at_once(on_stop: Callable[[], None]) -> type[uvicorn.Server]:
     return StopAtOnce
 
 
-def open_page(url: str, folder: Path, opener: Callable[[str], object] | None = None) -> Path:
+def open_page(url: str, opener: Callable[[str], object] | None = None, *, folder: Path | None = None) -> Path:
     """Open ``url`` in the browser without putting it on any command line (W41).
 
     A browser is started with the address it opens in its arguments, which every local user reads
     with ``ps``; the token must not be there.  The browser is given instead a page only the user can
-    read — mode 0600, in the private folder ``folder`` (made with ``tempfile.mkdtemp``, so 0700) — that
-    sends it on to ``url``.  The caller makes the folder before and removes it when the server stops,
-    even on a Ctrl-C while the browser starts.  ``opener`` (``webbrowser.open`` by default) gets the
-    page's ``file:`` address.  Returns the page's path.
+    read — mode 0600, in a private temporary folder (0700) — that sends it on to ``url``; the folder
+    is removed when the server stops.  ``opener`` (``webbrowser.open`` by default) gets the page's
+    ``file:`` address.  ``folder``: the private folder to use (made with ``tempfile.mkdtemp``, so 0700), which the
+    caller removes; by default one is made.  Returns the page's path.
     """
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="zonemark-review-"))
     page = folder / "open.html"
     target = html.escape(url, quote=True)
     fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -142,7 +144,11 @@ def open_page(url: str, folder: Path, opener: Callable[[str], object] | None = N
     if opener is None:
         import webbrowser
         opener = webbrowser.open
-    opener(page.as_uri())  # webbrowser waits for a browser command that does not go to the background
+    try:
+        opener(page.as_uri())  # webbrowser waits for a browser command that does not go to the background
+    except BaseException:  # Ctrl-C while the browser starts: the private page goes too
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return page
 
 
