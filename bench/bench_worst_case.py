@@ -303,7 +303,7 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
         from zonemark.render.graph_text import to_json
 
         def run():  # as `zonemark status` and `zonemark graph` load the layer
-            layer = Layer.load(folder, tree=entry != "status")
+            layer = Layer.load(folder)
             if entry == "status":
                 return status_data(layer)
             graph = build_graph(layer)

@@ -33,6 +33,8 @@ SCHEMA = {
             "properties": {
                 "name": {"type": "string"}, "root": {"type": "string"},
                 "files": {"type": "array", "items": {"type": "string"}},
+                "nodesLeftOut": {"type": "integer", "minimum": 1},  # only when some are (B18)
+                "diagnosticsLeftOut": {"type": "integer", "minimum": 1},  # only when some are (B18)
                 "diagnostics": {"type": "array", "items": {
                     "type": "object", "additionalProperties": False,
                     "required": ["path", "line", "column", "code", "severity", "message", "node"],
@@ -464,3 +466,125 @@ def test_the_fast_constructors_give_what_the_dataclasses_give():
         assert type(link) is GraphLink and link == GraphLink(*dataclasses.astuple(link))
     with pytest.raises(dataclasses.FrozenInstanceError):
         g.nodes[0].label = "perché — 東京"  # type: ignore[misc]
+
+
+# -- B18: a graph reads the headers without a tree, and lists at most MAX_GRAPH_NODES nodes ---------
+
+def _fixture_folders():
+    return [EXAMPLE, *sorted(p for p in LAYERS.iterdir() if p.is_dir()), ROOT / "tests" / "fixtures" / "spec"]
+
+
+def _generated_layer(folder: Path) -> Path:
+    """Topics under plain sections, refused headers in [P4], nuclei, sub-modules, bare H6 entries."""
+    folder.mkdir()
+    (folder / "mixed[reminder].md").write_text(corpus.generate("mixed", 60_000, 4), encoding="utf-8")
+    (folder / "diario[ext_memory].md").write_text(
+        "# Diario [external_memory]\n\n## Note libere — 東京\n\n[P1]\n## TOPIC: Viaggi — 京都\n[/P1]\n\n"
+        "[P4]\n###### LOG: 2026-01-02 — partenza\nperché sì\n## TOPIC: rifiutato\n[/P4]\n\n"
+        "[P1]\n### SUBTOPIC: Treni\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — Shinkansen\nveloce\n[/P4]\n\n"
+        "###### una voce senza zona\n\n[P1]\n## TOPIC: Viaggi — 京都\n[/P1]\n", encoding="utf-8")
+    return folder
+
+
+def test_b18_the_graph_of_a_scan_is_the_graph_of_the_tree(tmp_path):
+    """The headers read from a scan (no block tree) give the document the tree gives, on every fixture."""
+    folders = [*_fixture_folders(), _generated_layer(tmp_path / "gen")]
+    for folder in folders:
+        scanned = build_graph(Layer.load(folder))
+        assert all(f.doc.tree is None for f in Layer.load(folder).files)
+        built = build_graph(Layer.load(folder, tree=True))
+        assert to_json(scanned) == to_json(built), folder
+        assert scanned.nodes_left_out == 0
+    assert len(build_graph(Layer.load(tmp_path / "gen")).nodes) > 100
+
+
+def test_b18_build_graph_keeps_no_tree(tmp_path):
+    layer = Layer.load(_generated_layer(tmp_path / "gen"))
+    build_graph(layer)
+    assert all(f.doc.tree is None for f in layer.files)  # Document.blocks was never asked for
+
+
+def _topics_layer(folder: Path, topics: int, entries: int) -> Layer:
+    folder.mkdir()
+    (folder / "note[ext_memory].md").write_text(
+        "# Note [external_memory]\n\n" + "".join(
+            f"[P1]\n## TOPIC: Tema {t} — 東京\n[/P1]\n\n[P4]\n"
+            + "".join(f"###### LOG: 2026-01-0{1 + e % 9} — voce {t}.{e}\nperché\n" for e in range(entries))
+            + "[/P4]\n\n" for t in range(topics)), encoding="utf-8")
+    return Layer.load(folder)
+
+
+def test_b18_past_the_limit_the_structure_comes_first_and_the_rest_is_counted(tmp_path):
+    layer = _topics_layer(tmp_path / "l", 6, 5)  # 6 topics, 30 entries
+    full = build_graph(layer)
+    assert full.nodes_left_out == 0 and "nodesLeftOut" not in full.to_dict()["graph"]
+    g = build_graph(layer, max_nodes=10)
+    check_structure(g)
+    jsonschema.validate(g.to_dict(), SCHEMA)
+    kinds = collections.Counter(n.kind for n in g.nodes)
+    assert kinds == {"file": 1, "topic": 6, "entry": 4}
+    assert [n.label for n in g.nodes if n.kind == "entry"] == [n.label for n in full.nodes if n.kind == "entry"][:4]
+    assert g.nodes_left_out == 26 and g.to_dict()["graph"]["nodesLeftOut"] == 26
+    assert "26" not in g.left_out_note() and "36" in g.left_out_note() and "10" in g.left_out_note()
+    # the listed nodes are the full graph's own (same fields), save the sources of the ones whose
+    # children are left out: their text then holds the left-out children's
+    same = {n.id: n for n in full.nodes}
+    for n in g.nodes:
+        assert (n.id, n.kind, n.label, n.line) == (same[n.id].id, same[n.id].kind, same[n.id].label, same[n.id].line)
+    assert json.loads(to_json(g))["graph"]["nodesLeftOut"] == 26
+
+
+def test_b18_past_the_limit_of_structure_no_entry_is_listed(tmp_path):
+    layer = _topics_layer(tmp_path / "l", 8, 2)
+    g = build_graph(layer, max_nodes=5)
+    check_structure(g)
+    assert [n.label for n in g.nodes if n.kind != "file"] == [f"TOPIC: Tema {t} — 東京" for t in range(5)]
+    assert g.nodes_left_out == 3 + 16
+
+
+def test_b18_a_diagnostic_on_a_left_out_node_sits_on_its_listed_container(tmp_path):
+    layer = _topics_layer(tmp_path / "l", 3, 3)
+    text = (tmp_path / "l" / "note[ext_memory].md").read_text(encoding="utf-8")
+    last_entry = text.count("\n", 0, text.rindex("###### LOG")) + 1
+    g = build_graph(layer, [d for d in layer.all_diagnostics()], max_nodes=4)  # 3 topics, 1 entry
+    assert g.nodes_left_out == 8
+    fn_nodes = [n for n in g.nodes if n.kind == "topic"]
+    from zonemark.core.diagnostics import Diagnostic, Severity
+    diag = Diagnostic(code="X", severity=Severity.WARNING, message="m", path="note[ext_memory].md",
+                      line=last_entry, column=1)
+    placed = build_graph(layer, [diag], max_nodes=4).diagnostics[0]
+    assert placed.node == fn_nodes[-1].id
+
+
+def test_b18_the_formats_say_what_is_left_out(tmp_path):
+    from zonemark.render.graph_html import render_html
+
+    g = build_graph(_topics_layer(tmp_path / "l", 4, 4), max_nodes=6)
+    note = g.left_out_note()
+    assert note.startswith("The graph shows 6 of its 20 nodes")
+    assert f"// {note}" in to_dot(g) and f"%% {note}" in to_mermaid(g)
+    from zonemark.render.graph_html import embed_json
+    assert embed_json({"note": note}) in render_html(g)  # the page's view note (graph_page.js shows it)
+    assert "view" not in build_graph(_topics_layer(tmp_path / "m", 1, 1)).to_dict()
+
+
+def test_b18_the_graph_places_its_first_diagnostics_and_counts_the_rest(tmp_path, monkeypatch):
+    from zonemark.layer import graph as graph_module
+
+    folder = tmp_path / "l"
+    folder.mkdir()
+    (folder / "note[ext_memory].md").write_text("# Note [external_memory]\n\n" + "".join(
+        f"[P1]\n## TOPIC: Stesso — 東京\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — voce {i}\nperché\n[/P4]\n\n"
+        for i in range(12)), encoding="utf-8")
+    layer = Layer.load(folder)
+    found = layer.all_diagnostics()
+    assert len(found) == 12  # LAYER_NO_REMINDER, and DUPLICATE_CONTAINER_NAME on every topic after the first
+    whole = build_graph(layer)
+    assert whole.diagnostics_left_out == 0 and "diagnosticsLeftOut" not in whole.to_dict()["graph"]
+    monkeypatch.setattr(graph_module, "MAX_GRAPH_DIAGNOSTICS", 4)
+    g = build_graph(layer)
+    assert g.diagnostics == whole.diagnostics[:4] and g.diagnostics_left_out == 8
+    assert g.to_dict()["graph"]["diagnosticsLeftOut"] == 8
+    assert json.loads(to_json(g))["graph"]["diagnosticsLeftOut"] == 8
+    assert "4 of 12 diagnostics" in g.left_out_note() and g.nodes_note() == ""
+    jsonschema.validate(g.to_dict(), SCHEMA)

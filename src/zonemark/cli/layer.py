@@ -72,8 +72,10 @@ def run_graph(args: argparse.Namespace) -> int:
     if args.trace is not None and not fmt.carries_trace:
         traced = spoken([f.name for f in graph_formats.GRAPH_FORMATS if f.carries_trace])
         raise CliError(f"zonemark graph: --trace works with --format {traced}, not {args.format}")
-    layer = _load(args, tree=True)  # the graph walks every file's headers
+    layer = _load(args)  # the graph reads every file's headers in a scan of them, no tree (B18)
     graph = build_graph(layer, _findings(args, layer))
+    if graph.left_out_note():  # B18: the document says so too (nodesLeftOut, the page's note)
+        print(f"zonemark graph: {graph.left_out_note()}", file=sys.stderr)
     if fmt.carries_trace:
         graph = _with_trace(graph, layer, args.trace)
     try:

@@ -72,6 +72,7 @@ from typing import Literal, TypeVar, cast
 from ..core import gcpause
 from ..core.diagnostics import Diagnostic, Pending, placed, severity_counts
 from ..core.document import Document
+from ..core.facts import ContainerTable
 from ..core.nodes import Connection, ModuleInfo, NucleusInfo, State, TargetKind
 from ..core.parser import parse_file
 from ..core.rows import RowSequence
@@ -195,10 +196,14 @@ class LayerModules(RowSequence[LayerModule]):
         for f, (frel, modules, _, rows) in enumerate(self._files):
             if frel != rel:
                 continue
-            j = bisect_left(rows, line, key=lambda row: modules[row].line)
-            if j < len(rows) and modules[rows[j]].line == line:
-                return self._item((self._ends[f - 1] if f else 0) + j)
-            return None
+            if isinstance(modules, ContainerTable):  # integers only: no ModuleInfo made per probe
+                row = modules.row_of(line)
+                j = bisect_left(rows, row) if row >= 0 else len(rows)
+                found = j < len(rows) and rows[j] == row
+            else:
+                j = bisect_left(rows, line, key=lambda row: modules[row].line)
+                found = j < len(rows) and modules[rows[j]].line == line
+            return self._item((self._ends[f - 1] if f else 0) + j) if found else None
         return None
 
     def __len__(self) -> int:

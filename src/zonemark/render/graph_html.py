@@ -188,7 +188,10 @@ def render_html(graph: LayerGraph, *, title: str | None = None) -> str:
     """
     if not isinstance(graph, LayerGraph):
         raise TypeError(f"graph must be a LayerGraph, not {type(graph).__name__}")
-    return page_html(graph.to_dict(), title=title)
+    document = graph.to_dict()
+    if graph.left_out_note():  # B18: the page says what it does not show
+        document["view"] = {"note": graph.left_out_note()}
+    return page_html(document, title=title)
 
 
 def page_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
@@ -263,6 +266,7 @@ def frame_document(graph: LayerGraph, view: FrameView) -> dict[str, Any]:
                             "collapsed": {}, "note": ""}
     if entries <= COLLAPSE_ENTRIES:
         document = graph.to_dict()
+        page["note"] = graph.left_out_note()
         document["view"] = page
         return document
     parent = {link.target: link.source for link in graph.links if link.kind == "contains"}
@@ -308,8 +312,11 @@ def frame_document(graph: LayerGraph, view: FrameView) -> dict[str, Any]:
         notes.append(f"Search: the first {EXPAND_CAP} of {found} matching entries are shown.")
     diagnostics = graph.diagnostics[:DIAGNOSTICS_CAP]
     if len(graph.diagnostics) > DIAGNOSTICS_CAP:
-        notes.append(f"The first {DIAGNOSTICS_CAP} of {len(graph.diagnostics)} diagnostics are listed "
+        found_in_all = len(graph.diagnostics) + graph.diagnostics_left_out
+        notes.append(f"The first {DIAGNOSTICS_CAP} of {found_in_all} diagnostics are listed "
                      "(the Check page lists them all).")
+    if graph.nodes_left_out:  # B18 (the diagnostics left out are counted in the note above)
+        notes.append(graph.nodes_note())
     page.update(collapsed=collapsed, note=" ".join(notes))
     meta = graph.meta()
     meta["diagnostics"] = [d.to_dict() for d in diagnostics]

@@ -59,6 +59,8 @@ def _dot_quote(text: str) -> str:
 def to_dot(graph: LayerGraph) -> str:
     """Graphviz DOT (``dot -Tsvg``)."""
     out = [f"digraph {_dot_quote(graph.name)} {{", "  rankdir=LR;", "  node [fontname=Helvetica];"]
+    if graph.left_out_note():  # B18
+        out.insert(1, f"  // {graph.left_out_note()}")
     for n in graph.nodes:
         attrs = [f"label={_dot_quote(_short(n.label))}", f"shape={_DOT_SHAPE[n.kind]}"]
         if n.state == "inactive":
@@ -97,6 +99,8 @@ def to_mermaid(graph: LayerGraph) -> str:
     """A Mermaid ``flowchart`` (node ids are renumbered ``n0``, ``n1``, ... for Mermaid's syntax)."""
     ids = {n.id: f"n{i}" for i, n in enumerate(graph.nodes)}
     out = ["flowchart LR"]
+    if graph.left_out_note():  # B18
+        out.append(f"  %% {graph.left_out_note()}")
     for n in graph.nodes:
         left, right = _MERMAID_SHAPE[n.kind]
         out.append(f"  {ids[n.id]}{left}{_mermaid_text(n.label)}{right}")

@@ -789,7 +789,10 @@
       byId('hidden-note').textContent = plural(model.kindCounts.entry, 'entry') +
         ' hidden to keep the overview readable: tick \u201centry\u201d to show them.';
     }
-    if (model.view.note) { byId('hidden-note').textContent = model.view.note; }
+    if (model.view.note) {  /* after the hint above, when there is one */
+      var hint = byId('hidden-note').textContent;
+      byId('hidden-note').textContent = hint ? hint + ' ' + model.view.note : model.view.note;
+    }
     renderFilters(model, cy, hideEntries);
     renderDiagnostics(model, cy);
     updateVisibleCount(cy);
