@@ -110,3 +110,52 @@ def test_b20_the_bench_families_export_as_the_frozen_copy(tmp_path):
         folder = tmp_path / family
         bench.build(folder, family, 60)
         _same(folder)
+
+
+def _trimming(path: Path) -> int:
+    """A budget at which the frozen copy leaves entries out (and does not refuse)."""
+    whole = ref.context(path).tokens
+    for budget in range(whole - 1, 0, -5):
+        try:
+            if ref.context(path, budget).entries_left_out:
+                return budget
+        except ref.ContextRefused:
+            break
+    raise AssertionError(f"no budget leaves entries of {path} out")
+
+
+def _no_tree(monkeypatch):
+    """Any use of ``Document.blocks`` on a document parsed without its tree fails the test."""
+    from zonemark.core import document
+
+    def refuse(text):
+        raise AssertionError("the context export built a block tree")
+    monkeypatch.setattr(document, "scan_blocks", refuse)
+
+
+def test_b20_zonemark_context_gives_the_frozen_copy_without_a_tree(capsys, monkeypatch, tmp_path):
+    from zonemark.cli.main import main
+
+    folder = ROOT / "examples" / "layer"
+    expected = {budget: ref.context(folder, budget).text for budget in (None, _trimming(folder))}
+    _no_tree(monkeypatch)
+    for budget, text in expected.items():
+        args = ["context", str(folder)] + ([] if budget is None else ["--budget", str(budget)])
+        main(args)
+        out, _ = capsys.readouterr()
+        assert out == text, budget
+
+
+def test_b20_the_mcp_context_tool_gives_the_frozen_copy_without_a_tree(monkeypatch, tmp_path):
+    from mcp_support import Agent, make_layer
+    from zonemark.mcp.server import build_server
+
+    folder = make_layer(tmp_path / "layer")
+    trim = _trimming(folder)
+    expected = {budget: ref.context(folder, budget).to_dict() for budget in (None, trim)}
+    agent = Agent(build_server(folder))
+    _no_tree(monkeypatch)
+    for budget, data in expected.items():
+        got = agent.call("build_context", **({} if budget is None else {"budget_tokens": budget}))
+        assert got == data, budget
+    assert expected[trim]["leftOut"]["entries"] >= 1
