@@ -215,7 +215,7 @@ class _Extents:
 
     def header(self, frame: HeadingFrame) -> None:
         if self.pending:
-            kept = []
+            kept: list[tuple[int, int | None, str | None]] = []
             for line, plevel, date in self.pending:
                 if plevel is not None or frame.plevel is None:
                     self._end(line, plevel, date, frame.line - 1)
