@@ -650,3 +650,52 @@ def test_the_zone_index_holds_4_byte_columns_and_the_skeleton_only_line_starts()
     moved = index.shifted(index.zone(1).start, index.zone(1).line, NARROW_MAX, 0)
     assert moved.z_close_end[-1] == index.z_close_end[-1] + NARROW_MAX and moved.z_close_end.typecode == "q"
     assert moved.z_start[0] == index.z_start[0] and moved.z_line == index.z_line
+
+
+# -- the context export: the layer without its tree, the text joined once (B20) ------------------------------
+
+def _b20_layer(folder: Path, n: int) -> Path:
+    folder.mkdir()
+    (folder / "aria[reminder].md").write_text("# Aria [reminder]\n\n[P1]\n## RULES:\n* R0: sempre — perché.\n[/P1]\n",
+                                              encoding="utf-8")
+    memory = folder / "notes[ext_memory].md"
+    memory.write_text("# Note — perché [external_memory]\n\n[P1]\n## TOPIC: Alpha — 東京\n[/P1]\n\n"
+                      + "[P5]\nnota — 東京\n[/P5]\n" * n
+                      + "[P4]\n" + "".join(f"###### LOG: 2026-01-03 — voce {i}\ncorpo perché\n" for i in range(n))
+                      + "[/P4]\n", encoding="utf-8")
+    return memory
+
+
+@pytest.mark.parametrize("budget", [None, "half"])
+def test_b20_the_export_of_many_small_zones_and_entries_holds_no_tree(tmp_path, budget):
+    """The export loaded its layer with the block tree and held every file as a tuple of its lines, then each
+    section and the text: 26x a file of small zones and entries, 32x with a budget that leaves entries out.  It
+    now loads the layer without the tree (the parse's own peak, 6x this file, is the export's), joins the text
+    once from each file's own string, and reads what a budget leaves out in one scan of the headers and zones."""
+    from zonemark.context import context, estimate_tokens
+
+    folder = tmp_path / "layer"
+    size = _b20_layer(folder, 6_000).stat().st_size
+    limit = None if budget is None else context(folder).tokens // 2
+    peak, result = _peak(context, folder, limit)
+    assert result.tokens == estimate_tokens(result.text) and result.text.endswith("corpo perché\n[/P4]\n")
+    if limit is None:
+        assert result.text.count("nota — 東京") == 6_000 and result.entries_left_out == 0
+        assert peak <= 7 * size, peak / size
+    else:
+        assert result.tokens <= limit and 0 < result.entries_left_out < 6_000
+        assert peak <= 12 * size, peak / size
+
+
+def test_b20_the_export_of_a_loaded_layer_holds_the_text_and_little_else(tmp_path):
+    """Given the layer (the MCP server's cache holds one without its tree), the export holds the text it makes
+    and each file's own string: before, a tuple of every line of each file and every section besides."""
+    from zonemark.context import context
+
+    folder = tmp_path / "layer"
+    size = _b20_layer(folder, 6_000).stat().st_size
+    layer = Layer.load(folder)
+    peak, result = _peak(context, layer)
+    assert result.text.count("###### LOG: 2026-01-03") == 6_000
+    assert peak <= 2.5 * size, peak / size
+    assert all(lf.doc.tree is None for lf in layer.files)

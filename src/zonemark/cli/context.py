@@ -45,7 +45,7 @@ def run_context(args: argparse.Namespace) -> int:
     from ..layer import Layer, LayerError
     budget = _budget(args.budget) if args.budget is not None else None
     try:
-        layer = Layer.load(args.path, only=args.only, exclude=args.exclude, tree=True)
+        layer = Layer.load(args.path, only=args.only, exclude=args.exclude)
     except LayerError as exc:
         raise CliError(f"zonemark context: {exc}") from None
     except OSError as exc:

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+from array import array
 from dataclasses import dataclass
 from fractions import Fraction
 from collections.abc import Iterable
@@ -44,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import STANDARD_VERSION
+from ..core.scanner import scan_structure
+from ..core.tree import HeadingFrame, ZoneFrame
 from ..layer.loader import Layer, LayerFile, LayerModule
 from ..render.formats import counted
 from .tokens import ASCII_PER_TOKEN, NARROW_PER_TOKEN, weight
@@ -105,7 +109,12 @@ class _Entry:
 @dataclass(frozen=True, slots=True)
 class _Part:
     lf: LayerFile
-    lines: tuple[str, ...]  # LF-terminated lines of the normalised text
+    text: str  # the normalised text: the file's own string when it needs no change (B20)
+
+
+#: The line breaks of ``str.splitlines`` (a CR LF is one): an entry's lines are counted as the export always
+#: counted them, so a file with a lone CR or a U+2028 leaves out the same lines as before (B20).
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _comment_text(text: str) -> str:
@@ -165,43 +174,130 @@ def _select(layer: Layer) -> tuple[list[LayerFile], list[ContextFile], list[str]
     return reminders + modules + memories, left_out, left_modules
 
 
-def _normalised_lines(lf: LayerFile) -> tuple[str, ...]:
+def _normalised(lf: LayerFile) -> str:
+    """The file's text with a BOM removed, CR LF made LF and a last line break; the source itself when it
+    already is (``replace`` gives back the string it finds nothing in)."""
     text = lf.doc.source
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n")
     if text and not text.endswith("\n"):
         text += "\n"
-    return tuple(text.splitlines(keepends=True)) if text else ()
+    return text
 
 
-def _droppable(parts: list[_Part]) -> list[_Entry]:
+def _line_starts(text: str) -> "array[int]":
+    """The offset of each line of ``text`` as ``splitlines`` cuts it, and the text's length after the last."""
+    starts = array("q", [0])
+    starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+    if starts[-1] != len(text):
+        starts.append(len(text))
+    return starts
+
+
+class _Extents:
+    """One scan of a file's headers and zones (:func:`~zonemark.core.scanner.scan_structure`, no tree): each
+    log entry of a [P3]-[P5] zone with the last line of the header block the tree would hold (it ends where the
+    next header starts; in a zone, before the zone's closing tag; outside, before a zone opens; else at the end
+    of the file), and the lines of the [P1]/[P2] zones (a zone's block runs to the line before the next block:
+    its closing tag and the blank lines after it)."""
+
+    def __init__(self, source: str, line_count: int) -> None:
+        self.source = source
+        self.line_count = line_count
+        self.entries: list[tuple[int, int, str | None]] = []  # (line, end line, date) of the entries kept
+        self.zones: list[tuple[int, int]] = []  # (first line, last line) of the [P1]/[P2] zone blocks
+        self.pending: list[tuple[int, int | None, str | None]] = []  # entries whose end is not known yet
+
+    def _end(self, line: int, plevel: int | None, date: str | None, end_line: int) -> None:
+        if plevel in (3, 4, 5):
+            self.entries.append((line, max(end_line, line), date))
+
+    def header(self, frame: HeadingFrame) -> None:
+        if self.pending:
+            kept: list[tuple[int, int | None, str | None]] = []
+            for line, plevel, date in self.pending:
+                if plevel is not None or frame.plevel is None:
+                    self._end(line, plevel, date, frame.line - 1)
+                else:  # an entry outside the zones, and this header is in a zone opened since
+                    kept.append((line, plevel, date))
+            self.pending = kept
+        if not frame.refused and frame.level == 6 and frame.header.kind == "log":
+            self.pending.append((frame.line, frame.plevel, frame.header.date))
+
+    def zone(self, frame: ZoneFrame) -> None:
+        for line, plevel, date in self.pending:
+            if plevel is not None:  # in this zone: it ends before the closing tag (at the end of the file)
+                self._end(line, plevel, date, self.line_count if frame.tail is None else frame.tail_line - 1)
+            else:  # before it, outside any zone: it ends before the zone opens
+                self._end(line, plevel, date, frame.line - 1)
+        self.pending = []
+        if frame.plevel in (1, 2):
+            end = (self.line_count if frame.tail is None
+                   else _zone_end(self.source, frame.tail, frame.tail_line, self.line_count))
+            self.zones.append((frame.line, end))
+
+    def finish(self) -> None:
+        for line, plevel, date in self.pending:
+            self._end(line, plevel, date, self.line_count)
+        self.pending = []
+
+
+def _extents(part: _Part) -> _Extents:
+    doc = part.lf.doc
+    found = _Extents(doc.source, doc.line_count)
+    scan_structure(doc.source, found.header, found.zone)
+    found.finish()
+    return found
+
+
+def _zone_end(source: str, tail: int, closing: int, line_count: int) -> int:
+    """The last line of the zone block closed on line ``closing`` (at offset ``tail``): the blank lines after
+    the closing tag are the zone's, up to the next line that starts a block (§13.1: blocks partition the file;
+    a line is blank as the scanner reads it, its CR of a CR LF aside)."""
+    line = closing
+    pos = source.find("\n", tail)
+    while pos != -1 and line < line_count:
+        nxt = source.find("\n", pos + 1)
+        s = source[pos + 1:len(source) if nxt == -1 else nxt]
+        if s.endswith("\r"):
+            s = s[:-1]
+        if s and not s.isspace():
+            break
+        line += 1
+        pos = nxt
+    return line
+
+
+def _weight_of(text: str, starts: "array[int]", start: int, stop: int) -> Fraction:
+    """The weight of the lines ``start`` to ``stop`` (0-based, as ``splitlines`` counts them)."""
+    stop = min(stop, len(starts) - 1)
+    if start >= stop:
+        return Fraction(0)
+    return weight(text[starts[start]:starts[stop]])
+
+
+def _droppable(parts: list[_Part], scans: list[_Extents], starts: dict[int, "array[int]"]) -> list[_Entry]:
     """Entries of [P3]-[P5] zones, in the order they are left out (module docstring)."""
     out = []
     for k, part in enumerate(parts):
         memory = part.lf.file_type == "external_memory"
-        for node in part.lf.doc.outline().walk():
-            for e in node.entries:
-                if e.permission_level not in (3, 4, 5):
-                    continue
-                block = part.lf.doc.heading_at(e.line)
-                end_line = block.end_line if block is not None else e.line
-                start, stop = e.line - 1, min(end_line, len(part.lines))
-                w = sum((weight(x) for x in part.lines[start:stop]), Fraction(0))
-                out.append(_Entry(k, part.lf.rel, start, stop, e.date, memory, w))
+        lines = starts.setdefault(k, _line_starts(part.text))
+        n = len(lines) - 1
+        for line, end_line, date in scans[k].entries:
+            start, stop = line - 1, min(end_line, n)
+            out.append(_Entry(k, part.lf.rel, start, stop, date, memory, _weight_of(part.text, lines, start, stop)))
 
     def key(e: _Entry) -> tuple[bool, bool, str, int, int]:
         return (not e.memory, e.date is None, e.date or "", e.file_index, e.start)
     return sorted(out, key=key)
-
-
-def _protected_weight(parts: list[_Part]) -> Fraction:
+def _protected_weight(parts: list[_Part], scans: list[_Extents], starts: dict[int, "array[int]"]) -> Fraction:
     """Weight of the [P1]/[P2] zones of the included files (never dropped)."""
     total = Fraction(0)
-    for part in parts:
-        for block in part.lf.doc.blocks:
-            if block.type == "permission_block" and block.permission_level in (1, 2):
-                total += sum((weight(x) for x in part.lines[block.line - 1:block.end_line]), Fraction(0))
+    for k, part in enumerate(parts):
+        lines = starts.setdefault(k, _line_starts(part.text))
+        for line, end_line in scans[k].zones:
+            total += _weight_of(part.text, lines, line - 1, end_line)
     return total
 
 
@@ -230,23 +326,42 @@ def _header(layer: Layer, tokens: int, budget: int | None, parts: list[_Part], l
     return f"<!-- IllAIra-Standard: {STANDARD_VERSION} -->\n<!--\n{body}\n-->\n"
 
 
+def _pieces(part: _Part, gone: list[tuple[int, int]], lines: "array[int] | None") -> list[str]:
+    """The file's text as the export writes it: whole, or its runs of lines between the entries left out
+    (``gone``: 0-based line ranges, as ``splitlines`` counts them)."""
+    text = part.text
+    if not gone or lines is None:
+        return [text] if text else []
+    out = []
+    n = len(lines) - 1
+    at = 0
+    for start, stop in sorted(gone):
+        start, stop = min(start, n), min(stop, n)
+        if start > at:
+            out.append(text[lines[at]:lines[start]])
+        at = max(at, stop)
+    if at < n:
+        out.append(text[lines[at]:])
+    return out
+
+
 def _render(layer: Layer, parts: list[_Part], left_out: list[ContextFile], dropped: list[_Entry],
-            budget: int | None) -> tuple[str, list[int], int]:
-    """The export's text, each file's token estimate and the whole text's.  Each file's section is joined
-    once from its lines, and the text once from the sections: the weights add up exactly (``tokens``), so
-    the total is the header's weight and the sections', never a scan of the whole text again."""
-    drop_lines: dict[int, set[int]] = {}
+            budget: int | None, starts: dict[int, "array[int]"]) -> tuple[str, list[int], int]:
+    """The export's text, each file's token estimate and the whole text's.  The text is joined once from the
+    header and each file's comment and text (its runs of kept lines when entries are left out): no section is
+    a string of its own, no line either (B7, B20).  The weights add up exactly (``tokens``), so the total is
+    the header's weight and the pieces', never a scan of the whole text again."""
+    gone: dict[int, list[tuple[int, int]]] = {}
     for e in dropped:
-        drop_lines.setdefault(e.file_index, set()).update(range(e.start, e.stop))
-    sections: list[str] = []
+        gone.setdefault(e.file_index, []).append((e.start, e.stop))
+    pieces: list[str] = [""]
     per_file: list[int] = []
     rest = Fraction(0)
     for k, part in enumerate(parts):
-        gone = drop_lines.get(k, ())
-        section = "".join([f"\n<!-- file: {_comment_text(part.lf.rel)} -->\n",
-                           *(x for i, x in enumerate(part.lines) if i not in gone)])
-        sections.append(section)
-        w = weight(section)
+        own = [f"\n<!-- file: {_comment_text(part.lf.rel)} -->\n",
+               *_pieces(part, gone.get(k, []), starts.get(k))]
+        w = sum((weight(x) for x in own), Fraction(0))
+        pieces.extend(own)
         per_file.append(math.ceil(w))
         rest += w
     tokens = 0
@@ -256,8 +371,8 @@ def _render(layer: Layer, parts: list[_Part], left_out: list[ContextFile], dropp
         if new == tokens:
             break
         tokens = new
-    sections.insert(0, header)
-    return "".join(sections), per_file, new
+    pieces[0] = header
+    return "".join(pieces), per_file, new
 
 
 def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *, only: Iterable[str] | None = None,
@@ -273,17 +388,21 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
         if not isinstance(layer, (str, os.PathLike)):
             raise TypeError(f"layer must be a Layer or a path, not {type(layer).__name__}")
         layer = Layer.load(Path(layer), only=None if only is None else list(only),
-                           exclude=None if exclude is None else list(exclude), tree=True)
+                           exclude=None if exclude is None else list(exclude))
     files, left_out, left_modules = _select(layer)
-    parts = [_Part(lf, _normalised_lines(lf)) for lf in files]
+    parts = [_Part(lf, _normalised(lf)) for lf in files]
     dropped: list[_Entry] = []
-    text, per_file, tokens = _render(layer, parts, left_out, dropped, budget)
+    starts: dict[int, array[int]] = {}  # each file's line offsets, read only when entries are to be left out
+    text, per_file, tokens = _render(layer, parts, left_out, dropped, budget, starts)
     if budget is not None and tokens > budget:
-        protected = math.ceil(_protected_weight(parts))
+        text = ""  # the text over budget is made again: never two of them at once
+        scans = [_extents(part) for part in parts]
+        protected = math.ceil(_protected_weight(parts, scans, starts))
         if protected > budget:
             raise ContextRefused(f"refused: the [P1]/[P2] content of the layer alone is "
                                  f"~{counted(protected, 'token')}, over the budget of {budget}; it is never left out")
-        candidates = _droppable(parts)
+        candidates = _droppable(parts, scans, starts)
+        del scans
         k = 0
         while tokens > budget:
             if k >= len(candidates):
@@ -295,7 +414,8 @@ def context(layer: Layer | str | os.PathLike[str], budget: int | None = None, *,
                 dropped.append(candidates[k])
                 got += candidates[k].weight
                 k += 1
-            text, per_file, tokens = _render(layer, parts, left_out, dropped, budget)
+            text = ""
+            text, per_file, tokens = _render(layer, parts, left_out, dropped, budget, starts)
     counts: dict[str, int] = {}
     for e in dropped:
         counts[e.rel] = counts.get(e.rel, 0) + 1
