@@ -168,8 +168,8 @@ FAMILIES = {
     "same-name": (fam_same_name, 10_000),
 }
 
-ENTRIES = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context", "search",
-           "state", "append", "edit", "propose", "apply", "sanitize", "ingest", "trace", "lsp-change",
+ENTRIES = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context",
+           "search", "state", "append", "edit", "propose", "apply", "sanitize", "ingest", "trace", "lsp-change",
            "mcp-check", "mcp-read")
 #: entry points whose input is the family as text (the others read it as the memory file)
 TEXT_ENTRIES = ("sanitize", "ingest", "trace")
@@ -442,8 +442,8 @@ SHORT_CALL = 0.2
 REPEATS = 3
 #: The entry points that change no file and keep nothing between calls: a short one is also timed again within
 #: its child (see ``child``).  Not the MCP tools: the server's second call is answered from its cache.
-READ_ONLY = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context", "search",
-             "sanitize", "ingest", "trace")
+READ_ONLY = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context",
+             "search", "sanitize", "ingest", "trace")
 
 
 def best_of(small: dict, big: dict, entry: str, family: str, n: int, work: Path, timeout: float

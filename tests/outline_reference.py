@@ -1,6 +1,6 @@
 """A frozen copy of the outline and of ``zonemark outline``'s two outputs as they were before the outline was held
 as columns (src/zonemark/core/outline.py, src/zonemark/render/outline_text.py and cli/core.py's ``run_outline``
-at 7ebbaed): the reference tests/services/test_outline_reference.py compares the new code with, text and JSON
+at 7ebbaed): the reference tests/core/test_outline_reference.py compares the new code with, text and JSON
 alike, byte for byte.  Not to be edited with the code: it is what "output unchanged" means (B21)."""
 
 from __future__ import annotations

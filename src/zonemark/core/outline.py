@@ -241,7 +241,8 @@ class OutlineBuilder:
         self.heads: list[Heading | None] | None = None if scanner is not None else [None]
         self.lines = array("i", [1])
         self.offsets = array("I" if scanner is None or len(scanner.src) <= 0xFFFFFFFF else "Q", [0])
-        self.levels, self.kinds, self.plevels, self.flags = bytearray(b"\1"), bytearray(b"\1"), bytearray(1), bytearray(1)
+        self.levels, self.kinds = bytearray(b"\1"), bytearray(b"\1")  # the file: level 1, kind "file"
+        self.plevels, self.flags = bytearray(1), bytearray(1)
         self.parents = array("i", [-1])
         self.stack = [_Open(1, 0)]
 

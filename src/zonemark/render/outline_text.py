@@ -23,7 +23,8 @@ _CHUNK_PARTS = 1024
 
 def render_outline(root: OutlineNode) -> str:
     """A readable tree, one line per node and entry."""
-    return printable("\n".join(chain((_file_line(root),), _walk(root, "", _object_items, _object_label))))
+    top: OutlineNode | Entry = root
+    return printable("\n".join(chain((_file_line(root),), _walk(top, "", _object_items, _object_label))))
 
 
 def write_outline(table: OutlineTable, write: Callable[[str], object], *, as_json: bool = False) -> None:
