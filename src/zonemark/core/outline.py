@@ -5,6 +5,9 @@ permission-zone boundary closes nothing (§2.3).  Every H6 entry is owned by
 the nearest preceding open container (module, topic, sub-topic, sub-module,
 nucleus or a plain H2 section); with none, by the file.  Headers refused by
 §5.5 (structure in a writable zone) are left out: they declare nothing.
+
+The outline is held as columns, a row of integers per node and entry (:class:`OutlineTable`, B21); its
+:class:`OutlineNode` tree is made from them when asked (``Document.outline()``).
 """
 
 from __future__ import annotations
