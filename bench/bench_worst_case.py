@@ -3,7 +3,7 @@
     python bench/bench_worst_case.py [--quick] [--strict] [--entries parse,check,...] [--families zones,...]
                                      [--timeout 20]
 
-For each entry point (parse, check, outline, layer load, status, graph JSON and HTML, context,
+For each entry point (parse, check, outline as text and JSON, layer load, status, graph JSON and HTML, context,
 search refresh, state, the writer's append/edit/propose/apply, the sanitiser, ingest, trace,
 the language server's change handling, two MCP tools called in-process) and each family of
 hostile input (runs of list markers, of ``>``, of ``[``; one 10 MB line; 100,000 zones;
@@ -168,8 +168,8 @@ FAMILIES = {
     "same-name": (fam_same_name, 10_000),
 }
 
-ENTRIES = ("parse", "check", "outline", "layer-load", "status", "graph-json", "graph-html", "context", "search",
-           "state", "append", "edit", "propose", "apply", "sanitize", "ingest", "trace", "lsp-change",
+ENTRIES = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context",
+           "search", "state", "append", "edit", "propose", "apply", "sanitize", "ingest", "trace", "lsp-change",
            "mcp-check", "mcp-read")
 #: entry points whose input is the family as text (the others read it as the memory file)
 TEXT_ENTRIES = ("sanitize", "ingest", "trace")
@@ -284,12 +284,14 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
 
         def run():
             return check_paths([str(memory)])
-    elif entry == "outline":
+    elif entry in ("outline", "outline-json"):
         from zonemark.core.parser import parse_file
-        from zonemark.render.outline_text import render_outline
+        from zonemark.render.outline_text import write_outline
 
-        def run():  # as `zonemark outline` reads it: the outline in the parse's own scan
-            return render_outline(parse_file(memory, outline=True).outline())
+        def run():  # as `zonemark outline` (--json) reads and writes it: the outline in the parse's own scan
+            with open(os.devnull, "w", encoding="utf-8") as out:
+                write_outline(parse_file(memory, outline=True).outline_table(), out.write,
+                              as_json=entry == "outline-json")
     elif entry == "layer-load":
         from zonemark.layer import Layer
 
@@ -440,8 +442,8 @@ SHORT_CALL = 0.2
 REPEATS = 3
 #: The entry points that change no file and keep nothing between calls: a short one is also timed again within
 #: its child (see ``child``).  Not the MCP tools: the server's second call is answered from its cache.
-READ_ONLY = ("parse", "check", "outline", "layer-load", "status", "graph-json", "graph-html", "context", "search",
-             "sanitize", "ingest", "trace")
+READ_ONLY = ("parse", "check", "outline", "outline-json", "layer-load", "status", "graph-json", "graph-html", "context",
+             "search", "sanitize", "ingest", "trace")
 
 
 def best_of(small: dict, big: dict, entry: str, family: str, n: int, work: Path, timeout: float

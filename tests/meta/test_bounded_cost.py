@@ -699,3 +699,49 @@ def test_b20_the_export_of_a_loaded_layer_holds_the_text_and_little_else(tmp_pat
     assert result.text.count("###### LOG: 2026-01-03") == 6_000
     assert peak <= 2.5 * size, peak / size
     assert all(lf.doc.tree is None for lf in layer.files)
+
+# -- the outline: columns, written row by row (B21) ---------------------------------------------------------
+
+def _outline_groups(n: int) -> str:
+    group = ("[P1]\n## TOPIC: Viaggi {i} — 東京\n[/P1]\n\n[P1]\n### SUBTOPIC1: A\n[/P1]\n\n[P1]\n#### SUBTOPIC2: B\n"
+             "[/P1]\n\n[P1]\n##### SUBTOPIC3: C\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — perché\nx\n[/P4]\n\n")
+    return "# Note — perché [external_memory]\n\n" + "".join(group.format(i=i) for i in range(n))
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_b21_zonemark_outline_holds_columns_and_writes_them_row_by_row(as_json):
+    """``zonemark outline`` (text and JSON) of 3,000 topic groups (12,000 nodes, 3,000 entries): the outline is a
+    row of integers per node and entry, its strings read again from the header line as each row is written, and
+    the text is written in chunks.  Before: the tree of nodes beside the parse and the whole text (20x the file;
+    the JSON's indenting dump of the outline's dict, 80x); now the parse's own peak."""
+    import io
+
+    import outline_reference
+    from zonemark.render.outline_text import write_outline
+
+    text = _outline_groups(3_000)
+    size = len(text.encode())
+    out = io.StringIO()
+    total = [0]
+
+    def count(chunk: str) -> None:  # what is written is counted, never kept
+        total[0] += len(chunk)
+        assert len(chunk) < 400_000
+    peak, doc = _peak(lambda: parse(text, outline=True))
+    table = doc.outline_table()
+    assert len(table) == 15_001 and "_outline" not in doc.__dict__  # no OutlineNode is held
+    held = sum(len(c) * c.itemsize for c in (table.lines, table.offsets, table.first, table.next, table.counts))
+    held += sum(len(c) for c in (table.levels, table.kinds, table.plevels, table.flags))
+    assert held <= 24 * len(table) and table.heads is None, held / len(table)
+    written_peak, _ = _peak(lambda: write_outline(table, count, as_json=as_json))
+    written = total[0]
+    small = parse(_outline_groups(600), outline=True).outline_table()
+    small_peak, _ = _peak(lambda: write_outline(small, count, as_json=as_json))
+    assert written_peak - small_peak <= 0.05 * size, (written_peak, small_peak)  # a chunk at a time, at any size
+    whole, _ = _peak(lambda: write_outline(parse(text, outline=True).outline_table(), count, as_json=as_json))
+    assert whole <= 4.5 * size, whole / size
+    write_outline(table, out.write, as_json=as_json)
+    old = outline_reference.outline_stdout(parse(text), as_json)
+    assert out.getvalue() == old and written == len(old)
+    old_peak, _ = _peak(lambda: outline_reference.outline_stdout(parse(text), as_json))
+    assert old_peak > 15 * size  # what was held before: a test that can fail

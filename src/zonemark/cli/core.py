@@ -146,19 +146,14 @@ def run_parse(args: argparse.Namespace) -> int:
 
 
 def run_outline(args: argparse.Namespace) -> int:
+    from ..render.outline_text import write_outline
     doc = read_document(Path(args.file), outline=True)
-    root = doc.outline()
-    if args.json:
-        sys.stdout.write(json_text(root.to_dict()))
-    else:
-        from ..core.text import escape_controls
-        from ..render.outline_text import render_outline
-        print(escape_controls(render_outline(root)))  # a file's ESC sequences never reach the terminal
-        if doc.diagnostics:
-            n_err, n_warn = len(doc.errors), len(doc.warnings)
-            from ..render.formats import counted
-            print(f"\n{counted(n_err, 'error')}, {counted(n_warn, 'warning')}"
-                  f" (zonemark check {args.file})", file=sys.stderr)
+    write_outline(doc.outline_table(), sys.stdout.write, as_json=args.json)  # row by row, never held whole (B21)
+    if not args.json and doc.diagnostics:
+        n_err, n_warn = len(doc.errors), len(doc.warnings)
+        from ..render.formats import counted
+        print(f"\n{counted(n_err, 'error')}, {counted(n_warn, 'warning')}"
+              f" (zonemark check {args.file})", file=sys.stderr)
     # An outline of a file that is not even text cannot be trusted.
     return EXIT_FINDINGS if any(d.code == "INVALID_UTF8" for d in doc.diagnostics) else EXIT_OK
 

@@ -13,7 +13,7 @@ from .diagnostics import Diagnostic, Severity
 from .facts import EntryOwners
 from .nodes import Block, Heading, ModuleInfo, NucleusInfo, RegistryInfo
 from .scanner import scan_blocks
-from .outline import OutlineNode, build_outline, headings
+from .outline import OutlineNode, OutlineTable, headings, outline_table
 from .serialize import document_to_dict, serialize
 
 
@@ -83,8 +83,12 @@ class Document:
         return document_to_dict(self)
 
     @cached_property
+    def _outline_table(self) -> OutlineTable:
+        return outline_table(self)
+
+    @cached_property
     def _outline(self) -> OutlineNode:
-        return build_outline(self)
+        return self._outline_table.tree()
 
     @cached_property
     def _headings_by_line(self) -> dict[int, Heading]:
@@ -97,6 +101,10 @@ class Document:
     def outline(self) -> OutlineNode:
         """The derived logical tree (containers nested by header level, §7.1.3)."""
         return self._outline
+
+    def outline_table(self) -> OutlineTable:
+        """The outline as columns, read as nodes row by row (B21): what ``zonemark outline`` writes out."""
+        return self._outline_table
 
     def serialize(self) -> str:
         return serialize(self)

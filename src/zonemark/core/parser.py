@@ -58,7 +58,9 @@ def parse_file(path: str | os.PathLike[str], *, tree: bool = False, outline: boo
     """Read and parse a file (bytes: encoding problems become diagnostics)."""
     with open(path, "rb") as f:
         data = f.read()
-    return parse_bytes(data, path=str(path), tree=tree, outline=outline)
+    source, invalid = text_policy.decode_reporting(data)
+    del data  # the text is what the parse reads: the bytes are not held beside it (B21)
+    return _run(source, str(path), text_policy.first_escaped_byte(source) if invalid else None, tree, outline)
 
 
 def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
@@ -76,7 +78,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
     scanner = Scanner(source, path, tree=tree)
     scanner.on_zone = on_zone
-    builder = OutlineBuilder() if outline else None
+    builder = OutlineBuilder(scanner) if outline else None
     if builder is not None and on_header is not None:
         scanner.on_header = _both(builder.add_frame, on_header)
     else:
@@ -112,9 +114,9 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
         standard_version=scanner.standard_version, frontmatter=scanner.frontmatter,
         ignored_lines=frozenset(ignored), h6_owner=scanner.h6_owner, line_count=scanner.line_count,
         surrogate_escaped=bad_byte is not None)
-    if builder is not None:  # the outline read in this scan, kept as Document.outline() keeps its own
-        object.__setattr__(doc, "_outline", builder.finish(doc.title, doc.title_line, doc.h6_owner,
-                                                           doc.ignored_lines))
+    if builder is not None:  # the outline read in this scan, kept as Document.outline_table() keeps its own
+        object.__setattr__(doc, "_outline_table", builder.finish(source, doc.title, doc.title_line, doc.h6_owner,
+                                                                 doc.ignored_lines))
     return doc
 
 

@@ -92,6 +92,21 @@ def scan_structure(text: str, on_header: Callable[[HeadingFrame], None],
     return scanner.file_type or scanner.recover_type, scanner.title
 
 
+def header_at(text: str, off: int, memory: bool, reminder: bool) -> Header:
+    """The header of the H2-H6 line at offset ``off`` of ``text``, as the scan read it (``memory`` and ``reminder``:
+    the file's kind then, §3): read again from its line, for the outline that keeps a header's offset, not its
+    strings (B21).  The line is the scan's: without its ``\r``, and line 1 without the byte order mark."""
+    end = text.find("\n", off)
+    s = text[off:] if end < 0 else text[off:end]
+    if s.endswith("\r"):
+        s = s[:-1]
+    if off == 0 and s.startswith("\ufeff"):
+        s = s[1:]
+    stripped, indent = _indented(s)
+    level, header_text, text_column, _ = read_header(s, stripped, indent)
+    return classify_header(level, header_text, indent + 1, memory, reminder, text_column)
+
+
 class Scanner:
     """Reads one file's text line by line; :meth:`run` returns its blocks, diagnostics and facts."""
 
@@ -271,10 +286,7 @@ class Scanner:
         """Dispatch one non-blank line; returns the frame of an opened fence or comment."""
         c = s[0]
         if c == " " or c == "\t":
-            stripped = s.lstrip(" \t")
-            indent = len(s) - len(stripped)
-            if "\t" in s[:indent]:
-                indent = _columns(s[:indent])  # a tab advances to the next multiple of 4 (CommonMark)
+            stripped, indent = _indented(s)
         else:
             stripped = s
             indent = 0
@@ -1037,6 +1049,16 @@ class Scanner:
             if e.kind == STATE_REGISTRY:
                 return e.line
         return None
+
+
+def _indented(s: str) -> tuple[str, int]:
+    """A line without its leading spaces and tabs, and their width (a tab advances to the next multiple of 4,
+    CommonMark)."""
+    stripped = s.lstrip(" \t")
+    indent = len(s) - len(stripped)
+    if "\t" in s[:indent]:
+        indent = _columns(s[:indent])
+    return stripped, indent
 
 
 def _columns(whitespace: str) -> int:
