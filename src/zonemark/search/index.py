@@ -32,6 +32,7 @@ import bisect
 import datetime as _dt
 import functools
 import hashlib
+import heapq
 import os
 import sqlite3
 import time
@@ -43,11 +44,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.parser import parse, parse_bytes
+from ..core.scanner import scan_structure
+from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
 from .errors import QueryError, SearchUnavailable
-from .rows import Row, rows_of, shown, split_points, stack_at
+from .rows import SPLIT_LEVELS, Row, rows_of, shown, split_points, stack_at
 
 STATE_DIR = ".zonemark"
 CACHE_NAME = "search.sqlite3"
@@ -215,6 +219,53 @@ def _anchored(rows: list[Row], anchor_lines: list[int], anchor_ids: list[int]) -
     return out
 
 
+#: A typed file's full index is built a window of about this many characters at a time (B19).
+WINDOW_CHARS = 1 << 14
+#: The distinct header stacks a full index remembers while it cuts windows (a stack recurs while its
+#: headers are open, so the recent ones are enough; a stack seen again after it is stored twice).
+MAX_KNOWN_STACKS = 1024
+
+
+@dataclass(frozen=True)
+class _Cuts:
+    """Where a file may be cut into windows: its zones' starts and its zones' H6 entries (offset << 3 | level)."""
+
+    file_type: str | None
+    title: str | None
+    offsets: array[int]
+
+
+def _cuts(text: str) -> _Cuts:
+    """The candidate cuts of ``text``, read in one scan of its headers and zones (no tree, no finding).
+
+    A candidate is only a guess: the window parsed up to it checks that it is a split point (:mod:`.rows`)."""
+    zones, entries = array("q"), array("q")
+
+    def on_header(frame: HeadingFrame) -> None:
+        if (frame.level == 6 and frame.header.kind == "log" and not frame.refused
+                and frame.plevel in SPLIT_LEVELS):
+            entries.append(frame.start << 3 | frame.plevel)
+
+    def on_zone(frame: ZoneFrame) -> None:
+        zones.append(frame.start << 3)
+
+    file_type, title = scan_structure(text, on_header, on_zone)
+    merged = array("q", heapq.merge(zones, entries))
+    del zones, entries
+    return _Cuts(file_type, title, merged)
+
+
+def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
+    """Whether a window parsed up to ``w`` (a cut at zone ``level``, 0 between zones) ends as the next starts.
+
+    The conditions a refresh checks before it keeps a re-parsed piece (:meth:`Index._incremental`)."""
+    last = doc.blocks[-1]
+    if last.type != "permission_block" or last.start >= w or (level and last.permission_level != level):
+        return False
+    # a header left open (a refused one, the registry) would adopt the next entry
+    return not (level and last.children and isinstance(last.children[-1], Heading) and last.children[-1].level < 6)
+
+
 # -- the index ---------------------------------------------------------------------------------
 
 class Index:
@@ -332,15 +383,9 @@ class Index:
 
     def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, data: bytes, fp: _Fingerprint,
               stamp: tuple[int, int]) -> None:
-        doc = parse_bytes(data, path=str(path), tree=True)
-        splits = split_points(doc, 0)
-        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
-        incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
         if cur is not None:
             fid = cur.id
-            self._delete_rows(fid, "1")
-            self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
-            self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
+            self._clear_file(fid)
         else:
             new_id = self.con.execute(
                 "INSERT INTO files(rel, size, mtime_ns, read_ns, digest, incremental, seg_len, seg_nl, seg_level, "
@@ -348,6 +393,13 @@ class Index:
                 (rel,)).lastrowid
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
+        if self._windowed(fid, data, fp, stamp):
+            return
+        self._clear_file(fid)  # what the windows stored before one could not be cut there
+        doc = parse_bytes(data, path=str(path), tree=True)
+        splits = split_points(doc, 0)
+        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
+        incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
         stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
         anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
         for sp in splits:
@@ -361,6 +413,91 @@ class Index:
         self._insert_rows(fid, _anchored(rows_of(doc), anchor_lines, anchor_ids))
         self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
                         bytes(sp.level for sp in splits), stack_ids, anchors)
+
+    def _clear_file(self, fid: int) -> None:
+        self._delete_rows(fid, "1")
+        self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
+        self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
+
+    def _windowed(self, fid: int, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
+        """Index a typed file a window of about :data:`WINDOW_CHARS` at a time (B19); False when it cannot be cut.
+
+        The windows are cut at split points (:mod:`.rows`) and each is parsed behind the synthetic head
+        of :func:`_prefix`, as a refresh re-parses a changed piece; each window's tree, rows and splits
+        are stored and freed before the next is parsed.  A cut whose window does not end in the state the
+        next one starts from is moved on (the window doubled); a structural error, a file without a type
+        or a window that does not start where it was cut gives False, and the file is parsed whole.
+        """
+        text = decode(data)
+        cuts = _cuts(text)
+        file_type, title = cuts.file_type, cuts.title or ""
+        if file_type is None:
+            return False
+        lens, nls, stack_ids, anchors = array("I"), array("I"), array("I"), array("I")
+        levels = bytearray()
+        anchor_lines = array("I")
+        stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
+        next_sid = 0
+        a, level_a, stack_a, line_a, byte_a = 0, 0, (), 1, 0
+        size, k = WINDOW_CHARS, 0
+        offsets = cuts.offsets
+        while True:
+            k = bisect.bisect_left(offsets, (a + size) << 3, k)
+            last = k >= len(offsets)
+            b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
+            head = _prefix(file_type, stack_a, level_a) if a else ""
+            window = text[a:b]
+            doc = parse(head + window + (f"[/P{level_b}]\n" if level_b else ""), tree=True)
+            if any(d.code in STRUCTURAL for d in doc.diagnostics):
+                return False
+            p0, w = len(head), len(head) + len(window)
+            splits = split_points(doc, p0)
+            if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_a, stack_a):
+                return False
+            if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
+                if last:
+                    return False
+                size *= 2  # no cut here: a longer window, so that a file of no cut costs a few parses of it
+                continue
+            line0 = head.count("\n") + 1
+            shift = line_a - line0
+            new_nl = window.count("\n")
+            b_bytes = byte_a + (len(window) if window.isascii() else len(encode(window)))
+            piece_lens, piece_nls = _pieces(data, [byte_a + x for x in _byte_offsets(window, [sp.offset - p0 for sp
+                                                                                              in splits])], b_bytes)
+            lens.extend(piece_lens)
+            nls.extend(piece_nls)
+            new_stacks, new_anchors = [], []
+            for sp in splits:
+                sid = stacks.get(sp.stack)
+                if sid is None:
+                    if len(stacks) >= MAX_KNOWN_STACKS:
+                        stacks.clear()
+                    sid = stacks[sp.stack] = next_sid
+                    next_sid += 1
+                    new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
+                stack_ids.append(sid)
+                levels.append(sp.level)
+                if sp.level == 0:
+                    new_anchors.append((fid, len(anchor_lines), sp.line + shift))
+                    anchor_lines.append(sp.line + shift)
+                anchors.append(len(anchor_lines) - 1)
+            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
+            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
+            rows = []
+            for r in rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title):
+                line = r.line + shift
+                at = bisect.bisect_right(anchor_lines, line) - 1
+                rows.append((at, line - anchor_lines[at], r))
+            self._insert_rows(fid, rows)
+            if last:
+                break
+            stack_a, level_a = stack_at(doc, w), level_b
+            del doc, splits, rows, window
+            a, line_a, byte_a, size = b, line_a + new_nl, b_bytes, WINDOW_CHARS
+        self._save_file(fid, len(data), fp, stamp, file_type, cuts.title, True, lens, nls, bytes(levels), stack_ids,
+                        anchors)
+        return True
 
     def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
         """Re-index only the pieces around the changed bytes; False when the whole file must be parsed.
