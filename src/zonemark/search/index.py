@@ -377,12 +377,15 @@ class Index:
             if cur is not None and cur.incremental and self._incremental(cur, data, fp, stamp):
                 self.counts["incremental"] += 1
                 return 1
-            self._full(rel, path, cur, data, fp, stamp)
+            held = [data]
+            del data  # the full index holds the file's text, not its bytes as well (B19)
+            self._full(rel, path, cur, held, fp, stamp)
             self.counts["full"] += 1
             return 1
 
-    def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, data: bytes, fp: _Fingerprint,
-              stamp: tuple[int, int]) -> None:
+    def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, held: list[bytes],
+              fp: _Fingerprint, stamp: tuple[int, int]) -> None:
+        """Index a whole file; ``held`` holds its bytes, taken out so that they are freed once decoded."""
         if cur is not None:
             fid = cur.id
             self._clear_file(fid)
@@ -393,9 +396,13 @@ class Index:
                 (rel,)).lastrowid
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
-        if self._windowed(fid, data, fp, stamp):
+        size = len(held[0])
+        text = decode(held.pop())
+        if self._windowed(fid, text, size, fp, stamp):
             return
         self._clear_file(fid)  # what the windows stored before one could not be cut there
+        data = encode(text)
+        del text
         doc = parse_bytes(data, path=str(path), tree=True)
         splits = split_points(doc, 0)
         lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
@@ -419,7 +426,7 @@ class Index:
         self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
         self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
 
-    def _windowed(self, fid: int, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
+    def _windowed(self, fid: int, text: str, size: int, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
         """Index a typed file a window of about :data:`WINDOW_CHARS` at a time (B19); False when it cannot be cut.
 
         The windows are cut at split points (:mod:`.rows`) and each is parsed behind the synthetic head
@@ -428,7 +435,6 @@ class Index:
         next one starts from is moved on (the window doubled); a structural error, a file without a type
         or a window that does not start where it was cut gives False, and the file is parsed whole.
         """
-        text = decode(data)
         cuts = _cuts(text)
         file_type, title = cuts.file_type, cuts.title or ""
         if file_type is None:
@@ -438,11 +444,11 @@ class Index:
         anchor_lines = array("I")
         stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
         next_sid = 0
-        a, level_a, stack_a, line_a, byte_a = 0, 0, (), 1, 0
-        size, k = WINDOW_CHARS, 0
+        a, level_a, stack_a, line_a = 0, 0, (), 1
+        span, k = WINDOW_CHARS, 0
         offsets = cuts.offsets
         while True:
-            k = bisect.bisect_left(offsets, (a + size) << 3, k)
+            k = bisect.bisect_left(offsets, (a + span) << 3, k)
             last = k >= len(offsets)
             b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
             head = _prefix(file_type, stack_a, level_a) if a else ""
@@ -457,16 +463,16 @@ class Index:
             if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
                 if last:
                     return False
-                size *= 2  # no cut here: a longer window, so that a file of no cut costs a few parses of it
+                span *= 2  # no cut here: a longer window, so that a file of no cut costs a few parses of it
                 continue
             line0 = head.count("\n") + 1
             shift = line_a - line0
             new_nl = window.count("\n")
-            b_bytes = byte_a + (len(window) if window.isascii() else len(encode(window)))
-            piece_lens, piece_nls = _pieces(data, [byte_a + x for x in _byte_offsets(window, [sp.offset - p0 for sp
-                                                                                              in splits])], b_bytes)
-            lens.extend(piece_lens)
-            nls.extend(piece_nls)
+            starts = [sp.offset - p0 for sp in splits]
+            ends = starts[1:] + [len(window)]
+            byte_starts = _byte_offsets(window, starts + [len(window)])
+            lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
+            nls.extend(window.count("\n", x, y) for x, y in zip(starts, ends))
             new_stacks, new_anchors = [], []
             for sp in splits:
                 sid = stacks.get(sp.stack)
@@ -494,8 +500,8 @@ class Index:
                 break
             stack_a, level_a = stack_at(doc, w), level_b
             del doc, splits, rows, window
-            a, line_a, byte_a, size = b, line_a + new_nl, b_bytes, WINDOW_CHARS
-        self._save_file(fid, len(data), fp, stamp, file_type, cuts.title, True, lens, nls, bytes(levels), stack_ids,
+            a, line_a, span = b, line_a + new_nl, WINDOW_CHARS
+        self._save_file(fid, size, fp, stamp, file_type, cuts.title, True, lens, nls, bytes(levels), stack_ids,
                         anchors)
         return True
 

@@ -102,6 +102,20 @@ def _pushes(h: Heading) -> bool:
     return not h.refused and h.level != 1 and not (h.level == 6 and h.type == "log")
 
 
+_NON_SPACE = re.compile(r"\S")
+
+
+def _stripped(src: str, start: int, end: int) -> str:
+    """``src[start:end].strip()`` in one copy: a long entry's body is not sliced and then stripped (B19)."""
+    first = _NON_SPACE.search(src, start, end)
+    if first is None:
+        return ""
+    last = end
+    while src[last - 1].isspace():
+        last -= 1
+    return src[first.start():last]
+
+
 def _header_line(src: str, h: Block) -> str:
     eol = src.find("\n", h.start)
     return src[h.start:eol if eol >= 0 else len(src)].rstrip("\r")
@@ -280,7 +294,7 @@ class _Collector:
             elif b.level == 6 and b.type == "log" and not b.refused:
                 owner = self.doc.h6_owner.get(b.line, 0) or None
                 eol = self.src.find("\n", b.start)
-                body = self.src[eol + 1:b.end] if 0 <= eol < b.end else ""
+                body = _stripped(self.src, eol + 1, b.end) if 0 <= eol < b.end else ""
                 self.emit(b.line, "entry", owner, b.permission_level, b.date, b.title or b.text, body)
             elif _pushes(b):
                 _push(self.stack, b)
