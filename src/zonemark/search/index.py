@@ -250,9 +250,7 @@ def _cuts(text: str) -> _Cuts:
         zones.append(frame.start << 3)
 
     file_type, title = scan_structure(text, on_header, on_zone)
-    merged = array("q", heapq.merge(zones, entries))
-    del zones, entries
-    return _Cuts(file_type, title, merged)
+    return _Cuts(file_type, title, array("q", heapq.merge(zones, entries)))
 
 
 def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
@@ -397,12 +395,11 @@ class Index:
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
         size = len(held[0])
-        text = decode(held.pop())
-        if self._windowed(fid, text, size, fp, stamp):
+        texts = [decode(held.pop())]
+        if self._windowed(fid, texts, size, fp, stamp):
             return
         self._clear_file(fid)  # what the windows stored before one could not be cut there
-        data = encode(text)
-        del text
+        data = encode(texts.pop())
         doc = parse_bytes(data, path=str(path), tree=True)
         splits = split_points(doc, 0)
         lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
@@ -426,7 +423,7 @@ class Index:
         self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
         self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
 
-    def _windowed(self, fid: int, text: str, size: int, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
+    def _windowed(self, fid: int, texts: list[str], size: int, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
         """Index a typed file a window of about :data:`WINDOW_CHARS` at a time (B19); False when it cannot be cut.
 
         The windows are cut at split points (:mod:`.rows`) and each is parsed behind the synthetic head
@@ -435,6 +432,7 @@ class Index:
         next one starts from is moved on (the window doubled); a structural error, a file without a type
         or a window that does not start where it was cut gives False, and the file is parsed whole.
         """
+        text = texts[0]  # given in a list, emptied once the last window is read, so that the text is freed then
         cuts = _cuts(text)
         file_type, title = cuts.file_type, cuts.title or ""
         if file_type is None:
@@ -444,7 +442,8 @@ class Index:
         anchor_lines = array("I")
         stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
         next_sid = 0
-        a, level_a, stack_a, line_a = 0, 0, (), 1
+        a, level_a, line_a = 0, 0, 1
+        stack_a: tuple[str, ...] = ()
         span, k = WINDOW_CHARS, 0
         offsets = cuts.offsets
         while True:
@@ -488,18 +487,23 @@ class Index:
                     new_anchors.append((fid, len(anchor_lines), sp.line + shift))
                     anchor_lines.append(sp.line + shift)
                 anchors.append(len(anchor_lines) - 1)
-            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
-            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
             rows = []
             for r in rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title):
                 line = r.line + shift
                 at = bisect.bisect_right(anchor_lines, line) - 1
                 rows.append((at, line - anchor_lines[at], r))
+            if not last:
+                stack_a, level_a = stack_at(doc, w), level_b
+            else:
+                texts.clear()
+                del text
+            del doc, splits, window  # the window's tree (the last one's text) is freed before SQLite copies its rows
+            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
+            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
             self._insert_rows(fid, rows)
+            del rows
             if last:
                 break
-            stack_a, level_a = stack_at(doc, w), level_b
-            del doc, splits, rows, window
             a, line_a, span = b, line_a + new_nl, WINDOW_CHARS
         self._save_file(fid, size, fp, stamp, file_type, cuts.title, True, lens, nls, bytes(levels), stack_ids,
                         anchors)
