@@ -505,7 +505,9 @@ class Index:
             if last:
                 break
             a, line_a, span = b, line_a + new_nl, WINDOW_CHARS
-        self._save_file(fid, size, fp, stamp, file_type, cuts.title, True, lens, nls, bytes(levels), stack_ids,
+        file_title = cuts.title
+        del cuts, anchor_lines, stacks
+        self._save_file(fid, size, fp, stamp, file_type, file_title, True, lens, nls, bytes(levels), stack_ids,
                         anchors)
         return True
 
@@ -672,9 +674,8 @@ class Index:
             "UPDATE files SET size = ?, mtime_ns = ?, read_ns = ?, digest = ?, file_type = ?, title = ?, "
             "incremental = ?, seg_len = ?, seg_nl = ?, seg_level = ?, seg_stack = ?, seg_anchor = ?, front = ?, "
             "back = ? WHERE id = ?",
-            (size, mtime_ns, read_ns, fp.digest, file_type, title, int(incremental), array("I", lens).tobytes(),
-             array("I", nls).tobytes(), bytes(levels), array("I", stack_ids).tobytes(),
-             array("I", anchors).tobytes(), fp.front, fp.back, fid))
+            (size, mtime_ns, read_ns, fp.digest, file_type, title, int(incremental), _blob(lens), _blob(nls),
+             bytes(levels), _blob(stack_ids), _blob(anchors), fp.front, fp.back, fid))
 
     def _insert_rows(self, fid: int, rows: list[tuple[int, int, Row]]) -> None:
         if not rows:
@@ -814,6 +815,13 @@ class Index:
         scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
         return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
                                 (container, container)).fetchone() is not None
+
+
+def _blob(values: Iterable[int]) -> bytes:
+    """Unsigned 32-bit integers as stored; an ``array('I')`` is not copied into another first."""
+    if isinstance(values, array) and values.typecode == "I":
+        return values.tobytes()
+    return array("I", values).tobytes()
 
 
 def _day(date: str | None) -> int:
