@@ -751,3 +751,25 @@ def test_b19_a_windowed_index_is_the_index_of_the_whole_parse(tmp_path, monkeypa
     # an unclosed zone (a structural error) and a file of no type are parsed whole; the others are cut
     assert generated == {"zones": True, "entries": True, "nested": True, "long": True, "refused": True,
                          "between": True, "unclosed": False, "untyped": False}, generated
+
+
+def test_b19_a_long_body_is_handed_to_sqlite_as_its_bytes_and_stored_as_the_same_text(tmp_path):
+    """B19: a body longer than ``LONG_TEXT`` that is not ASCII is encoded a slice at a time and stored through
+    ``CAST(? AS TEXT)``: the stored value is text, equal to the row the parse gives, and the insert holds no
+    buffer of three bytes per character (the sqlite3 module's encoding of the whole string); its CJK characters
+    are segmented a slice at a time.  Before: 16x the file (a piece of the substitution per CJK character)."""
+    from zonemark.search.rows import rows_of
+
+    rel = "notes[ext_memory].md"
+    text = ("# Note — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — lunga\n"
+            + "riga — perché 東京 " * 40_000 + "\n[/P4]\n")
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    expected = [r.body for r in rows_of(parse(text, tree=True)) if r.kind == "entry"]
+    assert len(expected[0]) > index_module.LONG_TEXT and not expected[0].isascii()
+    assert isinstance(index_module._bound(expected[0]), bytes)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+        stored = index.con.execute("SELECT typeof(body), body FROM fts WHERE length(body) > ?",
+                                   (index_module.LONG_TEXT,)).fetchall()
+    assert stored == [("text", expected[0])]
+    assert peak <= 7 * len(text.encode()), peak / len(text.encode())

@@ -699,8 +699,8 @@ class Index:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(i, fid, anchor, rel, r.kind, r.container, r.names, r.zone, r.date)
              for i, (anchor, rel, r) in zip(ids, rows)])
-        self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, ?, ?)",
-                             [(i, r.title, r.body, r.context) for i, (_a, _r, r) in zip(ids, rows)])
+        self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, CAST(? AS TEXT), ?)",
+                             ((i, r.title, _bound(r.body), r.context) for i, (_a, _r, r) in zip(ids, rows)))
 
     def _delete_rows(self, fid: int, where: str, args: tuple[object, ...] = ()) -> None:
         self.con.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND {where})",
@@ -815,6 +815,20 @@ class Index:
         scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
         return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
                                 (container, container)).fetchone() is not None
+
+
+#: A text longer than this is handed to SQLite as its UTF-8 bytes (see :func:`_bound`).
+LONG_TEXT = 1 << 16
+
+
+def _bound(text: str) -> str | bytes:
+    """A long text that is not ASCII as its UTF-8 bytes, encoded a slice at a time, for ``CAST(? AS TEXT)``.
+
+    SQLite stores the same text; the sqlite3 module would have encoded the string whole, into a buffer of
+    three bytes per character first (B19).  Stored text is clean (:func:`.rows._clean`): no lone surrogate."""
+    if len(text) <= LONG_TEXT or text.isascii():
+        return text
+    return b"".join(text[k:k + LONG_TEXT].encode("utf-8") for k in range(0, len(text), LONG_TEXT))
 
 
 def _blob(values: Iterable[int]) -> bytes:

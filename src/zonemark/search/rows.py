@@ -58,7 +58,17 @@ def segment_cjk(text: str) -> str:
     """``text`` with a zero-width space after every CJK character (see :data:`CJK`)."""
     if text.isascii():
         return text
-    return CJK.sub(lambda m: m.group() + ZWSP, text)
+    if len(text) <= _CJK_SLICE:
+        return CJK.sub(_zwsp_after, text)
+    # a slice at a time: the substitution lists a piece per character it changes (B19)
+    return "".join(CJK.sub(_zwsp_after, text[k:k + _CJK_SLICE]) for k in range(0, len(text), _CJK_SLICE))
+
+
+_CJK_SLICE = 1 << 14
+
+
+def _zwsp_after(m: re.Match[str]) -> str:
+    return m.group() + ZWSP
 
 
 def shown(text: str) -> str:
