@@ -17,7 +17,9 @@ zone).  The result is used only if the re-parsed pieces end in the same state th
 unchanged piece starts from and raise no structural error; otherwise the whole file is parsed.
 ``tests/services/test_search_incremental.py`` checks on random edits that both ways give the same index.
 A row's line is kept relative to the top-level block it sits in (an *anchor*), so the lines
-that follow a change move by updating one anchor per block, not one row per entry.
+that follow a change move by updating one anchor per block, not one row per entry.  A whole file
+is indexed the same way, a window of :data:`WINDOW_CHARS` after the other, so that no tree of the
+whole file is held (B19).
 
 **Concurrency.** SQLite in WAL mode: queries never wait for a refresh, and refreshes take the
 write lock one file at a time (``BEGIN IMMEDIATE``) and re-check the file under it, so two
