@@ -745,3 +745,125 @@ def test_b21_zonemark_outline_holds_columns_and_writes_them_row_by_row(as_json):
     assert out.getvalue() == old and written == len(old)
     old_peak, _ = _peak(lambda: outline_reference.outline_stdout(parse(text), as_json))
     assert old_peak > 15 * size  # what was held before: a test that can fail
+
+# -- the search index: a full index built a window of the text at a time (B19) --------------------------------
+
+def _b19_memory(groups: int) -> bytes:
+    """A memory file of many small containers, each with an entry and a zone of text (the hostile case of B19)."""
+    group = ("[P1]\n## TOPIC: Città {i}\n### SUBTOPIC: 東京\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — voce {i}\n"
+             "corpo perché — 東京\n[/P4]\n\n[P5]\nnota — perché\n[/P5]\n\n")
+    return ("# Note — perché [external_memory]\n\n" + "".join(group.format(i=i) for i in range(groups))).encode()
+
+
+def _b19_index(folder: Path, rel: str) -> tuple[list[object], list[object], tuple[object, ...]]:
+    """Every stored row, the stored pieces and the file's stored facts, from a fresh in-memory index."""
+    with index_module.Index.open(folder, in_memory=True) as index:
+        index.refresh([(rel, folder / rel)])
+        stored = index._stored(rel)
+        assert stored is not None
+        return (index.rows(rel), index.pieces(rel),
+                (stored.file_type, stored.title, stored.incremental, stored.size, stored.digest))
+
+
+def test_b19_the_full_index_of_many_small_containers_holds_no_tree(tmp_path):
+    """B19: a typed file is indexed a window of about ``WINDOW_CHARS`` at a time, each window's tree and rows
+    freed before the next, and the file's bytes freed once decoded.  Before: the whole file's tree, its split
+    points (a tuple of header lines each) and every row were alive at once, 50x the file."""
+    rel = "notes[ext_memory].md"
+    data = _b19_memory(4_000)
+    (tmp_path / rel).write_bytes(data)
+    windowed: list[bool] = []
+    real = index_module.Index._windowed
+
+    def spy(self, *args):
+        windowed.append(real(self, *args))
+        return windowed[-1]
+
+    def build():
+        with index_module.Index.open(tmp_path, in_memory=True) as index:
+            index.refresh([(rel, tmp_path / rel)])
+            return index.con.execute("SELECT count(*) FROM entries").fetchone()[0]
+
+    index_module.Index._windowed = spy
+    try:
+        peak, count = _peak(build)
+    finally:
+        index_module.Index._windowed = real
+    assert windowed == [True] and count == 4 * 4_000  # a topic, its sub-topic, its entry, its zone's text
+    assert peak <= 6 * len(data), peak / len(data)
+
+
+def _b19_files() -> list[tuple[str, bytes]]:
+    """The repository's Markdown files and generated ones: many zones, entries, nested topics, one long entry,
+    a refused header in a journal, text between zones, an unclosed zone, an untyped file."""
+    root = Path(__file__).resolve().parents[2]
+    found = [(str(p.relative_to(root)), p.read_bytes()) for base in ("tests/fixtures", "examples")
+             for p in sorted((root / base).rglob("*.md"))]
+    head = "# Note — perché [external_memory]\n\n"
+    made = {
+        "zones": head + "[P5]\nnota — 東京\n[/P5]\n" * 300,
+        "entries": head + "[P4]\n" + "".join(f"###### LOG: 2026-01-03 — voce {i}\ncorpo perché\n\n"
+                                              for i in range(300)) + "[/P4]\n",
+        "nested": _b19_memory(60).decode(),
+        "long": head + "[P4]\n###### LOG: 2026-01-02 — lunga\n" + "- voce — 東京\n" * 2_000 + "[/P4]\n",
+        "refused": head + "[P4]\n" + "".join(f"## TOPIC: rifiutato {i}\n###### LOG: 2026-01-03 — voce {i}\nx\n"
+                                              for i in range(200)) + "[/P4]\n",
+        "between": head + "".join(f"testo {i} — perché\n\n[P3]\nproposta — 東京\n[/P3]\n\n" for i in range(200)),
+        "unclosed": head + "[P5]\nnota\n[/P5]\n" * 200 + "[P4]\n###### LOG: 2026-01-03 — aperta\nx\n",
+        "untyped": "# Senza tipo — 東京\n\n" + "[P5]\nnota\n[/P5]\n" * 200,
+    }
+    return found + [(f"generated/{name}[ext_memory].md", text.encode()) for name, text in made.items()]
+
+
+@pytest.mark.parametrize("window", [64, 4_096, None])
+def test_b19_a_windowed_index_is_the_index_of_the_whole_parse(tmp_path, monkeypatch, window):
+    """B19: the rows (line, kind, container, zone, date, title, body, context), the pieces a refresh cuts at and
+    the search answers of a windowed index are those of the whole file's parse, at windows of 64 characters (a
+    cut at nearly every split point, and cuts that fail and are moved on), 4 KiB and the default."""
+    if window is not None:
+        monkeypatch.setattr(index_module, "WINDOW_CHARS", window)
+    real = index_module.Index._windowed
+    taken: dict[str, bool] = {}
+    for number, (name, data) in enumerate(_b19_files()):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        rel = Path(name).name
+        (folder / rel).write_bytes(data)
+
+        def spy(self, *args, name=name):
+            taken[name] = real(self, *args)
+            return taken[name]
+
+        results: list[object] = []
+        for whole in (False, True):
+            monkeypatch.setattr(index_module.Index, "_windowed", (lambda self, *args: False) if whole else spy)
+            answers = [search(folder, q, in_memory=True, limit=50).hits for q in ("perché", "東京", "voce", "nota")]
+            results.append((_b19_index(folder, rel), answers))
+        monkeypatch.setattr(index_module.Index, "_windowed", real)
+        assert results[0] == results[1], name
+    generated = {name.split("/")[1].split("[")[0]: used for name, used in taken.items() if name.startswith("generated/")}
+    # an unclosed zone (a structural error) and a file of no type are parsed whole; the others are cut
+    assert generated == {"zones": True, "entries": True, "nested": True, "long": True, "refused": True,
+                         "between": True, "unclosed": False, "untyped": False}, generated
+
+
+def test_b19_a_long_body_is_handed_to_sqlite_as_its_bytes_and_stored_as_the_same_text(tmp_path):
+    """B19: a body longer than ``LONG_TEXT`` that is not ASCII is encoded a slice at a time and stored through
+    ``CAST(? AS TEXT)``: the stored value is text, equal to the row the parse gives, and the insert holds no
+    buffer of three bytes per character (the sqlite3 module's encoding of the whole string); its CJK characters
+    are segmented a slice at a time.  Before: 16x the file (a piece of the substitution per CJK character)."""
+    from zonemark.search.rows import rows_of
+
+    rel = "notes[ext_memory].md"
+    text = ("# Note — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — lunga\n"
+            + "riga — perché 東京 " * 40_000 + "\n[/P4]\n")
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    expected = [r.body for r in rows_of(parse(text, tree=True)) if r.kind == "entry"]
+    assert len(expected[0]) > index_module.LONG_TEXT and not expected[0].isascii()
+    assert isinstance(index_module._bound(expected[0]), bytes)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+        stored = index.con.execute("SELECT typeof(body), body FROM fts WHERE length(body) > ?",
+                                   (index_module.LONG_TEXT,)).fetchall()
+    assert stored == [("text", expected[0])]
+    assert peak <= 7 * len(text.encode()), peak / len(text.encode())

@@ -17,7 +17,9 @@ zone).  The result is used only if the re-parsed pieces end in the same state th
 unchanged piece starts from and raise no structural error; otherwise the whole file is parsed.
 ``tests/services/test_search_incremental.py`` checks on random edits that both ways give the same index.
 A row's line is kept relative to the top-level block it sits in (an *anchor*), so the lines
-that follow a change move by updating one anchor per block, not one row per entry.
+that follow a change move by updating one anchor per block, not one row per entry.  A whole file
+is indexed the same way, a window of :data:`WINDOW_CHARS` after the other, so that no tree of the
+whole file is held (B19).
 
 **Concurrency.** SQLite in WAL mode: queries never wait for a refresh, and refreshes take the
 write lock one file at a time (``BEGIN IMMEDIATE``) and re-check the file under it, so two
@@ -32,6 +34,7 @@ import bisect
 import datetime as _dt
 import functools
 import hashlib
+import heapq
 import os
 import sqlite3
 import time
@@ -43,11 +46,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from ..core.document import Document
 from ..core.nodes import Heading
 from ..core.parser import parse, parse_bytes
+from ..core.scanner import scan_structure
+from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
 from .errors import QueryError, SearchUnavailable
-from .rows import Row, rows_of, shown, split_points, stack_at
+from .rows import SPLIT_LEVELS, Row, rows_of, shown, split_points, stack_at
 
 STATE_DIR = ".zonemark"
 CACHE_NAME = "search.sqlite3"
@@ -215,6 +221,51 @@ def _anchored(rows: list[Row], anchor_lines: list[int], anchor_ids: list[int]) -
     return out
 
 
+#: A typed file's full index is built a window of about this many characters at a time (B19).
+WINDOW_CHARS = 1 << 14
+#: The distinct header stacks a full index remembers while it cuts windows (a stack recurs while its
+#: headers are open, so the recent ones are enough; a stack seen again after it is stored twice).
+MAX_KNOWN_STACKS = 1024
+
+
+@dataclass(frozen=True)
+class _Cuts:
+    """Where a file may be cut into windows: its zones' starts and its zones' H6 entries (offset << 3 | level)."""
+
+    file_type: str | None
+    title: str | None
+    offsets: array[int]
+
+
+def _cuts(text: str) -> _Cuts:
+    """The candidate cuts of ``text``, read in one scan of its headers and zones (no tree, no finding).
+
+    A candidate is only a guess: the window parsed up to it checks that it is a split point (:mod:`.rows`)."""
+    zones, entries = array("q"), array("q")
+
+    def on_header(frame: HeadingFrame) -> None:
+        if (frame.level == 6 and frame.header.kind == "log" and not frame.refused
+                and frame.plevel in SPLIT_LEVELS):
+            entries.append(frame.start << 3 | frame.plevel)
+
+    def on_zone(frame: ZoneFrame) -> None:
+        zones.append(frame.start << 3)
+
+    file_type, title = scan_structure(text, on_header, on_zone)
+    return _Cuts(file_type, title, array("q", heapq.merge(zones, entries)))
+
+
+def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
+    """Whether a window parsed up to ``w`` (a cut at zone ``level``, 0 between zones) ends as the next starts.
+
+    The conditions a refresh checks before it keeps a re-parsed piece (:meth:`Index._incremental`)."""
+    last = doc.blocks[-1]
+    if last.type != "permission_block" or last.start >= w or (level and last.permission_level != level):
+        return False
+    # a header left open (a refused one, the registry) would adopt the next entry
+    return not (level and last.children and isinstance(last.children[-1], Heading) and last.children[-1].level < 6)
+
+
 # -- the index ---------------------------------------------------------------------------------
 
 class Index:
@@ -326,21 +377,18 @@ class Index:
             if cur is not None and cur.incremental and self._incremental(cur, data, fp, stamp):
                 self.counts["incremental"] += 1
                 return 1
-            self._full(rel, path, cur, data, fp, stamp)
+            held = [data]
+            del data  # the full index holds the file's text, not its bytes as well (B19)
+            self._full(rel, path, cur, held, fp, stamp)
             self.counts["full"] += 1
             return 1
 
-    def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, data: bytes, fp: _Fingerprint,
-              stamp: tuple[int, int]) -> None:
-        doc = parse_bytes(data, path=str(path), tree=True)
-        splits = split_points(doc, 0)
-        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
-        incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
+    def _full(self, rel: str, path: str | os.PathLike[str], cur: _Stored | None, held: list[bytes],
+              fp: _Fingerprint, stamp: tuple[int, int]) -> None:
+        """Index a whole file; ``held`` holds its bytes, taken out so that they are freed once decoded."""
         if cur is not None:
             fid = cur.id
-            self._delete_rows(fid, "1")
-            self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
-            self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
+            self._clear_file(fid)
         else:
             new_id = self.con.execute(
                 "INSERT INTO files(rel, size, mtime_ns, read_ns, digest, incremental, seg_len, seg_nl, seg_level, "
@@ -348,6 +396,16 @@ class Index:
                 (rel,)).lastrowid
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
+        size = len(held[0])
+        texts = [decode(held.pop())]
+        if self._windowed(fid, texts, size, fp, stamp):
+            return
+        self._clear_file(fid)  # what the windows stored before one could not be cut there
+        data = encode(texts.pop())
+        doc = parse_bytes(data, path=str(path), tree=True)
+        splits = split_points(doc, 0)
+        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
+        incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
         stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
         anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
         for sp in splits:
@@ -361,6 +419,99 @@ class Index:
         self._insert_rows(fid, _anchored(rows_of(doc), anchor_lines, anchor_ids))
         self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
                         bytes(sp.level for sp in splits), stack_ids, anchors)
+
+    def _clear_file(self, fid: int) -> None:
+        self._delete_rows(fid, "1")
+        self.con.execute("DELETE FROM stacks WHERE file_id = ?", (fid,))
+        self.con.execute("DELETE FROM anchors WHERE file_id = ?", (fid,))
+
+    def _windowed(self, fid: int, texts: list[str], size: int, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
+        """Index a typed file a window of about :data:`WINDOW_CHARS` at a time (B19); False when it cannot be cut.
+
+        The windows are cut at split points (:mod:`.rows`) and each is parsed behind the synthetic head
+        of :func:`_prefix`, as a refresh re-parses a changed piece; each window's tree, rows and splits
+        are stored and freed before the next is parsed.  A cut whose window does not end in the state the
+        next one starts from is moved on (the window doubled); a structural error, a file without a type
+        or a window that does not start where it was cut gives False, and the file is parsed whole.
+        """
+        text = texts[0]  # given in a list, emptied once the last window is read, so that the text is freed then
+        cuts = _cuts(text)
+        file_type, title = cuts.file_type, cuts.title or ""
+        if file_type is None:
+            return False
+        lens, nls, stack_ids, anchors = array("I"), array("I"), array("I"), array("I")
+        levels = bytearray()
+        anchor_lines = array("I")
+        stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
+        next_sid = 0
+        a, level_a, line_a = 0, 0, 1
+        stack_a: tuple[str, ...] = ()
+        span, k = WINDOW_CHARS, 0
+        offsets = cuts.offsets
+        while True:
+            k = bisect.bisect_left(offsets, (a + span) << 3, k)
+            last = k >= len(offsets)
+            b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
+            head = _prefix(file_type, stack_a, level_a) if a else ""
+            window = text[a:b]
+            doc = parse(head + window + (f"[/P{level_b}]\n" if level_b else ""), tree=True)
+            if any(d.code in STRUCTURAL for d in doc.diagnostics):
+                return False
+            p0, w = len(head), len(head) + len(window)
+            splits = split_points(doc, p0)
+            if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_a, stack_a):
+                return False
+            if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
+                if last:
+                    return False
+                span *= 2  # no cut here: a longer window, so that a file of no cut costs a few parses of it
+                continue
+            line0 = head.count("\n") + 1
+            shift = line_a - line0
+            new_nl = window.count("\n")
+            starts = [sp.offset - p0 for sp in splits]
+            ends = starts[1:] + [len(window)]
+            byte_starts = _byte_offsets(window, starts + [len(window)])
+            lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
+            nls.extend(window.count("\n", x, y) for x, y in zip(starts, ends))
+            new_stacks, new_anchors = [], []
+            for sp in splits:
+                sid = stacks.get(sp.stack)
+                if sid is None:
+                    if len(stacks) >= MAX_KNOWN_STACKS:
+                        stacks.clear()
+                    sid = stacks[sp.stack] = next_sid
+                    next_sid += 1
+                    new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
+                stack_ids.append(sid)
+                levels.append(sp.level)
+                if sp.level == 0:
+                    new_anchors.append((fid, len(anchor_lines), sp.line + shift))
+                    anchor_lines.append(sp.line + shift)
+                anchors.append(len(anchor_lines) - 1)
+            rows = []
+            for r in rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title):
+                line = r.line + shift
+                at = bisect.bisect_right(anchor_lines, line) - 1
+                rows.append((at, line - anchor_lines[at], r))
+            if not last:
+                stack_a, level_a = stack_at(doc, w), level_b
+            else:
+                texts.clear()
+                del text
+            del doc, splits, window  # the window's tree (the last one's text) is freed before SQLite copies its rows
+            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
+            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
+            self._insert_rows(fid, rows)
+            del rows
+            if last:
+                break
+            a, line_a, span = b, line_a + new_nl, WINDOW_CHARS
+        file_title = cuts.title
+        del cuts, anchor_lines, stacks
+        self._save_file(fid, size, fp, stamp, file_type, file_title, True, lens, nls, bytes(levels), stack_ids,
+                        anchors)
+        return True
 
     def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
         """Re-index only the pieces around the changed bytes; False when the whole file must be parsed.
@@ -525,9 +676,8 @@ class Index:
             "UPDATE files SET size = ?, mtime_ns = ?, read_ns = ?, digest = ?, file_type = ?, title = ?, "
             "incremental = ?, seg_len = ?, seg_nl = ?, seg_level = ?, seg_stack = ?, seg_anchor = ?, front = ?, "
             "back = ? WHERE id = ?",
-            (size, mtime_ns, read_ns, fp.digest, file_type, title, int(incremental), array("I", lens).tobytes(),
-             array("I", nls).tobytes(), bytes(levels), array("I", stack_ids).tobytes(),
-             array("I", anchors).tobytes(), fp.front, fp.back, fid))
+            (size, mtime_ns, read_ns, fp.digest, file_type, title, int(incremental), _blob(lens), _blob(nls),
+             bytes(levels), _blob(stack_ids), _blob(anchors), fp.front, fp.back, fid))
 
     def _insert_rows(self, fid: int, rows: list[tuple[int, int, Row]]) -> None:
         if not rows:
@@ -551,8 +701,8 @@ class Index:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(i, fid, anchor, rel, r.kind, r.container, r.names, r.zone, r.date)
              for i, (anchor, rel, r) in zip(ids, rows)])
-        self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, ?, ?)",
-                             [(i, r.title, r.body, r.context) for i, (_a, _r, r) in zip(ids, rows)])
+        self.con.executemany("INSERT INTO fts(rowid, title, body, context) VALUES (?, ?, CAST(? AS TEXT), ?)",
+                             ((i, r.title, _bound(r.body), r.context) for i, (_a, _r, r) in zip(ids, rows)))
 
     def _delete_rows(self, fid: int, where: str, args: tuple[object, ...] = ()) -> None:
         self.con.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND {where})",
@@ -667,6 +817,27 @@ class Index:
         scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
         return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
                                 (container, container)).fetchone() is not None
+
+
+#: A text longer than this is handed to SQLite as its UTF-8 bytes (see :func:`_bound`).
+LONG_TEXT = 1 << 16
+
+
+def _bound(text: str) -> str | bytes:
+    """A long text that is not ASCII as its UTF-8 bytes, encoded a slice at a time, for ``CAST(? AS TEXT)``.
+
+    SQLite stores the same text; the sqlite3 module would have encoded the string whole, into a buffer of
+    three bytes per character first (B19).  Stored text is clean (:func:`.rows._clean`): no lone surrogate."""
+    if len(text) <= LONG_TEXT or text.isascii():
+        return text
+    return b"".join(text[k:k + LONG_TEXT].encode("utf-8") for k in range(0, len(text), LONG_TEXT))
+
+
+def _blob(values: Iterable[int]) -> bytes:
+    """Unsigned 32-bit integers as stored; an ``array('I')`` is not copied into another first."""
+    if isinstance(values, array) and values.typecode == "I":
+        return values.tobytes()
+    return array("I", values).tobytes()
 
 
 def _day(date: str | None) -> int:

@@ -58,7 +58,17 @@ def segment_cjk(text: str) -> str:
     """``text`` with a zero-width space after every CJK character (see :data:`CJK`)."""
     if text.isascii():
         return text
-    return CJK.sub(lambda m: m.group() + ZWSP, text)
+    if len(text) <= _CJK_SLICE:
+        return CJK.sub(_zwsp_after, text)
+    # a slice at a time: the substitution lists a piece per character it changes (B19)
+    return "".join(CJK.sub(_zwsp_after, text[k:k + _CJK_SLICE]) for k in range(0, len(text), _CJK_SLICE))
+
+
+_CJK_SLICE = 1 << 14
+
+
+def _zwsp_after(m: re.Match[str]) -> str:
+    return m.group() + ZWSP
 
 
 def shown(text: str) -> str:
@@ -100,6 +110,20 @@ class Split:
 def _pushes(h: Heading) -> bool:
     """Whether a header enters the logical stack (the rule of :func:`zonemark.core.outline.build_outline`)."""
     return not h.refused and h.level != 1 and not (h.level == 6 and h.type == "log")
+
+
+_NON_SPACE = re.compile(r"\S")
+
+
+def _stripped(src: str, start: int, end: int) -> str:
+    """``src[start:end].strip()`` in one copy: a long entry's body is not sliced and then stripped (B19)."""
+    first = _NON_SPACE.search(src, start, end)
+    if first is None:
+        return ""
+    last = end
+    while src[last - 1].isspace():
+        last -= 1
+    return src[first.start():last]
 
 
 def _header_line(src: str, h: Block) -> str:
@@ -280,7 +304,7 @@ class _Collector:
             elif b.level == 6 and b.type == "log" and not b.refused:
                 owner = self.doc.h6_owner.get(b.line, 0) or None
                 eol = self.src.find("\n", b.start)
-                body = self.src[eol + 1:b.end] if 0 <= eol < b.end else ""
+                body = _stripped(self.src, eol + 1, b.end) if 0 <= eol < b.end else ""
                 self.emit(b.line, "entry", owner, b.permission_level, b.date, b.title or b.text, body)
             elif _pushes(b):
                 _push(self.stack, b)
