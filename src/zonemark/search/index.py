@@ -268,6 +268,14 @@ def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
 
 # -- the index ---------------------------------------------------------------------------------
 
+def _scratch() -> sqlite3.Connection:
+    """An index that no cache keeps (``in_memory``, or a folder that cannot hold one): SQLite's private
+    temporary database (file name ``""``). Its pages live in SQLite's page cache and the ones past it go
+    to a temporary file SQLite deletes when the connection closes, so a large layer's index is not held
+    in RAM as ``":memory:"`` held it, 8x the file of many small zones (B19)."""
+    return sqlite3.connect("", isolation_level=None)
+
+
 class Index:
     """One layer folder's index; use as a context manager (``with Index.open(root) as ix``)."""
 
@@ -285,7 +293,7 @@ class Index:
         require_fts5()
         root = Path(root)
         if in_memory:
-            return cls(root, _create(sqlite3.connect(":memory:", isolation_level=None)), None)
+            return cls(root, _create(_scratch()), None)
         state = root / STATE_DIR
         cache = state / CACHE_NAME
         try:
@@ -313,7 +321,7 @@ class Index:
         except (OSError, sqlite3.OperationalError) as exc:
             if isinstance(exc, sqlite3.OperationalError) and not is_unwritable(exc):
                 raise
-            return cls(root, _create(sqlite3.connect(":memory:", isolation_level=None)), None)
+            return cls(root, _create(_scratch()), None)
 
     def close(self) -> None:
         self.con.close()
