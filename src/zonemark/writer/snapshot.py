@@ -162,9 +162,9 @@ class FileSnapshot:
 
     @cached_property
     def _full(self) -> tuple[DiagnosticKeys, ZoneIndex]:
-        """The diagnostics' keys and the zone index of the full parse (one scan); the document itself is kept only
-        when a reader asked for it (:attr:`document`), and the text is decoded for the parse alone unless it is
-        kept already (W99: a re-check that compares diagnostics held both while it parsed the new text); of the
+        """The diagnostics' keys and the zone index of the full parse (and a scan of its own); the document itself
+        is kept only when a reader asked for it (:attr:`document`), and the text is decoded for the parse alone unless
+        it is kept already (W99: a re-check that compares diagnostics held both while it parsed the new text); of the
         diagnostics, only what the re-check compares, as columns (B22)."""
         parsed = self.__dict__.get("_parsed")
         if parsed is not None:

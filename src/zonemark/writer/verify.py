@@ -36,9 +36,10 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
+from typing import Any
 
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic, Severity
@@ -124,7 +125,7 @@ def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic
     return added_diagnostics(before.diagnostics, after.diagnostics, edit)
 
 
-def added_diagnostics(before: Sequence[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
+def added_diagnostics(before: Iterable[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
     """:func:`_diag_keys` of the two parses' diagnostics alone (a caller that keeps no document, W99)."""
     def related(n: int | None) -> int | None:
         return None if n is None else edit.map_line(n)
@@ -147,10 +148,10 @@ class DiagnosticKeys:
     new one holds four integers per finding, not the findings."""
 
     codes: tuple[str, ...]  # the distinct codes, by first use
-    code: array  # type: ignore[type-arg]  # index into ``codes``
-    line: array  # type: ignore[type-arg]
-    column: array  # type: ignore[type-arg]
-    related: array  # type: ignore[type-arg]  # -1: no related line
+    code: "array[int]"  # index into ``codes``
+    line: "array[int]"
+    column: "array[int]"
+    related: "array[int]"  # -1: no related line
 
     @classmethod
     def of(cls, diagnostics: Sequence[Diagnostic]) -> "DiagnosticKeys":
@@ -213,6 +214,7 @@ def added_to(before: DiagnosticKeys, after: Sequence[Diagnostic], edit: Edit) ->
 
 
 def _ordered(groups: Iterator[int]) -> bool:
+    """Whether ``groups`` never goes down."""
     last = None
     for g in groups:
         if last is not None and g < last:
@@ -230,11 +232,11 @@ class _Key:
         self.code, self.line, self.column, self.related_line = code, line, column, related_line
 
 
-def _as_diagnostics(keys: DiagnosticKeys) -> Iterator[Diagnostic]:
+def _as_diagnostics(keys: DiagnosticKeys) -> Iterator[Any]:
+    """The keys as objects with the four fields :func:`added_diagnostics` reads."""
     for k in range(len(keys)):
         rel = keys.related[k]
-        yield _Key(keys.codes[keys.code[k]], keys.line[k], keys.column[k],  # type: ignore[misc]
-                   None if rel < 0 else rel)
+        yield _Key(keys.codes[keys.code[k]], keys.line[k], keys.column[k], None if rel < 0 else rel)
 
 
 def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
