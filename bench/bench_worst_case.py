@@ -324,10 +324,9 @@ def child(entry: str, folder: Path, bulk: Path) -> dict:
         from zonemark.writer import (Store, append_entry, apply_proposal, edit_zone, propose,
                                      set_states)
         store = Store(fsync=False)
-        if entry == "apply":
+        if entry == "apply":  # one proposal, the one the measured call applies (each propose parses the file)
             try:
-                setup = [propose(memory, P3_LINE, f"Nuova nota {i} — 東京.", reason="bench — perché", store=store)
-                         for i in range(2)]
+                setup = [propose(memory, P3_LINE, "Nuova nota — 東京.", reason="bench — perché", store=store)]
             except Exception as exc:  # nothing to apply: the call is measured as that refusal
                 setup = exc
 

@@ -867,3 +867,172 @@ def test_b19_a_long_body_is_handed_to_sqlite_as_its_bytes_and_stored_as_the_same
                                    (index_module.LONG_TEXT,)).fetchall()
     assert stored == [("text", expected[0])]
     assert peak <= 7 * len(text.encode()), peak / len(text.encode())
+
+# -- B22: a proposal's re-check, read_container's address -----------------------------------------------------
+
+_B22_HEAD = "# Note — perché 東京 [external_memory]\n\n[P1]\n## TOPIC: Alpha\n[/P1]\n\n[P3]\nNota — 東京.\n[/P3]\n\n"
+
+
+def _same_name(n: int) -> str:
+    """``n`` topics of one name (a DUPLICATE_CONTAINER_NAME each), each with an entry, after a [P3] at line 7."""
+    return _B22_HEAD + "".join("[P1]\n## TOPIC: Same\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 — x\ny perché\n[/P4]\n\n"
+                               for _ in range(n))
+
+
+def test_b22_a_proposal_parses_the_new_text_holding_no_old_diagnostic_nor_index(tmp_path, monkeypatch):
+    """While the new text is parsed, the re-check held every diagnostic of the file's parse (1,999 here), the
+    file's zone index (the snapshot's and the kept one) and the new bytes; now four integers per diagnostic and
+    the zones' levels and lines."""
+    import gc
+
+    from zonemark.core.diagnostics import Diagnostic
+    from zonemark.writer import Store, propose
+    from zonemark.writer import proposals as proposals_module
+    from zonemark.writer.locate import ZoneIndex
+
+    path = tmp_path / "note[ext_memory].md"
+    path.write_text(_same_name(2_000), encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+    real = proposals_module.parse
+
+    def alive() -> tuple[int, int]:  # Diagnostic and ZoneIndex objects alive (other tests' may be, too)
+        gc.collect()
+        objects = gc.get_objects()
+        return sum(type(o) is Diagnostic for o in objects), sum(type(o) is ZoneIndex for o in objects)
+
+    def counting(text: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.append(alive())
+        return real(text, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(proposals_module, "parse", counting)
+    before = alive()
+    proposal = propose(path, 7, "Nuova — 東京.", reason="una nota — perché", store=Store(fsync=False))
+    assert proposal.would_add == () and "+Nuova — 東京." in proposal.diff
+    assert seen == [before], (seen, before)  # before B22: 1,999 more diagnostics and one more index
+
+
+def test_b22_a_proposal_peaks_under_9x_the_file(tmp_path):
+    """4,000 nested topic groups (a text of two bytes a character, as 東京 makes it): the proposal peaked at 11.3x
+    the file (the old parse's index built beside its working state, then the old diagnostics, the index, the new
+    bytes and the zones after beside the new parse); now 7.9x."""
+    from zonemark.writer import Store, propose
+
+    path = tmp_path / "note[ext_memory].md"
+    path.write_text(_B22_HEAD + _topic_groups(4_000).split("\n\n", 1)[1], encoding="utf-8")
+    size = path.stat().st_size
+    peak, proposal = _peak(lambda: propose(path, 7, "Nuova — 東京.", reason="una nota — perché",
+                                           store=Store(fsync=False)))
+    assert proposal.zone_line == 7 and proposal.would_add == ()
+    assert peak <= 9 * size, peak / size
+
+
+def _added_before_b22(before, after, edit):  # type: ignore[no-untyped-def]
+    """The old re-check's comparison (writer.verify.added_diagnostics, a Counter of every old key)."""
+    from zonemark.writer.verify import added_diagnostics
+
+    return added_diagnostics(before, after, edit)
+
+
+def test_b22_added_to_gives_what_added_diagnostics_gives():
+    """The new diagnostics from the old ones' keys, walked a line at a time, are those of the Counter of every key,
+    in order: on random diagnostics (lines, columns, related lines, in and around the edited region), sorted as the
+    parser sorts them and not."""
+    from zonemark.core.diagnostics import Diagnostic, Severity
+    from zonemark.writer.verify import DiagnosticKeys, Edit, added_to
+
+    rng = random.Random(22)
+    codes = ("DUPLICATE_CONTAINER_NAME", "LIST_INDENT", "UNCLOSED_FENCE")
+    for trial in range(400):
+        edit = Edit(0, 5, 7, rng.randint(1, 30), rng.randint(0, 4), rng.randint(0, 4))  # type: ignore[arg-type]
+
+        def diags(count: int, trial: int = trial) -> list[Diagnostic]:
+            out = [Diagnostic(code=rng.choice(codes), severity=Severity.WARNING, line=rng.randint(1, 40),
+                              column=rng.randint(1, 3), message="perché — 東京",
+                              related_line=rng.choice((None, rng.randint(1, 40))))
+                   for _ in range(count)]
+            return out if trial % 5 == 0 else sorted(out, key=lambda d: (d.line, d.column))
+        before, after = diags(rng.randint(0, 30)), diags(rng.randint(0, 30))
+        assert added_to(DiagnosticKeys.of(before), after, edit) == _added_before_b22(before, after, edit), trial
+
+
+def _verdict_before_b22(path: Path, data: bytes, zone, new_inner: bytes):  # type: ignore[no-untyped-def]
+    """The re-check of a proposal as it was: one parse of the file and its index, the diagnostics compared by a
+    Counter, the zones after collected and compared with the index's."""
+    from zonemark.core.text import decode
+    from zonemark.writer.locate import ZoneIndex
+    from zonemark.writer.offsets import chars_before
+    from zonemark.writer.verify import Edit, user_verdict
+
+    doc, index = ZoneIndex.parse(decode(data), str(path))
+    old_inner = data[zone.inner_start:zone.close_start]
+    new_data = data[:zone.inner_start] + new_inner + data[zone.close_start:]
+    edit = Edit(chars_before(data, zone.inner_start), len(decode(old_inner)), len(decode(new_inner)), zone.line + 1,
+                old_inner.count(b"\n"), new_inner.count(b"\n"))
+    after: list[tuple[int, int]] = []
+    new_doc = parse(decode(new_data), path=str(path), on_zone=lambda f: after.append((f.plevel, f.line)))
+    found = tuple(_added_before_b22(doc.diagnostics, new_doc.diagnostics, edit))
+    same = after == [(level, edit.map_line(line)) for level, line in zip(index.zones.level, index.z_line)]
+    return user_verdict(found, True), () if same else ("the zones of the file would change",), found
+
+
+_B22_CONTENTS = ("Nuova nota — 東京.\n", "", "## TOPIC: Nuovo — perché\n", "- uno\n   - due\n", "```\naperto\n",
+                 "[/P3]\n\n[P5]\naltro\n", "###### LOG: 2026-01-01 — x\ncorpo\n", "<!-- aperto\n")
+
+
+def _b22_files() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    return sorted(p for p in [*(root / "tests" / "fixtures").rglob("*.md"), *(root / "examples").rglob("*.md")])
+
+
+def test_b22_the_recheck_of_a_proposal_answers_as_before_on_the_fixtures_and_generated_files():
+    """Every closed zone of every fixture and example, and of generated files, given contents that add warnings,
+    errors, a fence or a comment left open, a closing tag: the verdict, the zones' problem and every diagnostic it
+    adds are the old re-check's; and the index from the parse and a scan of its own is the one of the parse's own
+    scan."""
+    from zonemark.writer.locate import ZoneIndex
+    from zonemark.writer.proposals import _verdict
+    from zonemark.writer.snapshot import FileSnapshot
+
+    files = [(p, p.read_bytes()) for p in _b22_files()]
+    files += [(Path("gen[ext_memory].md"), t.encode()) for t in (_same_name(30), _B22_HEAD + _entries(40),
+                                                                 _topic_groups(20))]
+    checked = 0
+    for path, data in files:
+        snap = FileSnapshot(path, data)
+        index = snap.full_index
+        old = ZoneIndex.parse(snap.text, str(path))[1]
+        assert [index.zone(i) for i in range(len(index))] == [old.zone(i) for i in range(len(old))], path
+        assert list(index.headers) == list(old.headers) and index.h_line == old.h_line, path
+        assert (index.h_start, index.global_first, index.file_type, index.title) == (
+            old.h_start, old.global_first, old.file_type, old.title), path
+        zones = [index.zone(i) for i in range(len(index))]
+        for zone in zones[:6]:
+            if zone.close_start is None or zone.inline:
+                continue
+            for content in _B22_CONTENTS:
+                new_inner = content.encode()
+                got = _verdict(FileSnapshot(path, data), new_inner, zone)
+                assert got == _verdict_before_b22(path, data, zone, new_inner), (path, zone.line, content)
+                checked += 1
+    assert checked > 500
+
+
+def test_b22_read_container_builds_no_zone_index_and_answers_as_before(tmp_path):
+    """read_container found the container's line in the file's whole zone index, built and kept beside the scan of
+    its entries (3x the file for deep headers): 9.7x the file at its peak; 7.4x now, in an index of the headers alone, dropped at once, and the line
+    is kept for the pages that follow.  The answers are those of the whole index's line."""
+    from zonemark.mcp.server import read_container, tool_context
+    from zonemark.writer.locate import ZoneIndex, resolve_container
+
+    folder, size = _b16_layer(tmp_path / "l", _topic_groups(4_000))
+    ctx = tool_context(folder)
+    used, answer = _peak(lambda: read_container(ctx, file="notes[ext_memory].md", container="T3999/A/B"))
+    assert answer["container"]["name"] == "B" and ctx.indexes == {}
+    assert used <= 8.5 * size, used / size  # before: 9.7x; now 7.4x
+    doc = ctx.cache.document(folder / "notes[ext_memory].md")
+    for address in ("T0", "T17/A", "T3999/A/B/C — perché", "T12/A/B/#1"):
+        whole = ZoneIndex.build(doc)
+        assert ctx.container_line(doc, address) == whole.header_line(resolve_container(whole, address)), address
+    for bad in ("T4000", "T1/Z"):
+        with pytest.raises(Exception) as refused:
+            read_container(ctx, file="notes[ext_memory].md", container=bad)
+        assert "UNKNOWN_CONTAINER" in str(refused.value) or "no container" in str(refused.value), bad

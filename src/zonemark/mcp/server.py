@@ -159,6 +159,9 @@ class ToolContext:
     #: big container does not read the file again (W82); at most :data:`MAX_KEPT_INDEXES`
     journals: dict[tuple[int, int], tuple[Document, Journal | None]] = field(default_factory=dict, repr=False,
                                                                               compare=False)
+    #: the containers found by address most recently ((id of the document, address) -> (document, line)), so that
+    #: each page of a container does not read the file's headers again; at most :data:`MAX_KEPT_INDEXES`
+    lines: dict[tuple[int, str], tuple[Document, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def index(self, doc: Document) -> ZoneIndex:
         """The zone index of ``doc``, built once while ``doc`` is among the last few paged."""
@@ -170,6 +173,23 @@ class ToolContext:
             self.indexes.pop(next(iter(self.indexes)))
         self.indexes[id(doc)] = (doc, index)
         return index
+
+    def container_line(self, doc: Document, address: str) -> int:
+        """The line of the container ``address`` names in ``doc`` (:func:`resolve_container`), kept while ``doc`` is
+        among the last few read: from the zone index when it is kept, else from an index of the headers alone,
+        dropped at once (B22: the full index of a file beside the scan of its entries held three times the file)."""
+        key = (id(doc), address)
+        kept = self.lines.get(key)
+        if kept is not None and kept[0] is doc:
+            return kept[1]
+        indexed = self.indexes.get(id(doc))
+        index = indexed[1] if indexed is not None and indexed[0] is doc else ZoneIndex.of_headers(doc)
+        line = index.header_line(resolve_container(index, address))
+        del index
+        while len(self.lines) >= MAX_KEPT_INDEXES:
+            self.lines.pop(next(iter(self.lines)))
+        self.lines[key] = (doc, line)
+        return line
 
     def journal(self, doc: Document, line: int) -> Journal | None:
         """The container declared on ``line`` of ``doc`` and its entries, read once while among the last few read."""
@@ -463,8 +483,7 @@ def read_container(ctx: ToolContext, file: FileArg, container: ContainerArg, sin
         elif position is not None:
             before = _ints(position, 1, "read_container")[0]
         doc = ctx.cache.document(target.path)
-        index = ctx.index(doc)
-        line = index.header_line(resolve_container(index, container))
+        line = ctx.container_line(doc, container)
         journal = ctx.journal(doc, line)
         if journal is None:  # the writer's containers and the outline's agree (tested); never expected
             raise ToolRefusal(render("UNKNOWN_CONTAINER", f"no container is declared at line {line}"))

@@ -248,12 +248,27 @@ class ZoneIndex:
     @classmethod
     def build(cls, doc: Document) -> "ZoneIndex":
         """The index of a parsed file: from its tree when it has one, else from a scan that builds none (W97)."""
+        if doc.tree is None:
+            return cls.scanned(doc.source, doc.file_type, doc.title, once_per_file_lines(doc))
         builder = _Builder(doc.source)
-        if doc.tree is not None:
-            _from_tree(doc, builder)
-        else:
-            scan_structure(doc.source, builder.header_frame, builder.zone_frame)
-        return builder.finish(doc.file_type, doc.title, _global_first(doc))
+        _from_tree(doc, builder)
+        return builder.finish(doc.file_type, doc.title, once_per_file_lines(doc))
+
+    @classmethod
+    def scanned(cls, text: str, file_type: str | None, title: str | None, global_first: Mapping[str, int], *,
+                zones: bool = True) -> "ZoneIndex":
+        """:meth:`build` of a parse of ``text`` without a tree, from what it needs of that parse (its file type,
+        title and once-per-file diagnostics): the parse need not be alive while the index is built (B22).
+        ``zones=False``: an index of the headers alone, its zone columns empty (enough to find a container by its
+        address, :func:`resolve_container`: a header's row never depends on the zones)."""
+        builder = _Builder(text)
+        scan_structure(text, builder.header_frame, builder.zone_frame if zones else None)
+        return builder.finish(file_type, title, global_first)
+
+    @classmethod
+    def of_headers(cls, doc: Document) -> "ZoneIndex":
+        """:meth:`build` of ``doc`` without its zones (:meth:`scanned` with ``zones=False``)."""
+        return cls.scanned(doc.source, doc.file_type, doc.title, once_per_file_lines(doc), zones=False)
 
     @classmethod
     def parse(cls, text: str, path: str | None = None) -> tuple[Document, "ZoneIndex"]:
@@ -261,7 +276,7 @@ class ZoneIndex:
         :meth:`build` of it gives, in one scan instead of two."""
         builder = _Builder(text)
         doc = parse(text, path=path, on_header=builder.header_frame, on_zone=builder.zone_frame)
-        return doc, builder.finish(doc.file_type, doc.title, _global_first(doc))
+        return doc, builder.finish(doc.file_type, doc.title, once_per_file_lines(doc))
 
     @classmethod
     def scan(cls, text: str, global_first: Mapping[str, int], limit: int | None = None) -> "ZoneIndex":
@@ -434,7 +449,7 @@ class _Builder:
                          global_first)
 
 
-def _global_first(doc: Document) -> dict[str, int]:
+def once_per_file_lines(doc: Document) -> dict[str, int]:
     """The line of each once-per-file diagnostic of ``doc`` (its first occurrence)."""
     return {d.code: d.line for d in reversed(doc.diagnostics) if d.code in GLOBAL_CODES}
 

@@ -33,7 +33,6 @@ import json
 import os
 import re
 import secrets
-from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -53,7 +52,7 @@ from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_proposal, quoted, reads_as_zone_tag
 from .snapshot import FileSnapshot, Plan, barrier_refusal
 from .store import STATE_DIR_NAME, HistoryEntry, Store
-from .verify import Edit, Verdict, added_diagnostics, user_verdict
+from .verify import Edit, Verdict, added_to, user_verdict
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
@@ -191,47 +190,45 @@ def _target_zone(snap: FileSnapshot, proposal: Proposal, index: ZoneIndex | None
     return zone
 
 
-def _apply_target(snap: FileSnapshot, proposal: Proposal) -> tuple[ZoneView, bytes]:
-    """The proposal's zone in ``snap`` and the bytes with its inner lines replaced (before the re-check), or
-    ``STALE_PROPOSAL`` / ``CONTENT_REFUSED``."""
-    zone = _target_zone(snap, proposal)
-    return zone, _replaced(snap.data, zone, _content_for(proposal.new_content, snap.data, zone))
-
-
-def _verdict(snap: FileSnapshot, new_data: bytes, zone: ZoneView
+def _verdict(snap: FileSnapshot, new_inner: bytes, zone: ZoneView
              ) -> tuple[Verdict, tuple[str, ...], tuple[Diagnostic, ...]]:
-    """The user re-check of replacing ``zone``'s inner lines (§5.5): only new errors refuse.
+    """The user re-check of replacing ``zone``'s inner lines by ``new_inner`` (§5.5): only new errors refuse.
 
     Returns the verdict, problems with the zones, and every new diagnostic (warnings too: a
-    proposal lists them all; only errors refuse).  It holds no document: the diagnostics and the zone index of
-    the file's parse (:attr:`.snapshot.FileSnapshot.diagnostics`), the new text's parse only while it runs, the
-    edit measured on the bytes of the zone (W99).
+    proposal lists them all; only errors refuse).  It holds no document: the diagnostics' keys and the zone index
+    of the file's parse (:attr:`.snapshot.FileSnapshot.diagnostic_keys`), the new text's parse only while it runs,
+    the edit measured on the bytes of the zone (W99).  While the new text is parsed it holds neither its bytes
+    nor its zones: the new text is decoded from a splice dropped at once (every byte outside the zone copied
+    from the file's, so none outside it changes), and each zone the parse ends is compared with the file's as it
+    ends (B22).
     """
     assert zone.close_start is not None
     path, data = snap.path, snap.data
-    before = snap.diagnostics
+    before = snap.diagnostic_keys
     index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
     old_inner = _inner(zone, data)
-    tail = len(data) - zone.close_start
-    new_inner = new_data[zone.inner_start:len(new_data) - tail]
     start: CharOffset = chars_before(data, zone.inner_start)
     edit = Edit(start, len(decode(old_inner)), len(decode(new_inner)), zone.line + 1, old_inner.count(b"\n"),
                 new_inner.count(b"\n"))
-    same_outside = (len(new_data) - len(new_inner) == len(data) - len(old_inner)
-                    and new_data.startswith(memoryview(data)[:zone.inner_start])
-                    and new_data.endswith(memoryview(data)[zone.close_start:]))
-    del old_inner, new_inner
-    zones_after = array("q")  # (level, line) of each zone of the new text, as its parse ends it
+    del old_inner
+    levels, lines, zone_count = index.zones.level, index.z_line, len(index)
+    del index
+    snap.let_go_of_full()  # the zones' levels and lines are all the rest of the re-check reads of the index
+    ended = [0, True]  # zones the new parse ended, and whether each was the file's, moved over the edit
 
     def zone_ended(frame: ZoneFrame) -> None:
-        zones_after.extend((frame.plevel, frame.line))
+        k = ended[0]
+        ended[0] = k + 1
+        if ended[1] and not (k < len(levels) and frame.plevel == levels[k] and frame.line == edit.map_line(lines[k])):
+            ended[1] = False
 
-    found = tuple(added_diagnostics(before, parse(decode(new_data), path=str(path), on_zone=zone_ended).diagnostics,
-                                    edit))
-    verdict = user_verdict(found, same_outside)
-    same = len(zones_after) == 2 * len(index) and all(
-        zones_after[2 * i] == level and zones_after[2 * i + 1] == edit.map_line(line)
-        for i, (level, line) in enumerate(zip(index.zones.level, index.z_line)))
+    new_text = decode(_spliced(data, zone, new_inner))
+    after = parse(new_text, path=str(path), on_zone=zone_ended)
+    del new_text
+    found = tuple(added_to(before, after.diagnostics, edit))
+    del after
+    verdict = user_verdict(found, True)
+    same = bool(ended[1]) and ended[0] == zone_count
     problems = () if same else ("the zones of the file would change",)
     return verdict, problems, found
 
@@ -373,13 +370,16 @@ def plan_proposal(snap: FileSnapshot, target: int | str | None, new_content: str
                            code="UNCLOSED_ZONE" if zone.close_start is None else "INLINE_ZONE", zone=zone.line,
                            level=zone.level, rule="§5.4" if zone.close_start is None else "§5.1")
     inner = _content_for(new_content, data, zone)
-    new_data = _replaced(data, zone, inner)
-    if new_data == data:
+    new_inner = encode(inner)
+    assert zone.close_start is not None
+    if new_inner == memoryview(data)[zone.inner_start:zone.close_start]:  # every other byte is the file's
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
                            code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
-    verdict, problems, found = _verdict(snap, new_data, zone)
+    context = container_lines(index, zone)
+    del index
+    verdict, problems, found = _verdict(snap, new_inner, zone)
     would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
-    return ProposalPlan(zone, container_lines(index, zone), zone_hash(data, zone), inner, new_data, would_add)
+    return ProposalPlan(zone, context, zone_hash(data, zone), inner, _spliced(data, zone, new_inner), would_add)
 
 
 def propose(path: str | os.PathLike[str], target: int | str | None, new_content: str, *, actor: str = "ai", reason: str,
@@ -502,19 +502,24 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     """What applying ``proposal`` does to ``snap`` (the file's bytes now): its zone found again (W2), the change
     recomputed from the proposed content (never from the stored diff), the user re-check (§5.5); pure."""
     snap.refuse_not_utf8()  # W45
-    zone, new_data = _apply_target(snap, proposal)
+    zone = _target_zone(snap, proposal)
     data = snap.data
-    result = ApplyResult(Path(snap.path), new_data != data, len(data), len(new_data), None, zone.line)
-    if new_data == data:
+    new_inner = encode(_content_for(proposal.new_content, data, zone))
+    assert zone.close_start is not None
+    changed = new_inner != memoryview(data)[zone.inner_start:zone.close_start]  # every other byte is the file's
+    size = len(data) - (zone.close_start - zone.inner_start) + len(new_inner)
+    result = ApplyResult(Path(snap.path), changed, len(data), size, None, zone.line)
+    if not changed:
         return Plan(data, result)
-    verdict, problems, _found = _verdict(snap, new_data, zone)
+    where = None if zone.owner is None else snap.full_index.name(zone.owner)
+    verdict, problems, _found = _verdict(snap, new_inner, zone)
     if problems or not verdict.ok:
         why = problems[0] if problems else verdict.reason()
         if problems:
             raise RefusedWrite(f"refused: applying {proposal.id}: {why} (§5.5, re-check)",
                                code="STRUCTURE_CHANGED", zone=zone.line, level=zone.level, rule="§5.5")
         raise barrier_refusal(f"applying {proposal.id}", verdict, zone=zone.line, level=zone.level)
-    return Plan(new_data, result, verdict, where=None if zone.owner is None else snap.full_index.name(zone.owner))
+    return Plan(_spliced(data, zone, new_inner), result, verdict, where=where)
 
 
 def apply_proposal(proposal_path: str | os.PathLike[str], *, actor: str = "user",

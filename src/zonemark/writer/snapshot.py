@@ -25,15 +25,15 @@ from functools import cached_property
 from typing import Any, Callable, Generic, TypeVar
 
 from ..core import syntax as sx
-from ..core.diagnostics import Diagnostic
 from ..core.document import Document
+from ..core.parser import parse
 from ..core.text import decode, encode
 from . import duplicates
-from .locate import ZoneIndex, ZoneView
+from .locate import ZoneIndex, ZoneView, once_per_file_lines
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from .refusals import RefusedWrite
 from .skeleton import skeleton_index
-from .verify import Edit, Expect, Verdict, full_check, incremental_check, insertion_check
+from .verify import DiagnosticKeys, Edit, Expect, Verdict, full_check, incremental_check, insertion_check
 
 R = TypeVar("R")
 K = TypeVar("K")
@@ -161,15 +161,23 @@ class FileSnapshot:
         return ZoneIndex.parse(self.text, str(self.path))
 
     @cached_property
-    def _full(self) -> tuple[tuple[Diagnostic, ...], ZoneIndex]:
-        """The diagnostics and the zone index of the full parse (one scan); the document itself is kept only when
-        a reader asked for it (:attr:`document`), and the text is decoded for the parse alone unless it is kept
-        already (W99: a re-check that compares diagnostics held both while it parsed the new text)."""
+    def _full(self) -> tuple[DiagnosticKeys, ZoneIndex]:
+        """The diagnostics' keys and the zone index of the full parse (and a scan of its own); the document itself
+        is kept only when a reader asked for it (:attr:`document`), and the text is decoded for the parse alone unless
+        it is kept already (W99: a re-check that compares diagnostics held both while it parsed the new text); of the
+        diagnostics, only what the re-check compares, as columns (B22)."""
         parsed = self.__dict__.get("_parsed")
-        if parsed is None:
-            text = self.__dict__.get("text")
-            parsed = ZoneIndex.parse(text if isinstance(text, str) else decode(self.data), str(self.path))
-        return parsed[0].diagnostics, parsed[1]
+        if parsed is not None:
+            return DiagnosticKeys.of(parsed[0].diagnostics), parsed[1]
+        kept = self.__dict__.get("text")
+        text = kept if isinstance(kept, str) else decode(self.data)
+        # the parse, then the index from a scan of its own (B22): the parse's document and the index are
+        # never alive at once (one scan of both held the index as it grew beside the parse's working state)
+        doc = parse(text, path=str(self.path))
+        keys, file_type, title, first = (DiagnosticKeys.of(doc.diagnostics), doc.file_type, doc.title,
+                                         once_per_file_lines(doc))
+        del doc
+        return keys, ZoneIndex.scanned(text, file_type, title, first)
 
     @property
     def document(self) -> Document:
@@ -178,8 +186,9 @@ class FileSnapshot:
         return self._parsed[0]
 
     @property
-    def diagnostics(self) -> tuple[Diagnostic, ...]:
-        """The diagnostics of the full parse, read with :attr:`full_index` (no document kept, W99)."""
+    def diagnostic_keys(self) -> DiagnosticKeys:
+        """What the re-check compares of the full parse's diagnostics, read with :attr:`full_index` (no document
+        kept, W99; no diagnostic kept, B22)."""
         return self._full[0]
 
     @cached_property
@@ -199,6 +208,19 @@ class FileSnapshot:
         index = self._full[1]  # read in the full parse's own scan
         _keep(_indexes, _key(self.path), self.data, index, _INDEXES_KEPT)
         return index
+
+    def let_go_of_full(self) -> None:
+        """Forget the full parse's index and diagnostics' keys, here and in what is kept between writes (B22): a
+        re-check that has read what it compares of them parses the new text without the old index alive.  A
+        later read of :attr:`full_index` parses again; a later write reads the skeleton's index."""
+        full = self.__dict__.pop("_full", None)
+        self.__dict__.pop("full_index", None)
+        if full is not None:
+            key = _key(self.path)
+            with _lock:
+                hit = _indexes.get(key)
+                if hit is not None and hit[1] is full[1]:
+                    del _indexes[key]
 
     def refuse_not_utf8(self) -> None:
         """``FILE_NOT_UTF8`` when the bytes are not valid UTF-8 (§1, W45): the writer writes UTF-8, and into a file

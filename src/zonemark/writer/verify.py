@@ -34,10 +34,12 @@ re-parse's whenever the mini check decides, and that a fast-path accept is a ful
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
+from typing import Any
 
 from ..core import syntax as sx
 from ..core.diagnostics import Diagnostic, Severity
@@ -123,7 +125,7 @@ def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic
     return added_diagnostics(before.diagnostics, after.diagnostics, edit)
 
 
-def added_diagnostics(before: Sequence[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
+def added_diagnostics(before: Iterable[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
     """:func:`_diag_keys` of the two parses' diagnostics alone (a caller that keeps no document, W99)."""
     def related(n: int | None) -> int | None:
         return None if n is None else edit.map_line(n)
@@ -137,6 +139,104 @@ def added_diagnostics(before: Sequence[Diagnostic], after: Sequence[Diagnostic],
         else:
             new.append(d)
     return new
+
+
+@dataclass(frozen=True, eq=False)
+class DiagnosticKeys:
+    """What :func:`added_diagnostics` reads of a parse's diagnostics — code, line, column, related line — as
+    columns in the diagnostics' order (B22): a re-check that keeps the old text's findings while it parses the
+    new one holds four integers per finding, not the findings."""
+
+    codes: tuple[str, ...]  # the distinct codes, by first use
+    code: "array[int]"  # index into ``codes``
+    line: "array[int]"
+    column: "array[int]"
+    related: "array[int]"  # -1: no related line
+
+    @classmethod
+    def of(cls, diagnostics: Sequence[Diagnostic]) -> "DiagnosticKeys":
+        ids: dict[str, int] = {}
+        code, line, column, related = array("l"), array("q"), array("q"), array("q")
+        for d in diagnostics:
+            code.append(ids.setdefault(d.code, len(ids)))
+            line.append(d.line)
+            column.append(d.column)
+            related.append(-1 if d.related_line is None else d.related_line)
+        return cls(tuple(ids), code, line, column, related)
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+
+def added_to(before: DiagnosticKeys, after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
+    """:func:`added_diagnostics` with the old diagnostics as :class:`DiagnosticKeys`: the same diagnostics, in
+    the same order.
+
+    A key holds its line (in new coordinates; None inside the edited region), so two diagnostics match only on
+    the same line: both sequences are in line order (the parser sorts its findings), and walked side by side a
+    line at a time, each line's old keys counted alone; a sequence out of line order is counted whole instead."""
+    first, last = edit.line, edit.line + edit.new_lines  # the edited region, in new coordinates
+    region = 2 * first - 1  # the group of the region's lines: after every line before it, before every one after
+
+    def old_group(n: int) -> int:
+        m = edit.map_line(n)
+        return region if m is None else 2 * m
+
+    def new_group(n: int) -> int:
+        return region if first <= n < last else 2 * n
+
+    def related(n: int) -> int | None:
+        return None if n < 0 else edit.map_line(n)
+    codes, lines, columns, relateds = before.codes, before.line, before.column, before.related
+    if not (_ordered(old_group(n) for n in lines) and _ordered(new_group(d.line) for d in after)):
+        return added_diagnostics(_as_diagnostics(before), after, edit)
+    added: list[Diagnostic] = []
+    i, n_old = 0, len(lines)
+    j, n_new = 0, len(after)
+    while j < n_new:
+        group = new_group(after[j].line)
+        while i < n_old and old_group(lines[i]) < group:
+            i += 1
+        old: Counter[tuple[str, int, int | None]] = Counter()
+        while i < n_old and old_group(lines[i]) == group:
+            old[(codes[before.code[i]], columns[i], related(relateds[i]))] += 1
+            i += 1
+        while j < n_new and new_group(after[j].line) == group:
+            d = after[j]
+            j += 1
+            key = (d.code, d.column, None if d.related_line is None or edit.in_new(d.related_line)
+                   else d.related_line)
+            if old[key] > 0:
+                old[key] -= 1
+            else:
+                added.append(d)
+    return added
+
+
+def _ordered(groups: Iterator[int]) -> bool:
+    """Whether ``groups`` never goes down."""
+    last = None
+    for g in groups:
+        if last is not None and g < last:
+            return False
+        last = g
+    return True
+
+
+class _Key:
+    """The four fields of a diagnostic that :func:`added_diagnostics` reads (a key read back from columns)."""
+
+    __slots__ = ("code", "line", "column", "related_line")
+
+    def __init__(self, code: str, line: int, column: int, related_line: int | None) -> None:
+        self.code, self.line, self.column, self.related_line = code, line, column, related_line
+
+
+def _as_diagnostics(keys: DiagnosticKeys) -> Iterator[Any]:
+    """The keys as objects with the four fields :func:`added_diagnostics` reads."""
+    for k in range(len(keys)):
+        rel = keys.related[k]
+        yield _Key(keys.codes[keys.code[k]], keys.line[k], keys.column[k], None if rel < 0 else rel)
 
 
 def new_diagnostics(before: Document, after: Document, edit: Edit) -> list[Diagnostic]:
