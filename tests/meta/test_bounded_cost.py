@@ -1036,3 +1036,18 @@ def test_b22_read_container_builds_no_zone_index_and_answers_as_before(tmp_path)
         with pytest.raises(Exception) as refused:
             read_container(ctx, file="notes[ext_memory].md", container=bad)
         assert "UNKNOWN_CONTAINER" in str(refused.value) or "no container" in str(refused.value), bad
+
+
+def test_b19_an_index_no_cache_keeps_is_sqlites_temporary_database(tmp_path):
+    """``in_memory`` (and a folder that cannot hold a cache) index in SQLite's private temporary database, whose
+    pages past the page cache spill to a file SQLite deletes: ``":memory:"`` held the whole index in RAM."""
+    from zonemark.search import index as index_module
+
+    (tmp_path / "note[ext_memory].md").write_text(
+        "# Note [external_memory]\n\n[P4]\n###### LOG: 2026-01-03 — voce\nperché 東京\n[/P4]\n", encoding="utf-8")
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        assert index.cache is None
+        assert [row[2] for row in index.con.execute("PRAGMA database_list")] == [""]  # no file of its own
+        assert index.con.execute("PRAGMA journal_mode").fetchone()[0] != "memory"  # ':memory:' answers "memory"
+        assert index.con.execute("PRAGMA temp_store").fetchone()[0] in (0, 1)  # the default: a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["note[ext_memory].md"]
