@@ -53,7 +53,7 @@ from ..core.scanner import scan_structure
 from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
 from .errors import QueryError, SearchUnavailable
-from .rows import SPLIT_LEVELS, Row, rows_of, shown, split_points, stack_at
+from .rows import SPLIT_LEVELS, Row, Split, rows_of, shown, split_points, stack_at
 
 STATE_DIR = ".zonemark"
 CACHE_NAME = "search.sqlite3"
@@ -268,6 +268,21 @@ def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
 
 # -- the index ---------------------------------------------------------------------------------
 
+def _parsed_window(head: str, window: str, level_end: int, level_start: int, stack_start: tuple[str, ...]
+                   ) -> tuple[Document, int, int, list[Split]] | None:
+    """A window of a file parsed behind ``head`` (``_prefix``'s synthetic head), its zone closed after it: the
+    parse, where the window starts and ends in it, and its split points; None when the window is structurally
+    broken or does not start as the index has it (``level_start``, ``stack_start``): the window is then not kept."""
+    doc = parse(head + window + (f"[/P{level_end}]\n" if level_end else ""), tree=True)
+    if any(d.code in STRUCTURAL for d in doc.diagnostics):
+        return None
+    p0, w = len(head), len(head) + len(window)
+    splits = split_points(doc, p0)
+    if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_start, stack_start):
+        return None
+    return doc, p0, w, splits
+
+
 def _scratch() -> sqlite3.Connection:
     """An index that no cache keeps (``in_memory``, or a folder that cannot hold one): SQLite's private
     temporary database (file name ``""``). Its pages live in SQLite's page cache and the ones past it go
@@ -462,13 +477,10 @@ class Index:
             b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
             head = _prefix(file_type, stack_a, level_a) if a else ""
             window = text[a:b]
-            doc = parse(head + window + (f"[/P{level_b}]\n" if level_b else ""), tree=True)
-            if any(d.code in STRUCTURAL for d in doc.diagnostics):
+            parsed = _parsed_window(head, window, level_b, level_a, stack_a)
+            if parsed is None:
                 return False
-            p0, w = len(head), len(head) + len(window)
-            splits = split_points(doc, p0)
-            if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_a, stack_a):
-                return False
+            doc, p0, w, splits = parsed
             if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
                 if last:
                     return False
@@ -546,14 +558,10 @@ class Index:
         assert cur.file_type is not None  # only a file with a type is stored as incremental (_full)
         head = _prefix(cur.file_type, stack_i, level_i)
         window = decode(data[a:new_end])
-        text = head + window + (f"[/P{level_j}]\n" if level_j else "")
-        doc = parse(text, tree=True)
-        if any(d.code in STRUCTURAL for d in doc.diagnostics):
+        parsed = _parsed_window(head, window, level_j, level_i, stack_i)
+        if parsed is None:
             return False
-        p0, w = len(head), len(head) + len(window)
-        splits = split_points(doc, p0)
-        if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_i, stack_i):
-            return False
+        doc, p0, w, splits = parsed
         if any(sp.offset >= w for sp in splits):
             return False
         if j < n:
