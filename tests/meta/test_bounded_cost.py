@@ -1,4 +1,4 @@
-"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B16).
+"""Bounded cost on hostile input (docs/conformance.md, "Bounded cost", B1-B22).
 
 Never a wall time: each test counts steps, calls or retained objects, or the bytes allocated at
 the peak (tracemalloc), on inputs built to be the worst case of one entry point.
