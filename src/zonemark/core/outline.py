@@ -128,7 +128,8 @@ def headings(doc: Document) -> Iterator[Heading]:
 
 
 class _Leveled(Protocol):
-    level: int
+    @property
+    def level(self) -> int: ...  # read only: an open header of a slotted class or of a NamedTuple
 
 
 _L = TypeVar("_L", bound=_Leveled)

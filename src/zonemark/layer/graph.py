@@ -40,15 +40,16 @@ from ..core.diagnostics import Diagnostic
 from ..core.document import Document
 from ..core.headers import spelled_keyword
 from ..core.nodes import Heading, State
+from ..core.outline import close_to
 from ..core.outline import headings as headings_of
 from ..core.scanner import scan_structure
 from ..core.tree import HeadingFrame
 from .loader import Layer, LayerFile, LayerModule, LayerNucleus
 
 SOURCE_CAP = 4000
-#: The nodes a graph lists besides its files (B18): the first ones in layer order, depth first; the
-#: rest are counted (``nodesLeftOut``).  A graph is a picture: 10,000 nodes is a page a browser still
-#: lays out, and a file of 200,000 headers made a document of 40 MB (about 13x the file).
+#: The nodes a graph lists besides its files (B18): the containers first, then the entries, each in
+#: layer order (:class:`_Budget`); the rest are counted (``nodesLeftOut``).  A graph is a picture: 10,000
+#: nodes is a page a browser still lays out, and a file of 200,000 headers made a document of 40 MB.
 MAX_GRAPH_NODES = 10_000
 #: The findings a graph places on its nodes (B18): the first ones; the rest are counted
 #: (``diagnosticsLeftOut``), and ``zonemark check`` lists them all.
@@ -509,6 +510,13 @@ def _build_graph(layer: Layer, all_diagnostics: list[Diagnostic], max_nodes: int
                       diagnostics_left_out=max(0, len(all_diagnostics) - MAX_GRAPH_DIAGNOSTICS))
 
 
+class _Nest(NamedTuple):
+    """An open header while a file's headers are read: its level, and the graph node at or above it (-1: left out)."""
+
+    level: int
+    anchor: int
+
+
 class _FileTree:
     """Nodes and ``contains`` links of one merged file, nested exactly as ``doc.outline()`` nests them,
     made as its headers are read in document order (:meth:`head`), with their logical extents (§2.3):
@@ -526,7 +534,7 @@ class _FileTree:
         # kept (the headers after the first container left out, ``cut``, would fill it for nothing)
         self.anchor_of_line = {0: 0}
         self.cut: int | None = None
-        self.stack = [(1, 0)]  # (level, anchor)
+        self.stack = [_Nest(1, 0)]
         self.open: list[tuple[int, int]] = []  # (level, line) of the headers whose extent is still open
         self.placed: dict[int, int] = {}  # header line -> index of its node, while its extent is open
 
@@ -556,9 +564,8 @@ class _FileTree:
             self.placed[line] = fn.add(entry, (line, line), (h.start, h.start), parent)
             return
         stack = self.stack
-        while len(stack) > 1 and stack[-1][0] >= level:
-            stack.pop()
-        anchor = stack[-1][1]
+        close_to(stack, level)  # the outline's own nesting rule (§7.1.3)
+        anchor = stack[-1].anchor
         if _makes_node(h, self.rel, self.module_at):
             if not self.budget.take_container(anchor >= 0):
                 anchor = -1
@@ -566,7 +573,7 @@ class _FileTree:
                 node = _container_node(h, self.rel, self.module_at, self.nucleus_by_pos, line in self.ignored)
                 anchor = fn.add(node, (line, line), (h.start, h.start), anchor)
                 self.placed[line] = anchor
-        stack.append((level, anchor))
+        stack.append(_Nest(level, anchor))
         if anchor >= 0:
             self.anchor_of_line[line] = anchor
         elif self.cut is None:
