@@ -50,17 +50,23 @@ def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bo
 
 def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False, outline: bool = False) -> Document:
     """Parse raw bytes: invalid UTF-8 is reported (``INVALID_UTF8``) and kept for round-trip (:mod:`.text`)."""
-    source, invalid = text_policy.decode_reporting(data)
-    return _run(source, path, text_policy.first_escaped_byte(source) if invalid else None, tree, outline)
+    source, bad_byte = _decoded(data)
+    return _run(source, path, bad_byte, tree, outline)
 
 
 def parse_file(path: str | os.PathLike[str], *, tree: bool = False, outline: bool = False) -> Document:
     """Read and parse a file (bytes: encoding problems become diagnostics)."""
     with open(path, "rb") as f:
         data = f.read()
-    source, invalid = text_policy.decode_reporting(data)
+    source, bad_byte = _decoded(data)
     del data  # the text is what the parse reads: the bytes are not held beside it (B21)
-    return _run(source, str(path), text_policy.first_escaped_byte(source) if invalid else None, tree, outline)
+    return _run(source, str(path), bad_byte, tree, outline)
+
+
+def _decoded(data: bytes) -> tuple[str, tuple[int, int, int, int] | None]:
+    """The text of ``data`` (invalid bytes kept for round-trip, :mod:`.text`) and its first invalid byte."""
+    source, invalid = text_policy.decode_reporting(data)
+    return source, text_policy.first_escaped_byte(source) if invalid else None
 
 
 def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
