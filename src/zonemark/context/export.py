@@ -282,7 +282,7 @@ def _droppable(parts: list[_Part], scans: list[_Extents], starts: dict[int, "arr
     out = []
     for k, part in enumerate(parts):
         memory = part.lf.file_type == "external_memory"
-        lines = starts.setdefault(k, _line_starts(part.text))
+        lines = _starts_of(starts, k, part.text)
         n = len(lines) - 1
         for line, end_line, date in scans[k].entries:
             start, stop = line - 1, min(end_line, n)
@@ -291,11 +291,21 @@ def _droppable(parts: list[_Part], scans: list[_Extents], starts: dict[int, "arr
     def key(e: _Entry) -> tuple[bool, bool, str, int, int]:
         return (not e.memory, e.date is None, e.date or "", e.file_index, e.start)
     return sorted(out, key=key)
+
+
+def _starts_of(starts: dict[int, "array[int]"], k: int, text: str) -> "array[int]":
+    """The line offsets of file ``k``, read once (``_protected_weight`` and ``_droppable`` both ask)."""
+    found = starts.get(k)
+    if found is None:
+        found = starts[k] = _line_starts(text)
+    return found
+
+
 def _protected_weight(parts: list[_Part], scans: list[_Extents], starts: dict[int, "array[int]"]) -> Fraction:
     """Weight of the [P1]/[P2] zones of the included files (never dropped)."""
     total = Fraction(0)
     for k, part in enumerate(parts):
-        lines = starts.setdefault(k, _line_starts(part.text))
+        lines = _starts_of(starts, k, part.text)
         for line, end_line in scans[k].zones:
             total += _weight_of(part.text, lines, line - 1, end_line)
     return total
