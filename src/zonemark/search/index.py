@@ -565,13 +565,10 @@ class Index:
         if any(sp.offset >= w for sp in splits):
             return False
         if j < n:
-            last = doc.blocks[-1]
             if stack_at(doc, w) != self._stack(cur.id, cur.stack_ids[j]):
                 return False
-            if last.type != "permission_block" or last.start >= w or (level_j and last.permission_level != level_j):
+            if not _ends_at_cut(doc, w, level_j):
                 return False
-            if level_j and last.children and isinstance(last.children[-1], Heading) and last.children[-1].level < 6:
-                return False  # a header left open (a refused one, the registry) would adopt the next entry
         line0 = head.count("\n") + 1
         line_i, line_j = lines[i], lines[j]
         new_nl = window.count("\n")
