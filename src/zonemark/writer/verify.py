@@ -125,6 +125,11 @@ def _diag_keys(before: Document, after: Document, edit: Edit) -> list[Diagnostic
     return added_diagnostics(before.diagnostics, after.diagnostics, edit)
 
 
+def _related_after(d: Diagnostic, edit: Edit) -> int | None:
+    """A new diagnostic's related line as its key holds it: None inside the edited region (or with none)."""
+    return None if d.related_line is None or edit.in_new(d.related_line) else d.related_line
+
+
 def added_diagnostics(before: Iterable[Diagnostic], after: Sequence[Diagnostic], edit: Edit) -> list[Diagnostic]:
     """:func:`_diag_keys` of the two parses' diagnostics alone (a caller that keeps no document, W99)."""
     def related(n: int | None) -> int | None:
@@ -132,8 +137,7 @@ def added_diagnostics(before: Iterable[Diagnostic], after: Sequence[Diagnostic],
     old = Counter((d.code, edit.map_line(d.line), d.column, related(d.related_line)) for d in before)
     new: list[Diagnostic] = []
     for d in after:
-        key = (d.code, None if edit.in_new(d.line) else d.line, d.column,
-               None if d.related_line is None or edit.in_new(d.related_line) else d.related_line)
+        key = (d.code, None if edit.in_new(d.line) else d.line, d.column, _related_after(d, edit))
         if old[key] > 0:
             old[key] -= 1
         else:
@@ -204,8 +208,7 @@ def added_to(before: DiagnosticKeys, after: Sequence[Diagnostic], edit: Edit) ->
         while j < n_new and new_group(after[j].line) == group:
             d = after[j]
             j += 1
-            key = (d.code, d.column, None if d.related_line is None or edit.in_new(d.related_line)
-                   else d.related_line)
+            key = (d.code, d.column, _related_after(d, edit))
             if old[key] > 0:
                 old[key] -= 1
             else:
