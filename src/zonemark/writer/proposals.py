@@ -156,6 +156,13 @@ def _replaced(data: bytes, zone: ZoneView, inner: str) -> bytes:
     return _spliced(data, zone, encode(inner))
 
 
+def _changes_inner(data: bytes, zone: ZoneView, new_inner: bytes) -> bool:
+    """Whether ``new_inner`` differs from the zone's inner bytes: every other byte of the spliced file is the
+    file's (:func:`_spliced`), so this is whether the file changes; compared in place, without a copy."""
+    assert zone.close_start is not None
+    return new_inner != memoryview(data)[zone.inner_start:zone.close_start]
+
+
 def _spliced(data: bytes, zone: ZoneView, inner: bytes) -> bytes:
     assert zone.close_start is not None
     return data[:zone.inner_start] + inner + data[zone.close_start:]
@@ -371,8 +378,7 @@ def plan_proposal(snap: FileSnapshot, target: int | str | None, new_content: str
                            level=zone.level, rule="§5.4" if zone.close_start is None else "§5.1")
     inner = _content_for(new_content, data, zone)
     new_inner = encode(inner)
-    assert zone.close_start is not None
-    if new_inner == memoryview(data)[zone.inner_start:zone.close_start]:  # every other byte is the file's
+    if not _changes_inner(data, zone, new_inner):
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
                            code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
     context = container_lines(index, zone)
@@ -505,8 +511,8 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     zone = _target_zone(snap, proposal)
     data = snap.data
     new_inner = encode(_content_for(proposal.new_content, data, zone))
+    changed = _changes_inner(data, zone, new_inner)
     assert zone.close_start is not None
-    changed = new_inner != memoryview(data)[zone.inner_start:zone.close_start]  # every other byte is the file's
     size = len(data) - (zone.close_start - zone.inner_start) + len(new_inner)
     result = ApplyResult(Path(snap.path), changed, len(data), size, None, zone.line)
     if not changed:
