@@ -117,10 +117,14 @@ ZWJ = "\u200d"
 #: letters and digits and the cancel tag.  A text without any is cleaned in one step.
 _MAY_STAY = re.compile("[\u200c\u200d\ufe0f\U000e0030-\U000e0039\U000e0061-\U000e007a\U000e007f]")
 #: Extended_Pictographic, simplified to blocks (the stdlib has no emoji data): what a ZWJ joins and a
-#: VS-16 presents as emoji.
+#: VS-16 presents as emoji.  The regional indicators U+1F1E6-U+1F1FF and the skin-tone modifiers
+#: U+1F3FB-U+1F3FF are not pictographs (UAX #29 counts them Regional_Indicator and Extend): a modifier
+#: only follows one, so '🏽\ufe0f' alone is no emoji, and removing a joiner never turns a kept selector
+#: into a stray one (the writer's text has nothing left to remove, W34).
 _PICTO = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328\u23cf\u23e9-\u23f3"
           "\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u27bf\u2934\u2935\u2b05-\u2b07"
-          "\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff")
+          "\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001f1e5\U0001f200-\U0001f3fa"
+          "\U0001f400-\U0001faff")
 _EMOJI_ELEMENT = "[" + _PICTO + "](?:[\U0001f3fb-\U0001f3ff]|\ufe0f)?"
 #: The emoji sequences whose hidden characters stay (W21): a ZWJ sequence, an emoji with VS-16, a keycap, and
 #: a subdivision flag (U+1F3F4, a region and subdivision code in tag letters and digits — two letters and one
