@@ -522,14 +522,14 @@ class SketchReader:
 
     def zone_frame(self, frame: ZoneFrame) -> None:
         """:meth:`_Builder.zone_frame`: a zone as the scan ends it."""
-        close = None
-        src = self.src
-        if frame.tail is not None:
-            eol = src.find("\n", frame.tail)
-            close = (frame.tail_line, frame.tail, len(src) if eol < 0 else eol + 1)
         self.levels.append(frame.plevel)
         self.lines.append(frame.line)
         if frame.line <= self.line:
+            close = None
+            if frame.tail is not None:
+                src = self.src
+                eol = src.find("\n", frame.tail)
+                close = (frame.tail_line, frame.tail, len(src) if eol < 0 else eol + 1)
             self.hit = (len(self.levels) - 1, frame.line, frame.start, frame.plevel, close, tuple(self.stack))
 
     def finish(self) -> ZoneSketch:

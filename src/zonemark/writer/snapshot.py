@@ -31,7 +31,7 @@ from ..core.document import Document
 from ..core.parser import parse
 from ..core.text import decode, encode
 from . import duplicates
-from .locate import SketchReader, int_code, ZoneIndex, ZoneSketch, ZoneView, once_per_file_lines
+from .locate import SketchReader, ZoneIndex, ZoneSketch, ZoneView, once_per_file_lines
 from .offsets import ByteOffset, CharOffset, bytes_before, chars_before, text_between
 from .refusals import RefusedWrite
 from .skeleton import skeleton_index
@@ -197,7 +197,7 @@ class FileSnapshot:
         reader = SketchReader(text, line)
         del text
         doc = parse(reader.src, path=str(self.path), on_header=reader.header_frame, on_zone=reader.zone_frame)
-        keys = _narrow_keys(DiagnosticKeys.of(doc.diagnostics), len(reader.src) + 1)
+        keys = _narrow_keys(DiagnosticKeys.of(doc.diagnostics))
         del doc
         return keys, reader.finish()
 
@@ -355,14 +355,21 @@ class FileSnapshot:
         return Spliced(new_data, verdict, at, len(insert_b), line, insert.count("\n"))
 
 
-def _narrow_keys(keys: DiagnosticKeys, limit: int) -> DiagnosticKeys:
-    """``keys`` in columns of 4-byte integers when every line and column (at most ``limit``, the text's length)
-    fits: what the re-check holds of the file's findings while it parses the new text, half of it (B24)."""
-    code = int_code(limit)
-    if code == "q":
-        return keys
-    return DiagnosticKeys(keys.codes, array(code, keys.code), array(code, keys.line), array(code, keys.column),
-                          array(code, keys.related))
+def _narrow_keys(keys: DiagnosticKeys) -> DiagnosticKeys:
+    """``keys`` with each column in the narrowest integers that hold its values (a code, a column: one or two bytes;
+    a line: four): what the re-check holds of the file's findings while it parses the new text, a third of it
+    (B24)."""
+    return DiagnosticKeys(keys.codes, *(_narrowest(c) for c in (keys.code, keys.line, keys.column, keys.related)))
+
+
+def _narrowest(column: "array[int]") -> "array[int]":
+    """``column`` in the narrowest signed integers that hold its values."""
+    low, high = (min(column), max(column)) if column else (0, 0)
+    for code in ("b", "h", "i", "l", "q"):
+        bound = 1 << (8 * array(code).itemsize - 1)
+        if -bound <= low and high < bound:
+            return column if code == column.typecode else array(code, column)
+    return column
 
 
 #: How many bytes :func:`_first_invalid_utf8` decodes at a time.
