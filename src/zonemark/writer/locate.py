@@ -127,6 +127,19 @@ class _Strings:
         return self._buf[self._ends[i - 1] if i else 0:self._ends[i]].decode("utf-8", "surrogatepass")
 
 
+def _is_container(kind: str, level: int) -> bool:
+    """Whether a header of this type and level is a container (a module, sub-module, nucleus or a ``##`` section)."""
+    return kind in _CONTAINER_TYPES or (level == 2 and kind == "section")
+
+
+def container_name(level: int, kind: str, keyword: str | None, ident_: str | None, name: str) -> str:
+    """The container as a person reads it, ``TOPIC: Viaggi`` or ``MODULE 042: NAME`` (:meth:`ZoneIndex.name`)."""
+    kw = spelled_keyword(keyword, level) or {"module": "MODULE", "sub_module": "SUB-MODULE",
+                                             "nucleus": "NUCLEUS"}.get(kind)
+    ident = f" {ident_}" if ident_ and keyword is None else ""
+    return f"{kw}{ident}: {name}" if kw else name
+
+
 class HeaderTable(Sequence[HeaderInfo]):
     """The logical headers of one file as columns (W97); ``table[i]`` makes the :class:`HeaderInfo` of header ``i``."""
 
@@ -174,8 +187,7 @@ class HeaderTable(Sequence[HeaderInfo]):
         return self._words[self.keyword[i]]
 
     def is_container(self, i: int) -> bool:
-        kind = self.type_of(i)
-        return kind in _CONTAINER_TYPES or (self.level[i] == 2 and kind == "section")
+        return _is_container(self.type_of(i), self.level[i])
 
     def parent_of(self, i: int) -> int | None:
         parent = self.parent[i]
@@ -340,12 +352,8 @@ class ZoneIndex:
     def name(self, index: int) -> str:
         """The container as a person reads it, ``TOPIC: Viaggi`` or ``MODULE 042: NAME`` (the history keeps it)."""
         headers = self.headers
-        keyword, kind, ident_ = headers.keyword_of(index), headers.type_of(index), headers.id[index]
-        kw = spelled_keyword(keyword, headers.level[index]) or {"module": "MODULE", "sub_module": "SUB-MODULE",
-                                                                 "nucleus": "NUCLEUS"}.get(kind)
-        ident = f" {ident_}" if ident_ and keyword is None else ""
-        name = headers.name_of(index)
-        return f"{kw}{ident}: {name}" if kw else name
+        return container_name(headers.level[index], headers.type_of(index), headers.keyword_of(index),
+                              headers.id[index], headers.name_of(index))
 
     def label(self, index: int | None) -> str:
         if index is None:
@@ -447,6 +455,105 @@ class _Builder:
                               _to_bytes(src, close_starts), _to_bytes(src, close_ends))
         return ZoneIndex(file_type, title, self.headers, self.h_line, _to_bytes(src, self.h_start), self.zones, pos,
                          global_first)
+
+
+@dataclass(frozen=True)
+class ZoneSketch:
+    """What a proposal reads of a file's zones (B24): every zone's level and opening line (what the re-check
+    compares, §5.5), and the zone at one line (:meth:`ZoneIndex.zone_at_line`) with the header lines open at its
+    closing tag (:func:`container_lines`) and the name of the container owning it (:meth:`ZoneIndex.name`).  It
+    holds five bytes a zone and nothing a header: the index of 20,000 nested topic groups was three times the file."""
+
+    levels: bytearray
+    lines: "array[int]"
+    zone: ZoneView | None
+    context: tuple[str, ...]  # () when no zone
+    owner_name: str | None  # None: no zone, or the file owns it
+
+    def __len__(self) -> int:
+        return len(self.levels)
+
+    @classmethod
+    def of_index(cls, index: ZoneIndex, line: int) -> "ZoneSketch":
+        """The sketch of ``index`` at ``line``."""
+        zone = index.zone_at_line(line)
+        return cls(bytearray(index.zones.level), array(index.z_line.typecode, index.z_line), zone,
+                   () if zone is None else container_lines(index, zone),
+                   None if zone is None or zone.owner is None else index.name(zone.owner))
+
+
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """A logical header open on the stack of a :class:`SketchReader`: what the zone's view and names read of it."""
+
+    index: int
+    level: int
+    kind: str
+    keyword: str | None
+    id: str | None
+    name: str
+    start: int  # character offset of its line
+
+
+class SketchReader:
+    """Reads a :class:`ZoneSketch` at ``line`` from the frames of one scan (``on_header``/``on_zone`` of a parse):
+    the logical stack as :class:`_Builder` keeps it, of the open headers alone, and each zone's level and line; of
+    the last zone opening at or before ``line``, what :meth:`_Builder.zone` reads, when it ends."""
+
+    def __init__(self, src: str, line: int) -> None:
+        self.src = src
+        self.line = line
+        self.levels = bytearray()
+        self.lines = _ints(int_code(4 * len(src) + 1))
+        self.count = 0  # headers read: the next one's index
+        self.stack: list[_Open] = []
+        self.hit: tuple[int, int, int, int, tuple[int, int, int] | None, tuple[_Open, ...]] | None = None
+
+    def header_frame(self, frame: HeadingFrame) -> None:
+        """:meth:`_Builder.header_frame`: a logical header pops deeper-or-equal ones and is pushed."""
+        if frame.refused or frame.level in (1, 6):
+            return
+        h, stack, level = frame.header, self.stack, frame.level
+        while stack and stack[-1].level >= level:
+            stack.pop()
+        stack.append(_Open(self.count, level, h.kind, h.keyword, h.id,
+                           frame.name if frame.name is not None else frame.text, frame.start))
+        self.count += 1
+
+    def zone_frame(self, frame: ZoneFrame) -> None:
+        """:meth:`_Builder.zone_frame`: a zone as the scan ends it."""
+        self.levels.append(frame.plevel)
+        self.lines.append(frame.line)
+        if frame.line <= self.line:
+            close = None
+            if frame.tail is not None:
+                src = self.src
+                eol = src.find("\n", frame.tail)
+                close = (frame.tail_line, frame.tail, len(src) if eol < 0 else eol + 1)
+            self.hit = (len(self.levels) - 1, frame.line, frame.start, frame.plevel, close, tuple(self.stack))
+
+    def finish(self) -> ZoneSketch:
+        """The sketch: the zone at the line as :meth:`ZoneIndex.zone_at_line` gives it, or None."""
+        hit, src = self.hit, self.src
+        if hit is None or not (hit[1] == self.line or hit[4] is None or self.line <= hit[4][0]):
+            return ZoneSketch(self.levels, self.lines, None, (), None)
+        i, line, start, level, close, stack = hit
+        first = src.find("\n", start)
+        inner = len(src) if first < 0 else first + 1
+        tag = sx.PERMISSION_TAG.match(src, start, inner)
+        at = _to_bytes(src, array("q", (start, inner) + (close[1:] if close is not None else ())))
+        owner = next((h for h in reversed(stack) if _is_container(h.kind, h.level)), None)
+        zone = ZoneView(i, level, line, ByteOffset(at[0]), ByteOffset(at[1]), None if close is None else close[0],
+                        None if close is None else ByteOffset(at[2]), None if close is None else ByteOffset(at[3]),
+                        bool(tag and tag.group(3).strip()), None if owner is None else owner.index,
+                        tuple(h.index for h in stack))
+
+        def text(h: _Open) -> str:
+            eol = src.find("\n", h.start)
+            return src[h.start:eol if eol >= 0 else len(src)]
+        return ZoneSketch(self.levels, self.lines, zone, tuple(text(h).rstrip("\r") for h in stack),
+                          None if owner is None else container_name(owner.level, owner.kind, owner.keyword, owner.id,
+                                                                    owner.name))
 
 
 def once_per_file_lines(doc: Document) -> dict[str, int]:

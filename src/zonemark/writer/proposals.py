@@ -35,6 +35,7 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from ..core import syntax as sx
@@ -50,9 +51,9 @@ from .results import ApplyResult
 from .attribution import current_via
 from .rules import check_actor, refuse_unless_user
 from .sanitize import clean_proposal, quoted, reads_as_zone_tag
-from .snapshot import FileSnapshot, Plan, barrier_refusal
+from .snapshot import FileSnapshot, Plan, barrier_refusal, decode_pieces
 from .store import STATE_DIR_NAME, HistoryEntry, Store
-from .verify import Edit, Verdict, added_to, user_verdict
+from .verify import DiagnosticKeys, Edit, Verdict, added_to, user_verdict
 
 FORMAT = "zonemark-proposal/2"
 PROPOSALS_DIR = "proposals"
@@ -164,8 +165,20 @@ def _changes_inner(data: bytes, zone: ZoneView, new_inner: bytes) -> bool:
 
 
 def _spliced(data: bytes, zone: ZoneView, inner: bytes) -> bytes:
+    """``data`` with the zone's inner bytes replaced by ``inner``: one copy (a concatenation copied the file's
+    tail once more before it, B24)."""
     assert zone.close_start is not None
-    return data[:zone.inner_start] + inner + data[zone.close_start:]
+    view = memoryview(data)
+    return b"".join((view[:zone.inner_start], inner, view[zone.close_start:]))
+
+
+def _spliced_text(data: bytes, zone: ZoneView, inner: bytes) -> str:
+    """``decode(_spliced(data, zone, inner))`` without the new bytes: their pieces decoded a slice at a time and
+    joined (:func:`.snapshot.decode_pieces`, B24)."""
+    assert zone.close_start is not None
+    view = memoryview(data)
+    text = decode_pieces((view[:zone.inner_start], memoryview(inner), view[zone.close_start:]))
+    return decode(_spliced(data, zone, inner)) if text is None else text
 
 
 def preview_proposal(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> tuple[ZoneView, bytes] | None:
@@ -197,7 +210,22 @@ def _target_zone(snap: FileSnapshot, proposal: Proposal, index: ZoneIndex | None
     return zone
 
 
-def _verdict(snap: FileSnapshot, new_inner: bytes, zone: ZoneView
+#: What the re-check reads of the file's parse: its diagnostics' keys, its zones' levels and lines.
+_Basis = tuple[DiagnosticKeys, Sequence[int], Sequence[int]]
+
+
+def _full_basis(snap: FileSnapshot) -> _Basis:
+    """What the re-check reads of the file's full parse, from its zone index (a proposal to a container, or a zone
+    that moved): the diagnostics' keys and the zones' levels and lines; the index is let go of (B22)."""
+    before = snap.diagnostic_keys
+    index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
+    levels, lines = index.zones.level, index.z_line
+    del index
+    snap.let_go_of_full()  # the zones' levels and lines are all the rest of the re-check reads of the index
+    return before, levels, lines
+
+
+def _verdict(snap: FileSnapshot, new_inner: bytes, zone: ZoneView, basis: _Basis | None = None
              ) -> tuple[Verdict, tuple[str, ...], tuple[Diagnostic, ...]]:
     """The user re-check of replacing ``zone``'s inner lines by ``new_inner`` (§5.5): only new errors refuse.
 
@@ -210,17 +238,15 @@ def _verdict(snap: FileSnapshot, new_inner: bytes, zone: ZoneView
     ends (B22).
     """
     assert zone.close_start is not None
+    before, levels, lines = basis if basis is not None else _full_basis(snap)
+    del basis
     path, data = snap.path, snap.data
-    before = snap.diagnostic_keys
-    index = snap.full_index  # the zones before, from the parse's own scan: no tree of either text (W98)
     old_inner = _inner(zone, data)
     start: CharOffset = chars_before(data, zone.inner_start)
     edit = Edit(start, len(decode(old_inner)), len(decode(new_inner)), zone.line + 1, old_inner.count(b"\n"),
                 new_inner.count(b"\n"))
     del old_inner
-    levels, lines, zone_count = index.zones.level, index.z_line, len(index)
-    del index
-    snap.let_go_of_full()  # the zones' levels and lines are all the rest of the re-check reads of the index
+    zone_count = len(levels)
     ended = [0, True]  # zones the new parse ended, and whether each was the file's, moved over the edit
 
     def zone_ended(frame: ZoneFrame) -> None:
@@ -229,7 +255,7 @@ def _verdict(snap: FileSnapshot, new_inner: bytes, zone: ZoneView
         if ended[1] and not (k < len(levels) and frame.plevel == levels[k] and frame.line == edit.map_line(lines[k])):
             ended[1] = False
 
-    new_text = decode(_spliced(data, zone, new_inner))
+    new_text = _spliced_text(data, zone, new_inner)
     after = parse(new_text, path=str(path), on_zone=zone_ended)
     del new_text
     found = tuple(added_to(before, after.diagnostics, edit))
@@ -326,6 +352,11 @@ def _hunk_moved(line: str, offset: int) -> str:
     return f"@@ -{moved(old)} +{moved(new)} @@"
 
 
+def _no_zone_at(target: int) -> RefusedWrite:
+    return RefusedWrite(f"refused: no permission zone opens at or contains line {target}", code="NO_ZONE",
+                        rule="§5.1")
+
+
 def _zone_for_target(index: ZoneIndex, target: int | str | None) -> ZoneView:
     """The zone ``target`` names: a zone line, or a container whose [P3] zone it is (§7.1.2); None names none."""
     if target is None:
@@ -334,8 +365,7 @@ def _zone_for_target(index: ZoneIndex, target: int | str | None) -> ZoneView:
     if isinstance(target, int) and not isinstance(target, bool):  # a zone line; a str is a container
         zone = index.zone_at_line(int(target))
         if zone is None:
-            raise RefusedWrite(f"refused: no permission zone opens at or contains line {target}", code="NO_ZONE",
-                               rule="§5.1")
+            raise _no_zone_at(target)
         return zone
     cid = resolve_container(index, str(target))  # a bool is no line: read as the container it names
     decl = index.header_line(cid)
@@ -369,8 +399,18 @@ def plan_proposal(snap: FileSnapshot, target: int | str | None, new_content: str
     change in ``snap``; pure: the proposal is recorded by :func:`propose`."""
     snap.refuse_not_utf8()  # W45: applied, it would write UTF-8 into another encoding
     data = snap.data
-    index = snap.full_index
-    zone = _zone_for_target(index, target)
+    basis: _Basis | None = None
+    if isinstance(target, int) and not isinstance(target, bool):  # a zone line: the sketch of the zones (B24)
+        before, sketch = snap.sketch(int(target))
+        if sketch.zone is None:
+            raise _no_zone_at(target)
+        zone, context, basis = sketch.zone, sketch.context, (before, sketch.levels, sketch.lines)
+        del sketch, before
+    else:
+        index = snap.full_index
+        zone = _zone_for_target(index, target)
+        context = container_lines(index, zone)
+        del index
     if zone.close_start is None or zone.inline:
         raise RefusedWrite(f"refused: the [P{zone.level}] zone at line {zone.line} is "
                            f"{'never closed' if zone.close_start is None else 'opened inline'}; edit it by hand",
@@ -381,9 +421,8 @@ def plan_proposal(snap: FileSnapshot, target: int | str | None, new_content: str
     if not _changes_inner(data, zone, new_inner):
         raise RefusedWrite(f"refused: the proposal changes nothing in the zone at line {zone.line}",
                            code="NO_CHANGE", zone=zone.line, level=zone.level, rule="W1")
-    context = container_lines(index, zone)
-    del index
-    verdict, problems, found = _verdict(snap, new_inner, zone)
+    verdict, problems, found = _verdict(snap, new_inner, zone, basis)
+    del basis
     would_add = tuple(printable(d.format()) for d in found) + verdict.problems + problems
     return ProposalPlan(zone, context, zone_hash(data, zone), inner, _spliced(data, zone, new_inner), would_add)
 
@@ -474,6 +513,14 @@ def load(proposal_path: str | os.PathLike[str]) -> Proposal:
     return _from_record(p, record, Path(os.path.abspath(p)).parent.parent.parent / name)
 
 
+def _is_proposals(proposal: Proposal, data: bytes, z: ZoneView, context: Callable[[], tuple[str, ...]]) -> bool:
+    """Whether ``z`` (of ``data``, in the container whose header lines ``context`` gives) is the proposal's zone: its
+    level, closed and not inline, its inner bytes and its container as the proposal recorded them (W2)."""
+    return (z.level == proposal.zone_level and z.close_start is not None and not z.inline
+            and zone_hash(data, z) == proposal.zone_sha256
+            and (proposal.zone_context is None or context() == proposal.zone_context))
+
+
 def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None) -> ZoneView | None:
     """The proposal's zone in ``data``: at its line, or the one zone of its level with the same content —
     in the same container (the same header lines open at its close), so that a zone of another container
@@ -482,9 +529,7 @@ def locate_zone(proposal: Proposal, data: bytes, index: ZoneIndex | None = None)
         index = ZoneIndex.parse(decode(data))[1]  # one scan, no tree (W98)
 
     def same(z: ZoneView) -> bool:
-        return (z.level == proposal.zone_level and z.close_start is not None and not z.inline
-                and zone_hash(data, z) == proposal.zone_sha256
-                and (proposal.zone_context is None or container_lines(index, z) == proposal.zone_context))
+        return _is_proposals(proposal, data, z, lambda: container_lines(index, z))
 
     at = index.zone_at_line(proposal.zone_line)
     if at is not None and at.line == proposal.zone_line and same(at):  # what the scan below would choose
@@ -508,8 +553,17 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     """What applying ``proposal`` does to ``snap`` (the file's bytes now): its zone found again (W2), the change
     recomputed from the proposed content (never from the stored diff), the user re-check (§5.5); pure."""
     snap.refuse_not_utf8()  # W45
-    zone = _target_zone(snap, proposal)
     data = snap.data
+    # the zone at its line, from the sketch of the zones (B24); a zone that moved is looked for in the zone index
+    basis: _Basis | None = None
+    before, sketch = snap.sketch(proposal.zone_line)
+    at, context = sketch.zone, sketch.context
+    if at is not None and at.line == proposal.zone_line and _is_proposals(proposal, data, at, lambda: context):
+        zone, where, basis = at, sketch.owner_name, (before, sketch.levels, sketch.lines)
+    else:
+        zone = _target_zone(snap, proposal)
+        where = None
+    del sketch, before
     new_inner = encode(_content_for(proposal.new_content, data, zone))
     changed = _changes_inner(data, zone, new_inner)
     assert zone.close_start is not None
@@ -517,8 +571,10 @@ def plan_apply(snap: FileSnapshot, proposal: Proposal) -> Plan[ApplyResult]:
     result = ApplyResult(Path(snap.path), changed, len(data), size, None, zone.line)
     if not changed:
         return Plan(data, result)
-    where = None if zone.owner is None else snap.full_index.name(zone.owner)
-    verdict, problems, _found = _verdict(snap, new_inner, zone)
+    if basis is None:
+        where = None if zone.owner is None else snap.full_index.name(zone.owner)
+    verdict, problems, _found = _verdict(snap, new_inner, zone, basis)
+    del basis
     if problems or not verdict.ok:
         why = problems[0] if problems else verdict.reason()
         if problems:
