@@ -17,9 +17,13 @@ makes the bytes differ, and the file is read again.
 
 from __future__ import annotations
 
+import hashlib
+
 from ..core.document import Document
 
-Key = tuple[str | None, str, str]
+#: An entry's duplicate key: a digest of its date, title and body as compared (:func:`entry_key`) — 16 bytes, not the
+#: strings: a batch of N entries holds N keys beside its plan (B25).
+Key = bytes
 
 
 def normal_body(text: str) -> str:
@@ -33,8 +37,18 @@ def normal_body(text: str) -> str:
 
 
 def entry_key(date: str | None, title: str, body: str) -> Key:
-    """The duplicate key of an entry from its date and its title and body as written (sanitised)."""
-    return date, title.strip(), normal_body(body)
+    """The duplicate key of an entry from its date and its title and body as written (sanitised): equal keys are
+    equal (date, stripped title, :func:`normal_body`) triples, each part length-prefixed in the digest."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in ((b"\x00" if date is None else b"\x01" + _utf8(date)), _utf8(title.strip()), _utf8(normal_body(body))):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.digest()
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as bytes, any lone surrogate (a kept invalid byte, :mod:`zonemark.core.text`) included."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:

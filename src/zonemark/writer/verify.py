@@ -383,8 +383,16 @@ def mini_prefix(index: ZoneIndex, zone: ZoneView) -> tuple[str, dict[int, int]]:
 def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, edit: Edit,
                expect: Expect, *, owner: int | None = None) -> Verdict:
     """The verdict of the zone alone (see :func:`incremental_check`), diagnostics on file lines."""
-    region_old = old_zone[edit.start:edit.start + edit.old_len]
-    region_new = new_zone[edit.start:edit.start + edit.new_len]
+    undecided = _undecided(index, zone, old_zone[edit.start:edit.start + edit.old_len],
+                           new_zone[edit.start:edit.start + edit.new_len])
+    if undecided is not None:
+        return undecided
+    head, header_lines = mini_prefix(index, zone)
+    return _mini_verdict(index, zone, head, header_lines, head + old_zone, head + new_zone, edit, expect, owner)
+
+
+def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: str) -> Verdict | None:
+    """The undecided verdict of :func:`mini_check` that its edited lines alone give, or None."""
     if any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in (region_old + "\n" + region_new).split("\n")):
         # a version pin counts once per file (the first wins): only the whole file can tell
         return Verdict(False, (), ("a version pin in the edited lines",), "undecided")
@@ -394,10 +402,17 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     if any(index.headers.type_of(h) == "state_registry" for h in zone.context):
         # registry lines count only under the file's first registry header, which the zone cannot see
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
-    head, header_lines = mini_prefix(index, zone)
+    return None
+
+
+def _mini_verdict(index: ZoneIndex, zone: ZoneView, head: str, header_lines: dict[int, int], old_text: str,
+                  new_text: str, edit: Edit, expect: Expect, owner: int | None) -> Verdict:
+    """:func:`mini_check` once its edited lines are known to decide, on the two mini-documents' texts (``head``
+    and the zone before and after): each text is the parse's own source, no second copy of it held (B25)."""
     mini_zone_line = head.count("\n") + 1
-    mini_before = parse(head + old_zone, tree=True)
-    mini_after = parse(head + new_zone, tree=True)
+    mini_before = parse(old_text, tree=True)
+    mini_after = parse(new_text, tree=True)
+    del old_text, new_text
     mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
     # a zone is where it opens and where it closes: an inserted closing tag ends it early, and
     # what then follows it (a fence, say) would swallow the rest of the file
@@ -558,8 +573,15 @@ def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffse
     if window is not None:
         opening, rest = window
         edit = Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
-        return incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
-                                 edit, expect, owner=owner)
+        at_zone = replace(zone, line=line - 1)
+        # :func:`incremental_check` of (opening + rest, opening + insert + rest), the new mini-document's text made
+        # once, as the parse's source (the edited lines are ``insert`` itself, B25)
+        verdict = _undecided(index, at_zone, "", insert)
+        if verdict is None:
+            head, header_lines = mini_prefix(index, at_zone)
+            verdict = _mini_verdict(index, at_zone, head, header_lines, "".join((head, opening, rest)),
+                                    "".join((head, opening, insert, rest)), edit, expect, owner)
+        return verdict if verdict.ok else None
     old_zone = decode(data[zone.start:zone.close_end])
     rel = CharOffset(len(decode(data[zone.start:at])))
     edit = Edit(rel, 0, len(insert), line, 0, insert.count("\n"))
