@@ -165,6 +165,7 @@ class _Report:
         self.rare: dict[int, tuple[str | None, tuple[str, ...], str | None]] = {}  # reason, changes, code
         self.counts = [0, 0, 0, 0]
         done = _STATUSES.index(WOULD_FILE if dry_run else FILED)
+        extra: tuple[str | None, tuple[str, ...], str | None] | None
         for i, o in enumerate(outcomes):
             if i >= len(found):
                 break
