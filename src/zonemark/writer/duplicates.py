@@ -38,17 +38,19 @@ def normal_body(text: str) -> str:
 
 def entry_key(date: str | None, title: str, body: str) -> Key:
     """The duplicate key of an entry from its date and its title and body as written (sanitised): equal keys are
-    equal (date, stripped title, :func:`normal_body`) triples, each part length-prefixed in the digest."""
+    equal (date, stripped title, :func:`normal_body`) triples — each part is given with its length in characters,
+    then its UTF-8 a slice at a time (no copy of a long body as bytes)."""
     h = hashlib.blake2b(digest_size=16)
-    for part in ((b"\x00" if date is None else b"\x01" + _utf8(date)), _utf8(title.strip()), _utf8(normal_body(body))):
+    h.update(b"\x00" if date is None else b"\x01")
+    for part in ("" if date is None else date, title.strip(), normal_body(body)):
         h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
+        for at in range(0, len(part), _SLICE):
+            h.update(part[at:at + _SLICE].encode("utf-8", "surrogatepass"))  # a kept invalid byte included
     return h.digest()
 
 
-def _utf8(text: str) -> bytes:
-    """``text`` as bytes, any lone surrogate (a kept invalid byte, :mod:`zonemark.core.text`) included."""
-    return text.encode("utf-8", "surrogatepass")
+#: How many characters of a part :func:`entry_key` encodes at a time.
+_SLICE = 1 << 16
 
 
 def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:
