@@ -1265,3 +1265,128 @@ def test_b24_the_new_text_of_the_recheck_is_decoded_from_the_pieces_of_the_splic
         if b"\xe9" not in inner:  # UTF-8 (a splice that is not is decoded whole, as before)
             assert peak < 0.97 * before, (peak / len(data), before / len(data))  # 4.0x -> 3.9x, 7.0x -> 5.8x
     assert _spliced(data, zone, b"x\n") == data[:zone.inner_start] + b"x\n" + data[zone.close_start:]
+
+
+def _b25_ingest_case(tmp_path, family):
+    """The bench's ingest case of ``family`` at its largest N: the layer, the chat text and the call."""
+    import bench_worst_case as bench
+    from zonemark.interchange.ingest import ingest
+
+    n = bench.fitting("ingest", family, bench.FAMILIES[family][1])[0] * 10
+    _, bulk = bench.build(tmp_path / "case", family, n)
+    text = bulk.read_text(encoding="utf-8")
+    reminder = tmp_path / "case" / "aria[reminder].md"
+    ingest(reminder, "001", text[:2000], dry_run=True, today="2026-02-01")  # imports and caches warmed
+    return text, lambda: ingest(reminder, "001", text, dry_run=True, today="2026-02-01")
+
+
+@pytest.mark.parametrize("family, bound", [("entries", 24.0), ("same-name", 10.5)])
+def test_b25_ingest_holds_no_chain_of_objects_per_entry(tmp_path, family, bound):
+    """``ingest`` of 3,000 entries holds the extraction and the report as columns, the writer's keys as digests let
+    go of once checked, and the re-check's new parse without the inserted entries' blocks: before B25 the peak
+    (tracemalloc) was 45x the chat text on entries and 18.7x on same-name."""
+    text, call = _b25_ingest_case(tmp_path, family)
+    used, result = _peak(call)
+    size = len(text.encode("utf-8"))
+    assert result.found == result.count("would_file") + result.count("duplicate") + result.count("refused") > 2_000
+    assert used <= bound * size, used / size  # now 20.8x, 9.3x
+
+
+def test_b25_ingest_answers_and_writes_what_it_did_before(tmp_path):
+    """The JSON report and the bytes written of 59 ingestions (generated chats in Italian and Japanese, em dashes,
+    duplicates of the file's entries and of the text's, refused dates, titles and zones, entries without a date or
+    without their hashes, and the repo's chat fixtures), as the code before B25 gave them
+    (``tests/fixtures/interchange/b25_golden.json``, made with ``ingest_reference.run`` at 3ad5582)."""
+    import ingest_reference
+    from zonemark.interchange.ingest import ingest
+
+    golden = json.loads(ingest_reference.GOLDEN.read_text(encoding="utf-8"))
+    answers = ingest_reference.run(ingest, tmp_path)
+    assert answers.keys() == golden.keys()
+    for name, answer in answers.items():
+        assert answer == golden[name], name
+    statuses = {i["status"] for a in answers.values() for i in a["report"].get("items", ())}
+    assert statuses == {"filed", "would_file", "duplicate", "refused"}
+
+
+def test_b25_report_columns_give_the_items(tmp_path):
+    """``IngestResult.items``, ``count`` and ``to_dict`` made from the report's columns are those of the items one
+    by one, the rare reasons, codes and changes in place."""
+    import ingest_reference
+    from zonemark.interchange.ingest import DUPLICATE, FILED, REFUSED, WOULD_FILE, ingest
+
+    memory = tmp_path / "casa[ext_memory].md"
+    memory.write_text(ingest_reference.MEMORY, encoding="utf-8")
+    result = ingest(memory, "Macchina", ingest_reference.chat(3, 40), today="2026-02-01")
+    items = result.items
+    assert result.found == len(items) and [i.to_dict() for i in items] == result.to_dict()["items"]
+    for status in (FILED, WOULD_FILE, DUPLICATE, REFUSED):
+        assert result.count(status) == sum(1 for i in items if i.status == status)
+    assert any(i.code for i in items) and any(i.changes for i in items)
+    assert any(i.reason and "line" in i.reason for i in items if i.status == DUPLICATE)
+
+
+def test_b25_digest_keys_are_equal_as_the_triples_are():
+    """A duplicate key is a digest of (date, stripped title, normal body): equal exactly when those are."""
+    from zonemark.writer.duplicates import entry_key, normal_body
+
+    rnd = random.Random(25)
+    parts = ("", "a", "ab", "a\n", "\n", "東京", "perché —", " a ", "\r\n", "\udcff")
+    triples = [(rnd.choice((None, "2026-01-03", "2026-01-0")), "".join(rnd.choices(parts, k=2)),
+                "".join(rnd.choices(parts, k=3))) for _ in range(400)]
+    for a in triples:
+        for b in triples[:60]:
+            same = (a[0], a[1].strip(), normal_body(a[2])) == (b[0], b[1].strip(), normal_body(b[2]))
+            assert (entry_key(*a) == entry_key(*b)) == same, (a, b)
+    assert entry_key(None, "", "") != entry_key("", "", "")
+
+
+def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
+    """The insertion re-check whose new parse leaves the inserted entries' blocks out of its tree
+    (:class:`verify.Taken`) accepts exactly the insertions the re-check on the whole tree accepts — entries, and
+    inserts with headers, rules, anchors, zones, fences and lists in them — and holds less while it parses."""
+    from dataclasses import replace
+
+    from zonemark.writer import verify
+    from zonemark.writer.offsets import CharOffset
+    from zonemark.writer.locate import resolve_container
+    from zonemark.writer.snapshot import FileSnapshot
+
+    memory = ("# Casa — perché [external_memory]\n\n[P1]\n## TOPIC: Macchina\n[/P1]\n\n[P4]\n"
+              "###### LOG: 2026-09-06 — Tagliando\nOlio — sì.\n\n[/P4]\n")
+    snap = FileSnapshot("casa[ext_memory].md", memory.encode("utf-8"))
+    index = snap.index
+    zone = index.zone(1)
+    data = snap.data
+    at = data.index(b"\n\n[/P4]") + 1
+    line = data.count(b"\n", 0, at) + 1
+    owner = resolve_container(index, "Macchina")
+    pieces = ("###### LOG: 2026-01-03 — voce {i}\nperché 東京\n", "###### LOG: 2026-01-03 — x\n- a\n  - b\n",
+              "###### LOG: 2026-01-03 — y\n## TOPIC: Nuovo\n", "###### LOG: 2026-01-03 — z\n* R1: regola\n",
+              "###### LOG: 2026-01-03 — w\n> [!WARNING] attenzione\n", "###### LOG: 2026-01-03 — f\n```\n[/P4]\n",
+              "###### LOG: 2026-01-03 — g\n[P5]\n", "###### LOG: 2026-01-03 — h\n##### SUBTOPIC4: no\n",
+              "###### LOG: 2026-01-03 — k\n###### entry senza LOG\n", "###### LOG: 2026-02-30 — data\n")
+    rnd = random.Random(7)
+    seen = set()
+    for trial in range(120):
+        parts = [rnd.choice(pieces[:2] if trial % 3 else pieces).format(i=k) for k in range(rnd.randint(1, 30))]
+        insert = "\n".join(parts)
+        expect = verify.Expect(entries=len(parts), owner_line=index.header_line(owner))
+        streamed = verify.insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+        opening, rest = verify._window(index, zone, data, at, insert)
+        edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
+        whole = verify.incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
+                                         edit, expect, owner=owner)
+        assert streamed == whole, insert
+        seen.add(whole is None)
+    assert seen == {True, False}
+    insert = "\n".join(pieces[0].format(i=k) for k in range(2_000))
+    expect = verify.Expect(entries=2_000, owner_line=index.header_line(owner))
+    opening, rest = verify._window(index, zone, data, at, insert)
+    edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
+    streamed_peak, accepted = _peak(lambda: verify.insertion_check(index, zone, data, at, insert, line, expect,
+                                                                   owner=owner))
+    whole_peak, also = _peak(lambda: verify.incremental_check(index, replace(zone, line=line - 1), opening + rest,
+                                                              opening + insert + rest, edit, expect, owner=owner))
+    assert accepted is not None and accepted == also
+    assert streamed_peak * 3 <= whole_peak * 2, (streamed_peak, whole_peak)  # now 1.17 MB and 2.05 MB

@@ -26,7 +26,8 @@ from .syntax import conflict_regions
 from .document import Document
 from .outline import OutlineBuilder
 from .scanner import Scanner
-from .tree import HeadingFrame, ZoneFrame
+from .nodes import Block
+from .tree import HeadingFrame, ZoneFrame, pruning
 
 #: A pending finding's (line, column): the order of ``Document.diagnostics``.
 _LINE_COLUMN = itemgetter(1, 2)
@@ -34,7 +35,8 @@ _LINE_COLUMN = itemgetter(1, 2)
 
 def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bool = False,
           on_header: Callable[[HeadingFrame], None] | None = None,
-          on_zone: Callable[[ZoneFrame], None] | None = None) -> Document:
+          on_zone: Callable[[ZoneFrame], None] | None = None,
+          keep: Callable[[Block], bool] | None = None) -> Document:
     """Parse one file's text.  Never raises on a ``str``; see ``Document.diagnostics``.
 
     ``tree=True`` builds the block tree in the same scan, for a caller that reads ``blocks`` at
@@ -42,10 +44,12 @@ def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bo
     outline in the same scan, for a caller that reads ``outline()`` at once (W96).  ``on_header`` is
     told of each header as the scan opens it (the title's excepted), ``on_zone`` of each top-level
     permission zone as the scan ends it, for a caller that needs them and not the tree (W98): the
-    frames of :func:`.scanner.scan_structure`, in the parse's own scan."""
+    frames of :func:`.scanner.scan_structure`, in the parse's own scan.  ``keep``, with ``tree=True``, is told of
+    each block below the top level as it is built, and a block it returns False for is left out of the tree (its
+    subtree is the caller's: :func:`.tree.pruning`, B25)."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}; use parse_file() for bytes")
-    return _run(text, path, None, tree, outline, on_header, on_zone)
+    return _run(text, path, None, tree, outline, on_header, on_zone, keep)
 
 
 def parse_bytes(data: bytes, *, path: str | None = None, tree: bool = False, outline: bool = False) -> Document:
@@ -71,18 +75,22 @@ def _decoded(data: bytes) -> tuple[str, tuple[int, int, int, int] | None]:
 
 def _run(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
          outline: bool, on_header: Callable[[HeadingFrame], None] | None = None,
-         on_zone: Callable[[ZoneFrame], None] | None = None) -> Document:
+         on_zone: Callable[[ZoneFrame], None] | None = None,
+         keep: Callable[[Block], bool] | None = None) -> Document:
     """Parse with the cyclic GC paused: the tree has no reference cycles, and the scanner's
     working state is released (by reference counting) before the GC resumes."""
     with gcpause.paused():
-        return _parse(source, path, bad_byte, tree, outline, on_header, on_zone)
+        return _parse(source, path, bad_byte, tree, outline, on_header, on_zone, keep)
 
 
 def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | None, tree: bool,
            outline: bool, on_header: Callable[[HeadingFrame], None] | None,
-           on_zone: Callable[[ZoneFrame], None] | None) -> Document:
+           on_zone: Callable[[ZoneFrame], None] | None,
+           keep: Callable[[Block], bool] | None = None) -> Document:
     """Scan, check and freeze; ``bad_byte`` is the first invalid UTF-8 byte (line, column, value, count)."""
     scanner = Scanner(source, path, tree=tree)
+    if keep is not None and tree:
+        scanner.add_child = pruning(keep)
     scanner.on_zone = on_zone
     builder = OutlineBuilder(scanner) if outline else None
     if builder is not None and on_header is not None:

@@ -116,7 +116,7 @@ class Scanner:
         self.tree = tree  # False: diagnostics and facts only, no block is built (the tree is built on use)
         self.report = report  # False: findings are not kept (a scan again of a parsed text, which has them),
         # nor the facts only the checks read (every container, declaration and list run, B10)
-        self.add_child = add_child if tree else keep_open
+        self.add_child: Callable[[list[Frame | Block], Frame, str], None] = add_child if tree else keep_open
         self.on_header: Callable[[HeadingFrame], None] | None = None  # told of each header frame it opens
         self.on_zone: Callable[[ZoneFrame], None] | None = None  # told of each zone frame it ends
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser

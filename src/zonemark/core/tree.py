@@ -9,7 +9,7 @@ ends, or before the closing tag of a zone), and :meth:`Frame.build` turns it int
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from . import syntax as sx
 from .headers import Header
@@ -59,6 +59,24 @@ def keep_open(children: list[Frame | Block], frame: Frame, source: str) -> None:
         children[-1] = frame
     else:
         children.append(frame)
+
+
+def pruning(keep: Callable[[Block], bool]) -> Callable[[list[Frame | Block], Frame, str], None]:
+    """:func:`add_child` for a scan that hands each finished child to ``keep`` as it is built: a child ``keep``
+    returns False for is dropped from its parent at once (its subtree is ``keep``'s now), so a scan that needs
+    only some of the tree — the blocks outside an edited region — does not hold the others (B25).  The last child
+    of each parent, built with the parent, and the top-level blocks are always kept."""
+    def add(children: list[Frame | Block], frame: Frame, source: str) -> None:
+        if children:
+            last = children[-1]
+            if isinstance(last, Frame):
+                built = last.build(source, frame.start, frame.line - 1)
+                if keep(built):
+                    children[-1] = built
+                else:
+                    children.pop()
+        children.append(frame)
+    return add
 
 
 def build_children(children: list[Frame | Block], source: str, end: int, end_line: int) -> tuple[Block, ...]:

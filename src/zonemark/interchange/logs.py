@@ -206,8 +206,27 @@ def extract_logs(text: str) -> Extraction:
     """Every log entry of ``text`` and the warnings about it (§N.19.2, §N.19.3; module docstring)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    entries: list[LogEntry] = []
     warnings: list[Notice] = []
+    entries = tuple(LogEntry(n, line, h.date, h.title, end, end_line, _body(text, start, stop))
+                    for n, line, h, end, end_line, start, stop in scan_logs(text, warnings))
+    return Extraction(entries, tuple(warnings))
+
+
+#: One entry as :func:`scan_logs` finds it: its header line (1-based), the header as written, its reading, how it
+#: ends and the line it ends at, and the span of the text its body is read from (:func:`body_of`).
+Found = tuple[int, str, _Header, str, int | None, int, int]
+
+
+def body_of(text: str, start: int, stop: int) -> str:
+    """The body of an entry :func:`scan_logs` found at ``start``, ``stop`` (``LogEntry.body``)."""
+    return _body(text, start, stop)
+
+
+def scan_logs(text: str, warnings: list[Notice]) -> Iterator[Found]:
+    """The entries of ``text`` one at a time, in order, each given as it closes (:data:`Found`; what
+    :func:`extract_logs` makes a :class:`LogEntry` of), the warnings added to ``warnings`` as the scan meets them:
+    a caller that keeps a few columns of each entry holds no entry object (B25)."""
+    found: list[Found] = []
     open_entry: _Open | None = None
     fence: tuple[str, int] | None = None
     fence_id = 0  # a number per fence, so an entry knows which fence it started in
@@ -219,14 +238,14 @@ def extract_logs(text: str) -> Extraction:
     def close(e: _Open, end: str, end_index: int | None, stop: int) -> None:
         """Close ``e``: its body is the text from the line after its header to the line-feed before ``stop``."""
         nonlocal open_entry
-        h: _Header = e["header"]
-        entries.append(LogEntry(e["index"] + 1, e["line"], h.date, h.title, end,
-                                None if end_index is None else end_index + 1,
-                                _body(text, e["body"], max(e["body"], stop - 1))))
+        found.append((e["index"] + 1, e["line"], e["header"], end, None if end_index is None else end_index + 1,
+                      e["body"], max(e["body"], stop - 1)))
         open_entry = None
 
     i = -1
     for at, until, line in lines_of(text):
+        if found:
+            yield found.pop()
         i += 1
         if fence is not None and _fence_closes(line, fence):
             if open_entry is not None and open_entry["fence"] == fence_id:
@@ -286,6 +305,8 @@ def extract_logs(text: str) -> Extraction:
             warnings.append(notice("LOG_MARKER_NOT_ALONE",
                                    f"line {i + 1}: '{line.strip()[:40]}' is not the [/LOG] marker (upper case, alone"
                                    f" on its line): {where}", i + 1))
+    if found:
+        yield found.pop()
     if open_entry is not None:
         close(open_entry, END_OF_TEXT, None, len(text) + 1)
-    return Extraction(tuple(entries), tuple(warnings))
+        yield found.pop()

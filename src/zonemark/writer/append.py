@@ -102,6 +102,10 @@ class _Candidate:
     changes: tuple[str, ...]
 
 
+#: The key of a candidate once the duplicate check has read it.
+_CHECKED = b""
+
+
 def _refusal(exc: Exception) -> tuple[str, str]:
     """(code, one line) of a refusal raised while preparing an entry."""
     if isinstance(exc, RefusedWrite):
@@ -271,6 +275,7 @@ def plan_batch(snap: FileSnapshot, container: str, entries: Sequence[NewEntry], 
     prepared = _prepare(entries, default_date)
     outcomes: list[EntryOutcome | None] = [p if isinstance(p, EntryOutcome) else None for p in prepared]
     candidates = [p for p in prepared if isinstance(p, _Candidate)]
+    del prepared
     if candidates:
         keys = snap.entries(index.header_line(cid))
         fresh = []
@@ -280,6 +285,8 @@ def plan_batch(snap: FileSnapshot, container: str, entries: Sequence[NewEntry], 
             else:
                 keys[c.key] = -1 - c.pos  # an earlier entry of this batch: its line is known once placed
                 fresh.append(c)
+            c.key = _CHECKED  # the keys are not read again: not held through the re-check (B25)
+        del keys
         candidates = fresh
     zone: ZoneView | None = None
     owner: int | None = cid

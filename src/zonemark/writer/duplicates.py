@@ -17,9 +17,13 @@ makes the bytes differ, and the file is read again.
 
 from __future__ import annotations
 
+import hashlib
+
 from ..core.document import Document
 
-Key = tuple[str | None, str, str]
+#: An entry's duplicate key: a digest of its date, title and body as compared (:func:`entry_key`) — 16 bytes, not the
+#: strings: a batch of N entries holds N keys beside its plan (B25).
+Key = bytes
 
 
 def normal_body(text: str) -> str:
@@ -33,8 +37,20 @@ def normal_body(text: str) -> str:
 
 
 def entry_key(date: str | None, title: str, body: str) -> Key:
-    """The duplicate key of an entry from its date and its title and body as written (sanitised)."""
-    return date, title.strip(), normal_body(body)
+    """The duplicate key of an entry from its date and its title and body as written (sanitised): equal keys are
+    equal (date, stripped title, :func:`normal_body`) triples — each part is given with its length in characters,
+    then its UTF-8 a slice at a time (no copy of a long body as bytes)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(b"\x00" if date is None else b"\x01")
+    for part in ("" if date is None else date, title.strip(), normal_body(body)):
+        h.update(len(part).to_bytes(8, "little"))
+        for at in range(0, len(part), _SLICE):
+            h.update(part[at:at + _SLICE].encode("utf-8", "surrogatepass"))  # a kept invalid byte included
+    return h.digest()
+
+
+#: How many characters of a part :func:`entry_key` encodes at a time.
+_SLICE = 1 << 16
 
 
 def owned_entries(doc: Document, owner_line: int) -> dict[Key, int]:

@@ -315,8 +315,43 @@ def _same_text(a: str, a_at: int, b: str, b_at: int, length: int) -> bool:
                for i in range(0, length, step))
 
 
-def compare(before: Document, after: Document, edit: Edit, expect: Expect, method: str = "full") -> Verdict:
-    """The verdict on ``before`` → ``after`` (both parsed from texts that differ only in ``edit``)."""
+class Taken:
+    """The blocks of an edited region a parse left out of its tree (``parse(keep=...)``, :func:`.tree.pruning`),
+    as :func:`compare` reads them: the lines of the H6 entries, what else they would add, whether a header H1-H5
+    is among them.  Only a block wholly inside the region is taken, so the blocks outside it are all in the tree,
+    in their order (B25)."""
+
+    __slots__ = ("edit", "entries", "problems", "header")
+
+    def __init__(self, edit: Edit) -> None:
+        self.edit = edit
+        self.entries = array("q")
+        self.problems: list[str] = []
+        self.header = False
+
+    def keep(self, block: Block) -> bool:
+        """False (the block is taken) for a block wholly inside the region, after reading it and its subtree."""
+        edit = self.edit
+        if not (edit.in_new(block.line) and edit.in_new(block.end_line)):
+            return True
+        for b in block.walk():
+            if isinstance(b, Heading):
+                if b.level < 6:
+                    self.header = True
+                if b.level != 6 or b.type != "log" or b.refused:
+                    self.problems.append(f"a header at line {b.line} would be added (only H6 entries may be)")
+                else:
+                    self.entries.append(b.line)
+            elif isinstance(b, Rule) or (isinstance(b, Quote) and b.severity) or b.type == "permission_block":
+                self.problems.append(f"a {b.type.replace('_', ' ')} at line {b.line} would be added")
+        return False
+
+
+def compare(before: Document, after: Document, edit: Edit, expect: Expect, method: str = "full",
+            taken: Taken | None = None) -> Verdict:
+    """The verdict on ``before`` → ``after`` (both parsed from texts that differ only in ``edit``).  ``taken``: the
+    blocks of the region ``after``'s parse left out of its tree (:class:`Taken`); the verdict is then the same
+    in being accepted or not, the problems of the taken blocks coming first."""
     old_src, new_src = before.source, after.source
     problems: list[str] = []
     old_end, new_end = edit.start + edit.old_len, edit.start + edit.new_len
@@ -332,13 +367,15 @@ def compare(before: Document, after: Document, edit: Edit, expect: Expect, metho
         if first is not None:
             where = f" (near line {first[1]})" if first and first[1] else ""
             problems.append(f"the structure outside the edited zone would change{where}")
-        entries = []
+        entries = array("q") if taken is None else taken.entries
+        if taken is not None:
+            problems += taken.problems
         for b in in_new:
             if isinstance(b, Heading):
                 if b.level != 6 or b.type != "log" or b.refused:
                     problems.append(f"a header at line {b.line} would be added (only H6 entries may be)")
                 else:
-                    entries.append(b)
+                    entries.append(b.line)
             elif isinstance(b, Rule) or (isinstance(b, Quote) and b.severity) or b.type == "permission_block":
                 problems.append(f"a {b.type.replace('_', ' ')} at line {b.line} would be added")
         if expect.entries is not None and len(entries) != expect.entries:
@@ -346,9 +383,9 @@ def compare(before: Document, after: Document, edit: Edit, expect: Expect, metho
         if expect.owner_line is not None:
             want = 0 if expect.owner_line == 0 else edit.map_line(expect.owner_line)
             for e in entries:
-                got = after.h6_owner.get(e.line)
+                got = after.h6_owner.get(e)
                 if got != want:
-                    problems.append(f"the entry at line {e.line} would belong to line {got}, not line {want}")
+                    problems.append(f"the entry at line {e} would belong to line {got}, not line {want}")
         if _facts(before, edit, not expect.registry) != _facts(after, None, not expect.registry):
             problems.append("modules, states, connections or the registry would change")
     ok = not problems and not new_diags
@@ -383,8 +420,16 @@ def mini_prefix(index: ZoneIndex, zone: ZoneView) -> tuple[str, dict[int, int]]:
 def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, edit: Edit,
                expect: Expect, *, owner: int | None = None) -> Verdict:
     """The verdict of the zone alone (see :func:`incremental_check`), diagnostics on file lines."""
-    region_old = old_zone[edit.start:edit.start + edit.old_len]
-    region_new = new_zone[edit.start:edit.start + edit.new_len]
+    undecided = _undecided(index, zone, old_zone[edit.start:edit.start + edit.old_len],
+                           new_zone[edit.start:edit.start + edit.new_len])
+    if undecided is not None:
+        return undecided
+    head, header_lines = mini_prefix(index, zone)
+    return _mini_verdict(index, zone, head, header_lines, head + old_zone, head + new_zone, edit, expect, owner)
+
+
+def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: str) -> Verdict | None:
+    """The undecided verdict of :func:`mini_check` that its edited lines alone give, or None."""
     if any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in (region_old + "\n" + region_new).split("\n")):
         # a version pin counts once per file (the first wins): only the whole file can tell
         return Verdict(False, (), ("a version pin in the edited lines",), "undecided")
@@ -394,11 +439,23 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     if any(index.headers.type_of(h) == "state_registry" for h in zone.context):
         # registry lines count only under the file's first registry header, which the zone cannot see
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
-    head, header_lines = mini_prefix(index, zone)
+    return None
+
+
+def _mini_verdict(index: ZoneIndex, zone: ZoneView, head: str, header_lines: dict[int, int], old_text: str,
+                  new_text: str, edit: Edit, expect: Expect, owner: int | None, *, stream: bool = False) -> Verdict:
+    """:func:`mini_check` once its edited lines are known to decide, on the two mini-documents' texts (``head``
+    and the zone before and after): each text is the parse's own source, no second copy of it held (B25).
+
+    ``stream``: the new parse leaves the blocks wholly inside the edited lines out of its tree, read as they are
+    built (:class:`Taken`): the verdict is the same in being accepted or not (its problems may be other ones), for
+    a caller that keeps only an accepting verdict (:func:`insertion_check`)."""
     mini_zone_line = head.count("\n") + 1
-    mini_before = parse(head + old_zone, tree=True)
-    mini_after = parse(head + new_zone, tree=True)
     mini_edit = replace(edit, start=CharOffset(edit.start + len(head)), line=edit.line - zone.line + mini_zone_line)
+    taken = Taken(mini_edit) if stream else None
+    mini_before = parse(old_text, tree=True)
+    mini_after = parse(new_text, tree=True, keep=None if taken is None else taken.keep)
+    del old_text, new_text
     # a zone is where it opens and where it closes: an inserted closing tag ends it early, and
     # what then follows it (a fence, say) would swallow the rest of the file
     zones_before = [(b.permission_level, mini_edit.map_line(b.line), mini_edit.map_line(b.end_line))
@@ -408,13 +465,14 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
     if zones_before != zones_after or any(d.code == "UNCLOSED_PERMISSION_BLOCK" for d in mini_after.diagnostics):
         # the zone no longer closes where it did: what follows it would parse differently
         return Verdict(False, (), ("the edit changes where the zone ends",), "undecided")
-    if any(isinstance(b, Heading) and b.level < 6 and mini_edit.in_new(b.line) for b in mini_after.walk()):
+    if (taken is not None and taken.header) or any(isinstance(b, Heading) and b.level < 6 and mini_edit.in_new(b.line)
+                                                   for b in mini_after.walk()):
         # a (refused) declaration still counts in the file-wide duplicate checks (§5.5 Invariant 4)
         return Verdict(False, (), ("a header in the edited lines",), "undecided")
     want = None
     if expect.owner_line is not None:
         want = 0 if owner is None else header_lines.get(owner, -1)
-    verdict = compare(mini_before, mini_after, mini_edit, replace(expect, owner_line=want), "incremental")
+    verdict = compare(mini_before, mini_after, mini_edit, replace(expect, owner_line=want), "incremental", taken)
     to_file = {mini: index.header_line(h) for h, mini in header_lines.items()}
     shift = zone.line - mini_zone_line
     diags = []
@@ -558,8 +616,15 @@ def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffse
     if window is not None:
         opening, rest = window
         edit = Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
-        return incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
-                                 edit, expect, owner=owner)
+        at_zone = replace(zone, line=line - 1)
+        # :func:`incremental_check` of (opening + rest, opening + insert + rest), the new mini-document's text made
+        # once, as the parse's source (the edited lines are ``insert`` itself, B25)
+        verdict = _undecided(index, at_zone, "", insert)
+        if verdict is None:
+            head, header_lines = mini_prefix(index, at_zone)
+            verdict = _mini_verdict(index, at_zone, head, header_lines, "".join((head, opening, rest)),
+                                    "".join((head, opening, insert, rest)), edit, expect, owner, stream=True)
+        return verdict if verdict.ok else None
     old_zone = decode(data[zone.start:zone.close_end])
     rel = CharOffset(len(decode(data[zone.start:at])))
     edit = Edit(rel, 0, len(insert), line, 0, insert.count("\n"))
