@@ -48,7 +48,7 @@ from typing import Any
 
 from ..core.document import Document
 from ..core.nodes import Heading
-from ..core.parser import parse, parse_bytes
+from ..core.parser import parse
 from ..core.scanner import scan_structure
 from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
@@ -226,6 +226,8 @@ WINDOW_CHARS = 1 << 14
 #: The distinct header stacks a full index remembers while it cuts windows (a stack recurs while its
 #: headers are open, so the recent ones are enough; a stack seen again after it is stored twice).
 MAX_KNOWN_STACKS = 1024
+#: A whole file's parse hands its rows to SQLite this many at most at a time (B23).
+MAX_BATCH_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -424,10 +426,16 @@ class Index:
         if self._windowed(fid, texts, size, fp, stamp):
             return
         self._clear_file(fid)  # what the windows stored before one could not be cut there
-        data = encode(texts.pop())
-        doc = parse_bytes(data, path=str(path), tree=True)
+        # the text's parse: the blocks parse_bytes gives of its bytes, without encoding them again (B23)
+        doc = parse(texts.pop(), path=str(path), tree=True)
+        src = doc.source
         splits = split_points(doc, 0)
-        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
+        starts = [sp.offset for sp in splits]
+        bounds = starts[1:] + [len(src)]
+        byte_bounds = _byte_offsets(src, starts + [len(src)])
+        lens = [y - x for x, y in zip(byte_bounds, byte_bounds[1:])]
+        nls = [src.count("\n", x, y) for x, y in zip(starts, bounds)]
+        del starts, bounds, byte_bounds
         incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
         stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
         anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
@@ -439,8 +447,23 @@ class Index:
             anchors.append(aid)
         self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)",
                              [(fid, i, ln) for i, ln in zip(anchor_ids, anchor_lines)])
-        self._insert_rows(fid, _anchored(rows_of(doc), anchor_lines, anchor_ids))
-        self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
+        batch: list[Row] = []
+        held_chars = [0]
+
+        def insert(row: Row | None) -> None:
+            """Rows reach SQLite a few at a time, not listed for the whole file (B23)."""
+            if row is not None:
+                batch.append(row)
+                held_chars[0] += len(row.body)
+                if held_chars[0] < WINDOW_CHARS and len(batch) < MAX_BATCH_ROWS:
+                    return
+            self._insert_rows(fid, _anchored(batch, anchor_lines, anchor_ids))
+            batch.clear()
+            held_chars[0] = 0
+
+        rows_of(doc, sink=insert)
+        insert(None)
+        self._save_file(fid, size, fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
                         bytes(sp.level for sp in splits), stack_ids, anchors)
 
     def _clear_file(self, fid: int) -> None:
@@ -836,12 +859,12 @@ class Index:
 LONG_TEXT = 1 << 16
 
 
-def _bound(text: str) -> str | bytes:
+def _bound(text: str | bytes) -> str | bytes:
     """A long text that is not ASCII as its UTF-8 bytes, encoded a slice at a time, for ``CAST(? AS TEXT)``.
 
     SQLite stores the same text; the sqlite3 module would have encoded the string whole, into a buffer of
     three bytes per character first (B19).  Stored text is clean (:func:`.rows._clean`): no lone surrogate."""
-    if len(text) <= LONG_TEXT or text.isascii():
+    if isinstance(text, bytes) or len(text) <= LONG_TEXT or text.isascii():
         return text
     return b"".join(text[k:k + LONG_TEXT].encode("utf-8") for k in range(0, len(text), LONG_TEXT))
 
