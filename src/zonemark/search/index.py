@@ -303,15 +303,20 @@ def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
 
 # -- the index ---------------------------------------------------------------------------------
 
-def _parsed_window(head: str, window: str, level_end: int, level_start: int, stack_start: tuple[str, ...]
-                   ) -> tuple[Document, int, int, list[Split]] | None:
+def _parsed_window(head: str, window: str, level_end: int, level_start: int, stack_start: tuple[str, ...],
+                   a: int = 0, b: int | None = None) -> tuple[Document, int, int, list[Split]] | None:
     """A window of a file parsed behind ``head`` (``_prefix``'s synthetic head), its zone closed after it: the
     parse, where the window starts and ends in it, and its split points; None when the window is structurally
-    broken or does not start as the index has it (``level_start``, ``stack_start``): the window is then not kept."""
-    doc = parse(head + window + (f"[/P{level_end}]\n" if level_end else ""), tree=True)
+    broken or does not start as the index has it (``level_start``, ``stack_start``): the window is then not kept.
+
+    The window is ``window[a:b]``: its slice is freed once joined to the head, so that the parse holds the
+    text it parses and not a copy of the window beside it (B23)."""
+    b = len(window) if b is None else b
+    tail = f"[/P{level_end}]\n" if level_end else ""
+    doc = parse("".join((head, window[a:b], tail)) if tail else head + window[a:b], tree=True)
     if any(d.code in STRUCTURAL for d in doc.diagnostics):
         return None
-    p0, w = len(head), len(head) + len(window)
+    p0, w = len(head), len(head) + b - a
     splits = split_points(doc, p0)
     if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_start, stack_start):
         return None
@@ -532,8 +537,7 @@ class Index:
             last = k >= len(offsets)
             b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
             head = _prefix(file_type, stack_a, level_a) if a else ""
-            window = text[a:b]
-            parsed = _parsed_window(head, window, level_b, level_a, stack_a)
+            parsed = _parsed_window(head, text, level_b, level_a, stack_a, a, b)
             if parsed is None:
                 return False
             doc, p0, w, splits = parsed
@@ -544,12 +548,13 @@ class Index:
                 continue
             line0 = head.count("\n") + 1
             shift = line_a - line0
-            new_nl = window.count("\n")
-            starts = [sp.offset - p0 for sp in splits]
-            ends = starts[1:] + [len(window)]
-            byte_starts = _byte_offsets(window, starts + [len(window)])
+            src = doc.source  # the window is src[p0:w]
+            new_nl = src.count("\n", p0, w)
+            starts = [sp.offset for sp in splits]
+            ends = starts[1:] + [w]
+            byte_starts = _byte_offsets(src, starts + [w])
             lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
-            nls.extend(window.count("\n", x, y) for x, y in zip(starts, ends))
+            nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
             new_stacks, new_anchors = [], []
             for sp in splits:
                 sid = stacks.get(sp.stack)
@@ -578,7 +583,7 @@ class Index:
             else:
                 texts.clear()
                 del text
-            del doc, splits, window, made  # the window's tree (the last one's text) is freed before SQLite copies rows
+            del doc, splits, src, made  # the window's tree (the last one's text) is freed before SQLite copies rows
             self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
             self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
             self._insert_rows(fid, rows)
