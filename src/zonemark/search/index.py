@@ -541,6 +541,7 @@ class Index:
             if parsed is None:
                 return False
             doc, p0, w, splits = parsed
+            del parsed  # the tuple held the window's parse after ``del doc`` (B23)
             if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
                 if last:
                     return False
