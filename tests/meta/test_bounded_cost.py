@@ -1159,3 +1159,28 @@ def test_b23_a_long_list_in_one_entry_counts_its_bytes_a_slice_at_a_time(tmp_pat
     with index_module.Index.open(tmp_path, in_memory=True) as index:
         peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
     assert peak <= 7 * size, peak / size
+
+
+def test_b23_a_windows_parse_is_freed_before_its_rows_reach_sqlite(tmp_path, monkeypatch):
+    """B23: when SQLite is handed a window's rows, the window's tree and text are gone (the tuple the parse was
+    unpacked from held them while SQLite copied one long entry's row): what Python holds then is the row."""
+    rel = "notes[ext_memory].md"
+    text = ("# Nota — perché [external_memory]\n\n[P5]\nprima — 東京\n[/P5]\n\n[P4]\n###### LOG: 2026-01-02 — elenco\n"
+            + "".join("- " * (50 + i % 50) + "x\n" for i in range(8_000)) + "[/P4]\n")
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    size = len(text.encode())
+    held: list[int] = []
+    real = index_module.Index._insert_rows
+
+    def spy(self, fid, rows):
+        held.append(tracemalloc.get_traced_memory()[0])
+        real(self, fid, rows)
+
+    monkeypatch.setattr(index_module.Index, "_insert_rows", spy)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        tracemalloc.start()
+        try:
+            index.refresh([(rel, tmp_path / rel)])
+        finally:
+            tracemalloc.stop()
+    assert held and max(held) <= 2 * size, max(held) / size
