@@ -1390,3 +1390,136 @@ def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
                                                               opening + insert + rest, edit, expect, owner=owner))
     assert accepted is not None and accepted == also
     assert streamed_peak * 3 <= whole_peak * 2, (streamed_peak, whole_peak)  # now 1.17 MB and 2.05 MB
+
+
+# -- B23: an untyped file's full index; a long row's text ------------------------------------------------------
+
+def _b23_files() -> list[tuple[str, bytes]]:
+    """B19's files, random bytes (untyped, kept bytes), a long line of Italian and Japanese text with em dashes
+    (typed and untyped), an untyped file of sections with control characters."""
+    rng = random.Random("b23")
+    line = "perché — 東京 *c* [d] " * 9_000
+    made = {
+        "random": rng.randbytes(300_000),
+        "random-small": rng.randbytes(5_000),
+        "long-typed": ("# Nota — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — lunga\n" + line
+                       + "\n[/P4]\n").encode(),
+        "long-untyped": ("# Senza tipo — 東京\n\n" + line + "\n\n## Sezione\n" + line + "\n").encode(),
+        "sections": ("".join(f"## Sezione {i} — 東京\ntesto\x07 perché\n\n" for i in range(300))).encode(),
+    }
+    return _b19_files() + [(f"generated/b23-{name}[ext_memory].md", data) for name, data in made.items()]
+
+
+def _b23_expected(data: bytes) -> tuple[list[object], list[object]]:
+    """The rows and pieces of the previous code's whole parse: ``parse_bytes`` and the frozen rows module."""
+    import search_rows_reference as reference
+
+    doc = parse_bytes(data, tree=True)
+    rows = sorted(((r.line, r.kind, r.container, r.names, r.zone, r.date, r.title, r.body, r.context)
+                   for r in reference.rows_of(doc)), key=lambda r: r[0])
+    pieces = [(len(text_policy.encode(doc.source[:sp.offset])), sp.line, sp.level, sp.stack)
+              for sp in reference.split_points(doc, 0)]
+    return rows, pieces
+
+
+def test_b23_the_index_is_the_previous_whole_parse_on_every_file(tmp_path):
+    """B23: the stored rows (line, kind, container, names, zone, date, title, body, context) and pieces of every
+    file, untyped (parsed whole, its rows handed to SQLite a few at a time, each long body cleaned a slice at a
+    time) or typed (windowed), are those of the previous code's whole parse; the hits follow from them."""
+    for number, (name, data) in enumerate(_b23_files()):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        rel = Path(name).name
+        (folder / rel).write_bytes(data)
+        rows, pieces, _facts = _b19_index(folder, rel)
+        expected_rows, expected_pieces = _b23_expected(data)
+        assert [tuple(r) for r in rows] == expected_rows, name
+        assert [(s, ln, lv, tuple(st)) for s, ln, lv, st in pieces] == expected_pieces, name
+        hits = search(folder, "perché", in_memory=True, limit=50).hits
+        assert all(h.line in {r[0] for r in expected_rows} for h in hits), name
+
+
+def test_b23_the_index_of_random_bytes_peaks_at_a_few_times_the_file(tmp_path):
+    """B23: an untyped file of random bytes (a kept byte every other character, its text four bytes a character)
+    is parsed from its text, not encoded again, and its rows reach SQLite a few at a time, each body cleaned and
+    encoded a slice at a time.  Before: 26x the file (every row listed, and each body's bytes escaped at once,
+    a piece per byte); the rest is the decoding of the file (its text at four bytes a character)."""
+    rel = "notes[ext_memory].md"
+    data = random.Random("b23-peak").randbytes(2_000_000)
+    (tmp_path / rel).write_bytes(data)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+        count = index.con.execute("SELECT count(*) FROM entries").fetchone()[0]
+    assert count > 1
+    assert peak <= 11 * len(data), peak / len(data)
+
+
+def test_b23_a_long_line_without_cjk_is_indexed_without_a_copy_a_slice_at_a_time(tmp_path):
+    """B23: a long body with no CJK character and nothing to clean is stored as it is: segment_cjk no longer
+    joins it again a slice at a time (three copies of the line at once)."""
+    from zonemark.search.rows import segment_cjk
+
+    body = "ab *c* [d] — perché " * 20_000
+    assert segment_cjk(body) is body
+    rel = "notes[ext_memory].md"
+    text = "# Nota — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — lunga\n" + body + "\n[/P4]\n"
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    size = len(text.encode())
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+    assert peak <= 7 * size, peak / size
+
+
+def test_b23_kept_bytes_are_decoded_a_slice_at_a_time_as_the_whole(monkeypatch):
+    """B23: a file that is not UTF-8 is decoded in slices cut after a line feed, the bytes freed before the
+    slices are joined: the text is the whole decoding's, and the decoding peaks under 8x the file (8.5x
+    before: the string grown from one to two to four bytes a character, over-allocated, beside the bytes)."""
+    rng = random.Random("b23-decode")
+    for size in (0, 1, 7, 300, 5_000):
+        data = rng.randbytes(size) + "perché — 東京\r\n".encode() + rng.randbytes(size)
+        for cut in (1, 2, 64, 1 << 20):
+            monkeypatch.setattr(index_module, "DECODE_SLICE", cut)
+            assert index_module._decoded([data]) == text_policy.decode(data), (size, cut)
+    monkeypatch.undo()
+    data = rng.randbytes(3_000_000)
+    peak, text = _peak(index_module._decoded, [data])
+    assert text == text_policy.decode(data)
+    assert peak <= 8 * len(data), peak / len(data)
+
+
+def test_b23_a_long_list_in_one_entry_counts_its_bytes_a_slice_at_a_time(tmp_path):
+    """B23: the pieces' byte lengths of a window that is not ASCII are counted a slice at a time, not from a
+    copy of each piece and its bytes (3x the window of one long entry of list items). Before: 9.7x."""
+    rel = "notes[ext_memory].md"
+    text = ("# Nota — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — elenco\n"
+            + "".join("- " * (50 + i % 50) + "x\n" for i in range(8_000)) + "[/P4]\n")
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    size = len(text.encode())
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+    assert peak <= 7 * size, peak / size
+
+
+def test_b23_a_windows_parse_is_freed_before_its_rows_reach_sqlite(tmp_path, monkeypatch):
+    """B23: when SQLite is handed a window's rows, the window's tree and text are gone (the tuple the parse was
+    unpacked from held them while SQLite copied one long entry's row): what Python holds then is the row."""
+    rel = "notes[ext_memory].md"
+    text = ("# Nota — perché [external_memory]\n\n[P5]\nprima — 東京\n[/P5]\n\n[P4]\n###### LOG: 2026-01-02 — elenco\n"
+            + "".join("- " * (50 + i % 50) + "x\n" for i in range(8_000)) + "[/P4]\n")
+    (tmp_path / rel).write_text(text, encoding="utf-8")
+    size = len(text.encode())
+    held: list[int] = []
+    real = index_module.Index._insert_rows
+
+    def spy(self, fid, rows):
+        held.append(tracemalloc.get_traced_memory()[0])
+        real(self, fid, rows)
+
+    monkeypatch.setattr(index_module.Index, "_insert_rows", spy)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        tracemalloc.start()
+        try:
+            index.refresh([(rel, tmp_path / rel)])
+        finally:
+            tracemalloc.stop()
+    assert held and max(held) <= 2 * size, max(held) / size

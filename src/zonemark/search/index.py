@@ -48,7 +48,7 @@ from typing import Any
 
 from ..core.document import Document
 from ..core.nodes import Heading
-from ..core.parser import parse, parse_bytes
+from ..core.parser import parse
 from ..core.scanner import scan_structure
 from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
@@ -190,16 +190,49 @@ def _byte_offsets(text: str, offsets: list[int]) -> list[int]:
         return list(offsets)
     out, prev, acc = [], 0, 0
     for v in offsets:
-        acc += len(encode(text[prev:v]))
+        # a slice of a long piece at a time: a piece's copy and its bytes were 3x a long window (B23)
+        acc += sum(len(encode(text[k:min(k + BYTES_SLICE, v)])) for k in range(prev, v, BYTES_SLICE))
         out.append(acc)
         prev = v
     return out
+
+
+#: :func:`_byte_offsets` counts the bytes of this many characters at a time.
+BYTES_SLICE = 1 << 16
 
 
 def _pieces(data: bytes, starts: list[int], end: int) -> tuple[list[int], list[int]]:
     """Byte lengths and newline counts of the pieces beginning at ``starts`` (the last runs to ``end``)."""
     bounds = list(starts[1:]) + [end]
     return [b - a for a, b in zip(starts, bounds)], [data.count(b"\n", a, b) for a, b in zip(starts, bounds)]
+
+
+#: A file of invalid UTF-8 longer than this is decoded a slice of lines at a time (see :func:`_decoded`).
+DECODE_SLICE = 1 << 20
+
+
+def _decoded(held: list[bytes]) -> str:
+    """:func:`decode` of the bytes ``held`` holds, taken out of it and freed before the text is joined (B23).
+
+    A file that is not valid UTF-8 is decoded in slices cut after a line feed (a byte no UTF-8 sequence
+    holds, so each slice decodes as it does in the whole): decoding kept bytes whole grows the string from
+    one to two to four bytes a character, over-allocated, with the bytes alive, 8.5x the file of random bytes;
+    the slices and their join are 7.7x."""
+    data = held.pop()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if len(data) <= DECODE_SLICE:
+        return decode(data)
+    pieces, pos, n = [], 0, len(data)
+    while pos < n:
+        end = data.find(b"\n", min(pos + DECODE_SLICE, n - 1))
+        end = n if end < 0 else end + 1
+        pieces.append(decode(data[pos:end]))
+        pos = end
+    del data
+    return "".join(pieces)
 
 
 def _prefix(file_type: str, stack: tuple[str, ...], level: int) -> str:
@@ -226,6 +259,8 @@ WINDOW_CHARS = 1 << 14
 #: The distinct header stacks a full index remembers while it cuts windows (a stack recurs while its
 #: headers are open, so the recent ones are enough; a stack seen again after it is stored twice).
 MAX_KNOWN_STACKS = 1024
+#: A whole file's parse hands its rows to SQLite this many at most at a time (B23).
+MAX_BATCH_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -268,15 +303,20 @@ def _ends_at_cut(doc: Document, w: int, level: int) -> bool:
 
 # -- the index ---------------------------------------------------------------------------------
 
-def _parsed_window(head: str, window: str, level_end: int, level_start: int, stack_start: tuple[str, ...]
-                   ) -> tuple[Document, int, int, list[Split]] | None:
+def _parsed_window(head: str, window: str, level_end: int, level_start: int, stack_start: tuple[str, ...],
+                   a: int = 0, b: int | None = None) -> tuple[Document, int, int, list[Split]] | None:
     """A window of a file parsed behind ``head`` (``_prefix``'s synthetic head), its zone closed after it: the
     parse, where the window starts and ends in it, and its split points; None when the window is structurally
-    broken or does not start as the index has it (``level_start``, ``stack_start``): the window is then not kept."""
-    doc = parse(head + window + (f"[/P{level_end}]\n" if level_end else ""), tree=True)
+    broken or does not start as the index has it (``level_start``, ``stack_start``): the window is then not kept.
+
+    The window is ``window[a:b]``: its slice is freed once joined to the head, so that the parse holds the
+    text it parses and not a copy of the window beside it (B23)."""
+    b = len(window) if b is None else b
+    tail = f"[/P{level_end}]\n" if level_end else ""
+    doc = parse("".join((head, window[a:b], tail)) if tail else head + window[a:b], tree=True)
     if any(d.code in STRUCTURAL for d in doc.diagnostics):
         return None
-    p0, w = len(head), len(head) + len(window)
+    p0, w = len(head), len(head) + b - a
     splits = split_points(doc, p0)
     if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, level_start, stack_start):
         return None
@@ -420,14 +460,20 @@ class Index:
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
         size = len(held[0])
-        texts = [decode(held.pop())]
+        texts = [_decoded(held)]
         if self._windowed(fid, texts, size, fp, stamp):
             return
         self._clear_file(fid)  # what the windows stored before one could not be cut there
-        data = encode(texts.pop())
-        doc = parse_bytes(data, path=str(path), tree=True)
+        # the text's parse: the blocks parse_bytes gives of its bytes, without encoding them again (B23)
+        doc = parse(texts.pop(), path=str(path), tree=True)
+        src = doc.source
         splits = split_points(doc, 0)
-        lens, nls = _pieces(data, _byte_offsets(doc.source, [sp.offset for sp in splits]), len(data))
+        starts = [sp.offset for sp in splits]
+        bounds = starts[1:] + [len(src)]
+        byte_bounds = _byte_offsets(src, starts + [len(src)])
+        lens = [y - x for x, y in zip(byte_bounds, byte_bounds[1:])]
+        nls = [src.count("\n", x, y) for x, y in zip(starts, bounds)]
+        del starts, bounds, byte_bounds
         incremental = doc.file_type is not None and not any(d.code in STRUCTURAL for d in doc.diagnostics)
         stack_ids = self._stack_ids(fid, [sp.stack for sp in splits], {})
         anchors, anchor_lines, anchor_ids, aid = [], [], [], -1
@@ -439,8 +485,23 @@ class Index:
             anchors.append(aid)
         self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)",
                              [(fid, i, ln) for i, ln in zip(anchor_ids, anchor_lines)])
-        self._insert_rows(fid, _anchored(rows_of(doc), anchor_lines, anchor_ids))
-        self._save_file(fid, len(data), fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
+        batch: list[Row] = []
+        held_chars = [0]
+
+        def insert(row: Row | None) -> None:
+            """Rows reach SQLite a few at a time, not listed for the whole file (B23)."""
+            if row is not None:
+                batch.append(row)
+                held_chars[0] += len(row.body)
+                if held_chars[0] < WINDOW_CHARS and len(batch) < MAX_BATCH_ROWS:
+                    return
+            self._insert_rows(fid, _anchored(batch, anchor_lines, anchor_ids))
+            batch.clear()
+            held_chars[0] = 0
+
+        rows_of(doc, sink=insert)
+        insert(None)
+        self._save_file(fid, size, fp, stamp, doc.file_type, doc.title, incremental, lens, nls,
                         bytes(sp.level for sp in splits), stack_ids, anchors)
 
     def _clear_file(self, fid: int) -> None:
@@ -476,11 +537,11 @@ class Index:
             last = k >= len(offsets)
             b, level_b = (len(text), 0) if last else (offsets[k] >> 3, offsets[k] & 7)
             head = _prefix(file_type, stack_a, level_a) if a else ""
-            window = text[a:b]
-            parsed = _parsed_window(head, window, level_b, level_a, stack_a)
+            parsed = _parsed_window(head, text, level_b, level_a, stack_a, a, b)
             if parsed is None:
                 return False
             doc, p0, w, splits = parsed
+            del parsed  # the tuple held the window's parse after ``del doc`` (B23)
             if any(sp.offset >= w for sp in splits) or (not last and not _ends_at_cut(doc, w, level_b)):
                 if last:
                     return False
@@ -488,12 +549,13 @@ class Index:
                 continue
             line0 = head.count("\n") + 1
             shift = line_a - line0
-            new_nl = window.count("\n")
-            starts = [sp.offset - p0 for sp in splits]
-            ends = starts[1:] + [len(window)]
-            byte_starts = _byte_offsets(window, starts + [len(window)])
+            src = doc.source  # the window is src[p0:w]
+            new_nl = src.count("\n", p0, w)
+            starts = [sp.offset for sp in splits]
+            ends = starts[1:] + [w]
+            byte_starts = _byte_offsets(src, starts + [w])
             lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
-            nls.extend(window.count("\n", x, y) for x, y in zip(starts, ends))
+            nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
             new_stacks, new_anchors = [], []
             for sp in splits:
                 sid = stacks.get(sp.stack)
@@ -509,8 +571,11 @@ class Index:
                     new_anchors.append((fid, len(anchor_lines), sp.line + shift))
                     anchor_lines.append(sp.line + shift)
                 anchors.append(len(anchor_lines) - 1)
+            made: list[Row] = []  # given to a sink, a long body is made as the bytes SQLite is handed (B23)
+            rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title,
+                    sink=made.append)
             rows = []
-            for r in rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title):
+            for r in made:
                 line = r.line + shift
                 at = bisect.bisect_right(anchor_lines, line) - 1
                 rows.append((at, line - anchor_lines[at], r))
@@ -519,7 +584,7 @@ class Index:
             else:
                 texts.clear()
                 del text
-            del doc, splits, window  # the window's tree (the last one's text) is freed before SQLite copies its rows
+            del doc, splits, src, made  # the window's tree (the last one's text) is freed before SQLite copies rows
             self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
             self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
             self._insert_rows(fid, rows)
@@ -836,12 +901,12 @@ class Index:
 LONG_TEXT = 1 << 16
 
 
-def _bound(text: str) -> str | bytes:
+def _bound(text: str | bytes) -> str | bytes:
     """A long text that is not ASCII as its UTF-8 bytes, encoded a slice at a time, for ``CAST(? AS TEXT)``.
 
     SQLite stores the same text; the sqlite3 module would have encoded the string whole, into a buffer of
     three bytes per character first (B19).  Stored text is clean (:func:`.rows._clean`): no lone surrogate."""
-    if len(text) <= LONG_TEXT or text.isascii():
+    if isinstance(text, bytes) or len(text) <= LONG_TEXT or text.isascii():
         return text
     return b"".join(text[k:k + LONG_TEXT].encode("utf-8") for k in range(0, len(text), LONG_TEXT))
 

@@ -19,7 +19,7 @@ re-parses only the piece that changed, behind a synthetic head that reproduces t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..core.document import Document
@@ -60,11 +60,42 @@ def segment_cjk(text: str) -> str:
         return text
     if len(text) <= _CJK_SLICE:
         return CJK.sub(_zwsp_after, text)
+    if CJK.search(text) is None:
+        return text  # a long text with no CJK is not copied a slice at a time (B23)
     # a slice at a time: the substitution lists a piece per character it changes (B19)
     return "".join(CJK.sub(_zwsp_after, text[k:k + _CJK_SLICE]) for k in range(0, len(text), _CJK_SLICE))
 
 
 _CJK_SLICE = 1 << 14
+
+
+def _indexed(text: str) -> str:
+    """``segment_cjk(_clean(text))``, a slice at a time for a long text that needs it (B23).
+
+    Each substitution changes single characters, so the slices give the whole text's result; a long text
+    that needs none is returned as it is. Escaping every kept byte of a whole body at once listed a piece
+    per byte: 25x the file of random bytes."""
+    if len(text) <= _CJK_SLICE:
+        return segment_cjk(_clean(text))
+    if _NEEDS_CLEANING.search(text) is None and (text.isascii() or CJK.search(text) is None):
+        return text
+    return "".join(segment_cjk(_clean(text[k:k + _CJK_SLICE])) for k in range(0, len(text), _CJK_SLICE))
+
+
+def _indexed_bytes(text: str) -> str | bytes:
+    """:func:`_indexed`, as its UTF-8 bytes when the text is long and not ASCII (what the index hands SQLite,
+    ``index._bound``), made a slice at a time: a row of random bytes is not held as a string of four bytes
+    per character beside its bytes (B23)."""
+    if len(text) <= _CJK_SLICE or text.isascii():
+        return _indexed(text)
+    if _NEEDS_CLEANING.search(text) is None and CJK.search(text) is None:
+        return text
+    return b"".join(segment_cjk(_clean(text[k:k + _CJK_SLICE])).encode("utf-8")
+                    for k in range(0, len(text), _CJK_SLICE))
+
+
+#: What :func:`_clean` changes: a lone surrogate (a kept byte) or a control character.
+_NEEDS_CLEANING = re.compile(r"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _zwsp_after(m: re.Match[str]) -> str:
@@ -87,7 +118,7 @@ class Row:
     zone: int | None  # permission level (§5.2); None outside every zone
     date: str | None
     title: str
-    body: str
+    body: str | bytes  # bytes: a long body as its UTF-8 bytes, when rows are handed to a sink (B23)
     context: str  # file title and container names, for ranking
 
 
@@ -241,8 +272,10 @@ class _Paths:
 
 
 class _Collector:
-    def __init__(self, doc: Document, first_line: int, last_line: int, title: str | None):
+    def __init__(self, doc: Document, first_line: int, last_line: int, title: str | None,
+                 sink: Callable[[Row], None] | None = None):
         self.doc = doc
+        self.sink = sink  # given each row as it is made, instead of listing them (B23)
         self.src = doc.source
         self.first, self.last = first_line, last_line
         self.title = title or ""
@@ -263,8 +296,13 @@ class _Collector:
         container, names = self.paths.of(owner_line)
         body = _BLANK_RUN.sub("\n", body).strip()
         context = " ".join(p for p in (self.title, names.replace("/", " ")) if p)
-        self.rows.append(Row(line, kind, address(container), address(names), zone, date, segment_cjk(_clean(title)),
-                             segment_cjk(_clean(body)), segment_cjk(_clean(context))))
+        indexed = _indexed_bytes(body) if self.sink is not None else _indexed(body)
+        row = Row(line, kind, address(container), address(names), zone, date, segment_cjk(_clean(title)),
+                  indexed, segment_cjk(_clean(context)))
+        if self.sink is not None:
+            self.sink(row)
+        else:
+            self.rows.append(row)
 
     def run(self) -> list[Row]:
         for b in self.doc.blocks:
@@ -290,8 +328,12 @@ class _Collector:
 
     def flush(self, parts: list[str], start: list[_Start], zone: int | None) -> None:
         text = "".join(parts)
-        if text.strip() and start[0] is not None:
+        parts.clear()  # each block's slice is freed once joined (B23)
+        if text and not text.isspace() and start[0] is not None:
             line, owner = start[0]
+            # what emit does, here, so that the joined text is freed as each copy is made (B23)
+            text = _BLANK_RUN.sub("\n", text)
+            text = text.strip()
             self.emit(line, "text", owner, zone, None, "", text)
 
     def walk(self, blocks: Iterable[Block], parts: list[str], start: list[_Start]) -> None:
@@ -326,7 +368,10 @@ class _Collector:
         parts.append(text)
 
 
-def rows_of(doc: Document, *, first_line: int = 1, last_line: int | None = None, title: str | None = None) -> list[Row]:
-    """The rows of ``doc`` whose line lies in ``[first_line, last_line]`` (all by default)."""
+def rows_of(doc: Document, *, first_line: int = 1, last_line: int | None = None, title: str | None = None,
+            sink: Callable[[Row], None] | None = None) -> list[Row]:
+    """The rows of ``doc`` whose line lies in ``[first_line, last_line]`` (all by default).
+
+    With ``sink``, each row is given to it as it is made and the list returned is empty (B23)."""
     last = last_line if last_line is not None else max(doc.line_count, 1) + 1
-    return _Collector(doc, first_line, last, doc.title if title is None else title).run()
+    return _Collector(doc, first_line, last, doc.title if title is None else title, sink).run()
