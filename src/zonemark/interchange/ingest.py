@@ -70,27 +70,35 @@ class IngestItem:
 
 
 class _Strings:
-    """Strings kept as one text and their ends (a few bytes each, not an object each, B25)."""
+    """Strings kept as blocks of :data:`_BLOCK` joined and their ends (a few bytes each, not an object each, B25).
 
-    __slots__ = ("_parts", "_text", "_ends")
+    Each block is joined once, when it is full, so adding is linear; the last block's strings stay apart until
+    then."""
+
+    __slots__ = ("_parts", "_blocks", "_ends")
 
     def __init__(self) -> None:
         self._parts: list[str] = []
-        self._text = ""
+        self._blocks: list[str] = []
         self._ends = array("q")
 
     def add(self, s: str) -> None:
         self._parts.append(s)
         self._ends.append((self._ends[-1] if self._ends else 0) + len(s))
-        if len(self._parts) >= 256:
-            self._text = "".join((self._text, *self._parts))
+        if len(self._parts) == _BLOCK:
+            self._blocks.append("".join(self._parts))
             self._parts.clear()
 
     def __getitem__(self, i: int) -> str:
-        if self._parts:
-            self._text = "".join((self._text, *self._parts))
-            self._parts.clear()
-        return self._text[self._ends[i - 1] if i else 0:self._ends[i]]
+        b, k = divmod(i, _BLOCK)
+        if b == len(self._blocks):
+            return self._parts[k]
+        base = self._ends[b * _BLOCK - 1] if b else 0
+        return self._blocks[b][(self._ends[i - 1] if i else 0) - base:self._ends[i] - base]
+
+
+#: How many strings :class:`_Strings` joins into one block.
+_BLOCK = 256
 
 
 class _Values:
