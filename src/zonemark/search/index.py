@@ -31,6 +31,7 @@ Creating or discarding the cache file happens under a file lock
 from __future__ import annotations
 
 import bisect
+import codecs
 import datetime as _dt
 import functools
 import hashlib
@@ -839,7 +840,7 @@ class Index:
         ``window`` rows match (after the filters), only the ``window`` most recent are ranked —
         entries by date, undated rows (containers, zone text) counting as most recent — and
         ``windowed`` is True; ``window=None`` ranks every match.  Each hit is (rel, line, kind,
-        container, zone, date, title, body as stored, score).
+        container, zone, date, title, row id, score): the body is read by :meth:`body_pieces` (B26).
         """
         where = ["fts MATCH ?"]
         args: list[object] = [match]
@@ -877,7 +878,7 @@ class Index:
                 return [], False, False
             ids = ",".join(str(int(i)) for i, _ in top)
             details = {row[0]: row[1:] for row in self.con.execute(
-                "SELECT e.id, f.rel, a.line + e.rel, e.kind, e.container, e.zone, e.date, t.title, t.body "
+                "SELECT e.id, f.rel, a.line + e.rel, e.kind, e.container, e.zone, e.date, t.title, e.id "
                 "FROM entries e JOIN files f ON f.id = e.file_id JOIN anchors a ON a.file_id = e.file_id "
                 f"AND a.id = e.anchor JOIN fts t ON t.rowid = e.id WHERE e.id IN ({ids})")}
         except sqlite3.OperationalError as exc:
@@ -891,11 +892,50 @@ class Index:
             hits.append((rel, line, kind, cont, zone, date, shown(title), body, -score))
         return hits, more, windowed
 
+    def body_pieces(self, rowid: int) -> Iterator[str]:
+        """The stored body of row ``rowid``, decoded a slice of :data:`BODY_SLICE` bytes at a time (B26).
+
+        Read from FTS5's content table (``fts_content``, the body its column ``c1``) through SQLite's blob
+        handle, which reads only the pages of each slice: a hit's body of 10 MB was read back whole, as a
+        string beside SQLite's copy, to make its snippet. The text is what ``SELECT body`` gives (stored
+        text is UTF-8, decoded strictly as the sqlite3 module decodes it)."""
+        try:
+            blob = self.con.blobopen("fts_content", "c1", rowid, readonly=True)
+        except sqlite3.Error:  # not where FTS5 keeps it (another SQLite): the body whole
+            row = self.con.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
+            if row is not None and row[0]:
+                yield str(row[0])
+            return
+        with blob:
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            while chunk := blob.read(BODY_SLICE):
+                piece = decoder.decode(chunk)
+                del chunk
+                if piece:
+                    yield piece
+            piece = decoder.decode(b"", final=True)
+            if piece:
+                yield piece
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: a query's hits and the bodies read for their snippets are one state of the
+        index, whatever another process writes meanwhile (WAL)."""
+        self.con.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.con.in_transaction:
+                self.con.execute("COMMIT")
+
     def has_container(self, container: str, file_ids: list[int] | None) -> bool:
         scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
         return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
                                 (container, container)).fetchone() is not None
 
+
+#: :meth:`Index.body_pieces` reads a stored body this many bytes at a time.
+BODY_SLICE = 1 << 18
 
 #: A text longer than this is handed to SQLite as its UTF-8 bytes (see :func:`_bound`).
 LONG_TEXT = 1 << 16
