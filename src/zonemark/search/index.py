@@ -672,8 +672,8 @@ class Index:
             splits = split_points(doc, p0)
             if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, 0, stack_a):
                 return False
-            at = next(b for b in doc.blocks if b.start >= p0)
-            if a and (at.type, getattr(at, "level", None)) != kind_a:
+            opening = next(b for b in doc.blocks if b.start >= p0)
+            if a and (opening.type, getattr(opening, "level", None)) != kind_a:
                 return False
             w = len(src)
             if not last:
