@@ -1677,5 +1677,6 @@ def test_b26_the_streamed_snippet_is_the_whole_ones_at_every_cut():
         wanted = query_tokens(rng.choice(["perché", "caffè notte", "perch*", "東京", "assente", "tokyo x1"]))
         bounds = [0, *sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 8)))), len(text)]
         width = rng.randint(1, 30)
-        assert (snippet_of(lambda: [text[x:y] for x, y in zip(bounds, bounds[1:])], wanted, width=width)
+        pieces = [text[x:y] for x, y in zip(bounds, bounds[1:])]
+        assert (snippet_of(lambda pieces=pieces: pieces, wanted, width=width)
                 == reference.snippet(text, wanted, width=width)), (text, bounds)
