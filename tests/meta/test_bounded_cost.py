@@ -1523,3 +1523,160 @@ def test_b23_a_windows_parse_is_freed_before_its_rows_reach_sqlite(tmp_path, mon
         finally:
             tracemalloc.stop()
     assert held and max(held) <= 2 * size, max(held) / size
+
+
+# -- B26: a hit's snippet reads its body a slice at a time; an untyped file that is not UTF-8 is indexed in windows --
+
+def _b26_mixed(rng: random.Random, count: int) -> bytes:
+    """An untyped file of random bytes among lines of Italian and Japanese text with em dashes, headers, zones,
+    entries, fences, comments and lists (what a window may be cut next to)."""
+    parts = ["# Titolo — perché\n", "## Sezione 東京\n", "testo perché — caffè\n", "\n", "### Sotto\n", "[P4]\n",
+             "[/P4]\n", "###### LOG: 2026-01-02 — voce\n", "```\n", "> citazione — 東京\n", "- elenco\n", "#x\n",
+             "---\n", "<!--\n", "-->\n", "## MODULE 001: ANCHOR\n", "## TOPIC: Alpha\n", "[P1]\n", "[/P1]\n",
+             "1. uno\n", "===\n", "\t codice\n", "# Altro — 日本語\n"]
+    chunks = [b"\xff\n"] if rng.random() < 0.3 else []
+    for _ in range(count):
+        chunks.append(rng.randbytes(rng.randint(1, 200)) if rng.random() < 0.3 else rng.choice(parts).encode())
+    return b"".join(chunks)
+
+
+def _b26_files() -> list[tuple[str, bytes]]:
+    """B23's files, and untyped files that are not UTF-8: random bytes, mixed ones, a long line of Italian and
+    Japanese text with em dashes behind a kept byte."""
+    rng = random.Random("b26")
+    line = "perché — 東京 *c* [d] caffè — notte " * 6_000
+    made = {f"mixed-{k}": _b26_mixed(rng, 120) for k in range(40)}
+    made["random"] = rng.randbytes(200_000)
+    made["long-kept"] = ("# Senza tipo — perché\n\n" + line + "\n\n## Sezione — 東京\n" + line + "\n").encode() + b"\xfe\n"
+    return _b23_files() + [(f"generated/b26-{name}[ext_memory].md", data) for name, data in made.items()]
+
+
+def test_b26_an_untyped_file_not_utf8_is_indexed_in_windows_as_the_whole_parse(tmp_path, monkeypatch):
+    """B26: the rows and pieces of every file are the previous code's whole parse (``parse_bytes`` and the
+    frozen rows module), the untyped files that are not UTF-8 now indexed a window of bytes at a time (windows
+    of 64 bytes and of 4 KiB here, so that every file is cut many times)."""
+    files = [(name, data) for name, data in _b26_files()
+             if not (title := parse_bytes(data).title) or not any(0xDC80 <= ord(c) <= 0xDCFF for c in title)]
+    used: list[bool] = []
+    real = index_module.Index._untyped_windows
+
+    def spy(self, *args):
+        used.append(real(self, *args))
+        return used[-1]
+
+    monkeypatch.setattr(index_module.Index, "_untyped_windows", spy)
+    for cut in (64, 1 << 12):
+        monkeypatch.setattr(index_module, "DECODE_SLICE", cut)
+        for number, (name, data) in enumerate(files):
+            folder = tmp_path / f"{cut}-{number}"
+            folder.mkdir()
+            rel = Path(name).name
+            (folder / rel).write_bytes(data)
+            rows, pieces, facts = _b19_index(folder, rel)
+            expected_rows, expected_pieces = _b23_expected(data)
+            assert [tuple(r) for r in rows] == expected_rows, (cut, name)
+            assert [(s, ln, lv, tuple(st)) for s, ln, lv, st in pieces] == expected_pieces, (cut, name)
+            assert facts[1] == parse_bytes(data).title, (cut, name)
+    assert used.count(True) >= 70, used
+
+
+def test_b26_random_bytes_are_never_decoded_or_parsed_whole(tmp_path, monkeypatch):
+    """B26: an untyped file of random bytes is parsed a window at a time: no text given to the parser is half
+    the file (before: the whole text, four bytes a character, 0.96 of the file in characters), and the index
+    peaks lower (tracemalloc: 8.0x the file before, 6.8x now)."""
+    rel = "notes[ext_memory].md"
+    data = random.Random("b26-random").randbytes(4_000_000)
+    (tmp_path / rel).write_bytes(data)
+    seen: list[int] = []
+    real = index_module.parse
+
+    def spy(text, **kwargs):
+        seen.append(len(text))
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(index_module, "parse", spy)
+    with index_module.Index.open(tmp_path, in_memory=True) as index:
+        peak, _ = _peak(index.refresh, [(rel, tmp_path / rel)])
+        count = index.con.execute("SELECT count(*) FROM entries").fetchone()[0]
+    assert count > 1 and len(seen) > 2
+    assert max(seen) * 2 < len(data), max(seen) / len(data)
+    assert peak <= 7.5 * len(data), peak / len(data)
+
+
+def _b26_layer(folder: Path) -> None:
+    """A layer whose long entries are hits: a long line of Italian and Japanese text with em dashes (typed), and
+    an untyped file that is not UTF-8 with the same lines among random bytes."""
+    import os
+
+    folder.mkdir()
+    line = ("ab *c* [d] — caffè notte 東京 " * 80_000)
+    (folder / "notes[ext_memory].md").write_text(
+        "# Note — perché [external_memory]\n\n[P4]\n###### LOG: 2026-01-02 — lunga\n" + line + " perché fine\n"
+        "[/P4]\n", encoding="utf-8")
+    rng = random.Random("b26-layer")
+    (folder / "misto.md").write_bytes(b"".join(rng.randbytes(300) + "\nperché — 東京 caffè\n\n".encode()
+                                               for _ in range(400)))
+    for p in folder.iterdir():
+        os.utime(p, (1_700_000_000, 1_700_000_000))  # not racily new: a second search reads no file again
+
+
+def test_b26_a_hits_long_body_is_read_a_slice_at_a_time_for_its_snippet(tmp_path):
+    """B26: the snippet of a hit whose body is 2.6 MB reads the body from the index a slice at a time: the query
+    holds no string of the body (before: read back whole, two bytes a character, 2x the body; now 0.75x)."""
+    folder = tmp_path / "layer"
+    _b26_layer(folder)
+    search(folder, "perché")  # the cache is built
+    body = len("ab *c* [d] — caffè notte 東京 ".encode()) * 80_000
+    peak, result = _peak(lambda: search(folder, "perché", file="notes[ext_memory].md"))
+    assert result.reindexed == 0 and any(h.line == 4 and "«perché»" in h.snippet for h in result.hits)
+    assert peak < body, peak / body  # now 0.75x (the pieces of three passes); before 2x and more
+
+
+def test_b26_snippets_and_hits_are_the_previous_codes(tmp_path, monkeypatch):
+    """B26: the hits and their snippets, on the repository's files and the generated ones, are those of the
+    previous code: each body read whole (``SELECT body``) and cut by the frozen snippet module."""
+    import search_snippet_reference as reference
+
+    import zonemark.search as search_package
+
+    folder = tmp_path / "layer"
+    _b26_layer(folder)
+    for number, (name, data) in enumerate(_b26_files()[::3]):
+        (folder / f"{number}-{Path(name).name}").write_bytes(data)
+    queries = ["perché", "東京", "caffè notte", "perch*", "ab", "notte fine", "日本語", "voce"]
+
+    def answers() -> list[object]:
+        return [[(h.file, h.line, h.kind, h.snippet, h.score) for h in search(folder, q, limit=50).hits]
+                for q in queries]
+
+    new = answers()
+
+    def whole(pieces, wanted, *, markers):
+        index, rowid = pieces.func.__self__, pieces.args[0]
+        body = index.con.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()[0]
+        assert "".join(pieces()) == body
+        return reference.snippet(body, wanted, markers=markers)
+
+    monkeypatch.setattr(search_package, "snippet_of", whole)
+    assert answers() == new
+    assert any(len(hits) > 5 for hits in new) and any(any("«" in h[3] for h in hits) for hits in new)
+
+
+def test_b26_the_streamed_snippet_is_the_whole_ones_at_every_cut():
+    """B26: :func:`snippet_of` over the pieces of a text, cut anywhere (inside a token, a CJK word, a mark), is
+    the frozen snippet of the whole text."""
+    import search_snippet_reference as reference
+
+    from zonemark.search.snippet import query_tokens, snippet_of
+
+    rng = random.Random("b26-snippet")
+    words = ["perché", "Perche", "caffè", "東\u200b京\u200b", "tokyo", "notte", "x1", "—", ",", "perchéx", "ab",
+             "*c*", "\n", "  ", "perchè—tokyo", "日本語"]
+    for _ in range(3_000):
+        text = "".join(rng.choice(words) + rng.choice(["", " ", "—", "\n"]) for _ in range(rng.randint(0, 150)))
+        wanted = query_tokens(rng.choice(["perché", "caffè notte", "perch*", "東京", "assente", "tokyo x1"]))
+        bounds = [0, *sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 8)))), len(text)]
+        width = rng.randint(1, 30)
+        pieces = [text[x:y] for x, y in zip(bounds, bounds[1:])]
+        assert (snippet_of(lambda pieces=pieces: pieces, wanted, width=width)
+                == reference.snippet(text, wanted, width=width)), (text, bounds)

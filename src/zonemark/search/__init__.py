@@ -9,6 +9,7 @@ rows are entries, containers and zone text (:mod:`.rows`).
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from pathlib import Path
@@ -20,7 +21,7 @@ from .index import RANK_WINDOW, Index, is_corrupt, is_unwritable, require_fts5
 from .query import translate
 from .results import Hit, SearchResult
 from .rows import address
-from .snippet import query_tokens, snippet
+from .snippet import query_tokens, snippet_of
 
 MAX_LIMIT = 1000
 
@@ -119,18 +120,22 @@ def search(layer: str | os.PathLike[str], query: str, *, file: str | None = None
                 ids = index.file_ids(rel for rel, _ in selected)
                 everything = set(ids.values()) == index.all_file_ids()
                 scope = None if everything else sorted(ids.values())
-                rows, more, windowed = index.query(match, file_ids=scope, container=container, since=since,
-                                                   until=until, zones=zones, limit=limit, raw=raw,
-                                                   window=None if rank_all else RANK_WINDOW)
-                if not rows and container and not index.has_container(container, scope):
-                    raise QueryError(f"no container '{container}' in "
-                                     f"{'the layer' if file is None else repr(file)} (containers look like "
-                                     f"'Maintenance/Tyres', '042' or 'NUCLEUS 1')")
+                wanted = query_tokens(query, raw=raw)
+                with index.reading():
+                    rows, more, windowed = index.query(match, file_ids=scope, container=container, since=since,
+                                                       until=until, zones=zones, limit=limit, raw=raw,
+                                                       window=None if rank_all else RANK_WINDOW)
+                    if not rows and container and not index.has_container(container, scope):
+                        raise QueryError(f"no container '{container}' in "
+                                         f"{'the layer' if file is None else repr(file)} (containers look like "
+                                         f"'Maintenance/Tyres', '042' or 'NUCLEUS 1')")
+                    # each body is read a slice at a time for its snippet, never whole (B26)
+                    hits = tuple(Hit(rel, str(shown_root / rel) if shown_root is not None else str(layer), line,
+                                     kind, cont, zone_, date, title,
+                                     snippet_of(functools.partial(index.body_pieces, rowid), wanted,
+                                                markers=markers), round(score, 4))
+                                 for rel, line, kind, cont, zone_, date, title, rowid, score in rows)
                 cache = str(index.cache) if index.cache is not None else None
-            wanted = query_tokens(query, raw=raw)
-            hits = tuple(Hit(rel, str(shown_root / rel) if shown_root is not None else str(layer), line, kind,
-                             cont, zone_, date, title, snippet(body, wanted, markers=markers), round(score, 4))
-                         for rel, line, kind, cont, zone_, date, title, body, score in rows)
             return SearchResult(query, match, hits, more, len(selected), reindexed, cache,
                                 tuple(f"{rel}: {why}" for rel, why in skipped),
                                 RANK_WINDOW if windowed else None)

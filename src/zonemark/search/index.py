@@ -31,6 +31,7 @@ Creating or discarding the cache file happens under a file lock
 from __future__ import annotations
 
 import bisect
+import codecs
 import datetime as _dt
 import functools
 import hashlib
@@ -233,6 +234,32 @@ def _decoded(held: list[bytes]) -> str:
         pos = end
     del data
     return "".join(pieces)
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, read a slice of :data:`DECODE_SLICE` bytes at a time (no whole string)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for k in range(0, len(data), DECODE_SLICE):
+            decoder.decode(view[k:k + DECODE_SLICE])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+#: An untyped file whose title is longer than this is not cut into windows (each window's head repeats it).
+MAX_HEAD_LINE = 1 << 12
+
+
+def _untyped_head(title: str | None, stack: tuple[str, ...]) -> str:
+    """The head of an untyped file's window (B26): its title (or a line that is none), then the open headers
+    in a zone, as :func:`_prefix` gives them to a typed file's window."""
+    head = f"# {title}\n\n" if title is not None else "x\n\n"
+    if stack:
+        head += "[P1]\n" + "".join(h + "\n" for h in stack) + "[/P1]\n\n"
+    return head
 
 
 def _prefix(file_type: str, stack: tuple[str, ...], level: int) -> str:
@@ -460,6 +487,10 @@ class Index:
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
         size = len(held[0])
+        if size > DECODE_SLICE and not _is_utf8(held[0]):
+            if self._untyped_windows(fid, held[0], fp, stamp):
+                return
+            self._clear_file(fid)  # what the windows stored before the file could not be cut
         texts = [_decoded(held)]
         if self._windowed(fid, texts, size, fp, stamp):
             return
@@ -596,6 +627,106 @@ class Index:
         del cuts, anchor_lines, stacks
         self._save_file(fid, size, fp, stamp, file_type, file_title, True, lens, nls, bytes(levels), stack_ids,
                         anchors)
+        return True
+
+    def _untyped_windows(self, fid: int, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
+        """Index a file that is not UTF-8 and has no type a window of its bytes at a time (B26); False when the
+        file has a type or cannot be cut, and is then indexed as before.
+
+        A window is about :data:`DECODE_SLICE` bytes cut after a line feed (each decodes as in the whole), parsed
+        behind a head of the file's first line and the open headers (:func:`_untyped_head`); its top-level blocks
+        but the last, which may go on past the window, are stored, and the next window starts at that last block.
+        A window whose parse meets a structural error, does not start where it was cut, or holds no second
+        top-level block is doubled. The whole text (four bytes a character for random bytes) and its parse are
+        never held: decoding and parsing it whole was 9x the file."""
+        n = len(data)
+        lens, nls, stack_ids, anchors = array("I"), array("I"), array("I"), array("I")
+        levels = bytearray()
+        anchor_lines = array("I")
+        stacks: dict[tuple[str, ...], int] = {}
+        next_sid = 0
+        title: str | None = None
+        a, line_a, span = 0, 1, DECODE_SLICE
+        stack_a: tuple[str, ...] = ()
+        kind_a: tuple[str, int | None] = ("", None)  # the block at ``a`` as the window before read it
+        title_end = 0
+        while True:
+            end = data.find(b"\n", min(a + span, n - 1))
+            end = n if end < 0 else end + 1
+            last = end >= n
+            head = _untyped_head(title, stack_a) if a else ""
+            doc = parse(decode(encode(head) + data[a:end]) if a else decode(data[:end]), tree=True)
+            if not a:
+                if doc.file_type is not None or (doc.title is not None and len(doc.title) > MAX_HEAD_LINE):
+                    return False
+                title = doc.title
+                if title is not None:  # never cut at the title: in a window's head it would be read twice
+                    titled = [b.start for b in doc.blocks if isinstance(b, Heading) and b.level == 1]
+                    if not titled:
+                        return False
+                    title_end = titled[0] + 1
+            elif doc.title != title:
+                return False  # the head does not leave the parser as the file does there
+            p0 = len(head)
+            src = doc.source
+            splits = split_points(doc, p0)
+            if not splits or (splits[0].offset, splits[0].level, splits[0].stack) != (p0, 0, stack_a):
+                return False
+            opening = next(b for b in doc.blocks if b.start >= p0)
+            if a and (opening.type, getattr(opening, "level", None)) != kind_a:
+                return False
+            w = len(src)
+            if not last:
+                w = doc.blocks[-1].start
+                if w < title_end or w <= p0 or any(d.code in STRUCTURAL for d in doc.diagnostics):
+                    del doc, src, splits
+                    span += span // 2  # no cut: a longer window (a file of no cut costs a few parses of it)
+                    continue
+            line0 = head.count("\n") + 1
+            shift = line_a - line0
+            new_nl = src.count("\n", p0, w)
+            splits = [sp for sp in splits if sp.offset < w]
+            starts = [sp.offset for sp in splits]
+            ends = starts[1:] + [w]
+            byte_starts = _byte_offsets(src, starts + [w])
+            lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
+            nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
+            new_stacks, new_anchors = [], []
+            for sp in splits:
+                sid = stacks.get(sp.stack)
+                if sid is None:
+                    if len(stacks) >= MAX_KNOWN_STACKS:
+                        stacks.clear()
+                    sid = stacks[sp.stack] = next_sid
+                    next_sid += 1
+                    new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
+                stack_ids.append(sid)
+                levels.append(sp.level)
+                if sp.level == 0:
+                    new_anchors.append((fid, len(anchor_lines), sp.line + shift))
+                    anchor_lines.append(sp.line + shift)
+                anchors.append(len(anchor_lines) - 1)
+            made: list[Row] = []
+            rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title or "",
+                    sink=made.append)
+            rows = []
+            for r in made:
+                line = r.line + shift
+                at = bisect.bisect_right(anchor_lines, line) - 1
+                rows.append((at, line - anchor_lines[at], r))
+            if not last:
+                stack_a = stack_at(doc, w)
+                kind_a = (doc.blocks[-1].type, getattr(doc.blocks[-1], "level", None))
+                a += byte_starts[-1] - byte_starts[0]
+            del doc, splits, src, made  # the window's tree is freed before SQLite copies its rows
+            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
+            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
+            self._insert_rows(fid, rows)
+            del rows
+            if last:
+                break
+            line_a, span = line_a + new_nl, DECODE_SLICE
+        self._save_file(fid, n, fp, stamp, None, title, False, lens, nls, bytes(levels), stack_ids, anchors)
         return True
 
     def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
@@ -839,7 +970,7 @@ class Index:
         ``window`` rows match (after the filters), only the ``window`` most recent are ranked —
         entries by date, undated rows (containers, zone text) counting as most recent — and
         ``windowed`` is True; ``window=None`` ranks every match.  Each hit is (rel, line, kind,
-        container, zone, date, title, body as stored, score).
+        container, zone, date, title, row id, score): the body is read by :meth:`body_pieces` (B26).
         """
         where = ["fts MATCH ?"]
         args: list[object] = [match]
@@ -877,7 +1008,7 @@ class Index:
                 return [], False, False
             ids = ",".join(str(int(i)) for i, _ in top)
             details = {row[0]: row[1:] for row in self.con.execute(
-                "SELECT e.id, f.rel, a.line + e.rel, e.kind, e.container, e.zone, e.date, t.title, t.body "
+                "SELECT e.id, f.rel, a.line + e.rel, e.kind, e.container, e.zone, e.date, t.title, e.id "
                 "FROM entries e JOIN files f ON f.id = e.file_id JOIN anchors a ON a.file_id = e.file_id "
                 f"AND a.id = e.anchor JOIN fts t ON t.rowid = e.id WHERE e.id IN ({ids})")}
         except sqlite3.OperationalError as exc:
@@ -891,11 +1022,50 @@ class Index:
             hits.append((rel, line, kind, cont, zone, date, shown(title), body, -score))
         return hits, more, windowed
 
+    def body_pieces(self, rowid: int) -> Iterator[str]:
+        """The stored body of row ``rowid``, decoded a slice of :data:`BODY_SLICE` bytes at a time (B26).
+
+        Read from FTS5's content table (``fts_content``, the body its column ``c1``) through SQLite's blob
+        handle, which reads only the pages of each slice: a hit's body of 10 MB was read back whole, as a
+        string beside SQLite's copy, to make its snippet. The text is what ``SELECT body`` gives (stored
+        text is UTF-8, decoded strictly as the sqlite3 module decodes it)."""
+        try:
+            blob = self.con.blobopen("fts_content", "c1", rowid, readonly=True)
+        except sqlite3.Error:  # not where FTS5 keeps it (another SQLite): the body whole
+            row = self.con.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
+            if row is not None and row[0]:
+                yield str(row[0])
+            return
+        with blob:
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            while chunk := blob.read(BODY_SLICE):
+                piece = decoder.decode(chunk)
+                del chunk
+                if piece:
+                    yield piece
+            piece = decoder.decode(b"", final=True)
+            if piece:
+                yield piece
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: a query's hits and the bodies read for their snippets are one state of the
+        index, whatever another process writes meanwhile (WAL)."""
+        self.con.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.con.in_transaction:
+                self.con.execute("COMMIT")
+
     def has_container(self, container: str, file_ids: list[int] | None) -> bool:
         scope = "" if file_ids is None else f" AND file_id IN ({','.join(str(int(i)) for i in file_ids) or 'NULL'})"
         return self.con.execute(f"SELECT 1 FROM entries WHERE (container = ? OR names = ?){scope} LIMIT 1",
                                 (container, container)).fetchone() is not None
 
+
+#: :meth:`Index.body_pieces` reads a stored body this many bytes at a time.
+BODY_SLICE = 1 << 18
 
 #: A text longer than this is handed to SQLite as its UTF-8 bytes (see :func:`_bound`).
 LONG_TEXT = 1 << 16

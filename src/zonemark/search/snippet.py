@@ -9,11 +9,12 @@ its own (:func:`.rows.segment_cjk`) — and compared case- and accent-insensitiv
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import re
 import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 
 from .query import terms
 from .rows import ZWSP, segment_cjk, shown
@@ -57,47 +58,99 @@ EDGE_CHARS = 80
 
 def snippet(text: str, wanted: tuple[frozenset[str], tuple[str, ...]], *, markers: tuple[str, str] = ("«", "»"),
             width: int = 24) -> str:
-    """``text`` cut to ``width`` tokens around the most matches, matches between ``markers``, one line.
+    """``text`` cut to ``width`` tokens around the most matches, matches between ``markers``, one line."""
+    return snippet_of(lambda: (text,), wanted, markers=markers, width=width)
 
-    Linear in the text: one pass finds the matching tokens, the densest window of ``width`` tokens is
-    found with two pointers over them, and a second pass reads only that window's tokens."""
+
+def snippet_of(pieces: Callable[[], Iterable[str]], wanted: tuple[frozenset[str], tuple[str, ...]], *,
+               markers: tuple[str, str] = ("«", "»"), width: int = 24) -> str:
+    """:func:`snippet` of the text that ``pieces()`` gives in pieces, read again for each pass (B26).
+
+    Linear in the text, and no copy of it is made: one pass counts the tokens and finds the densest window
+    of ``width`` tokens with two pointers over the matches (only the matches of one window are held), a
+    second reads that window's tokens, a third the text they span.  A hit's long body is read from the
+    index a slice at a time, not held whole as a string."""
     exact, prefixes = wanted
 
     def hit(tok: str) -> bool:
         f = fold(tok)
         return f in exact or any(f.startswith(p) for p in prefixes)
 
-    marks: list[int] = []  # indexes of the matching tokens, in order
-    count = 0
-    for count, m in enumerate(_TOKEN.finditer(text), 1):
-        if hit(m.group()):
-            marks.append(count - 1)
+    size: list[int] = []
+    count, marks, best, best_count = 0, 0, 0, 0
+    pending: deque[tuple[int, int]] = deque()  # (token index, mark index) of the marks whose window is open
+    for count, (_s, _e, tok) in enumerate(_tokens(pieces(), size), 1):
+        if hit(tok):
+            k = count - 1
+            while pending and pending[0][0] + width <= k:  # the window [k0, k0 + width) holds marks i0..marks-1
+                k0, i0 = pending.popleft()
+                if marks - i0 > best_count:
+                    best, best_count = k0, marks - i0
+            pending.append((k, marks))
+            marks += 1
+    for k0, i0 in pending:
+        if marks - i0 > best_count:
+            best, best_count = k0, marks - i0
+    length = size[0]
     if not count:
-        return _one_line(text[:EDGE_CHARS]) + ("…" if len(text) > EDGE_CHARS else "")
+        return _one_line(_slice(pieces(), 0, EDGE_CHARS)) + ("…" if length > EDGE_CHARS else "")
     start = 0
     if marks and count > width:
-        best, best_count, j = marks[0], 0, 0
-        for i, k in enumerate(marks):  # the first mark whose window [k, k + width) holds the most marks
-            while j < len(marks) and marks[j] < k + width:
-                j += 1
-            if j - i > best_count:
-                best, best_count = k, j - i
         start = max(0, min(best - width // 4, count - width))
     end = min(count, start + width)
-    window = list(itertools.islice(_TOKEN.finditer(text), start, end))
-    lo = window[0].start() if start > 0 else max(0, window[0].start() - EDGE_CHARS)
-    hi = window[-1].end() if end < count else min(len(text), window[-1].end() + EDGE_CHARS)
-    first = bisect.bisect_left(marks, start)
-    marked = set(marks[first:bisect.bisect_left(marks, end, first)])
+    window = list(itertools.islice(_tokens(pieces(), []), start, end))
+    lo = window[0][0] if start > 0 else max(0, window[0][0] - EDGE_CHARS)
+    hi = window[-1][1] if end < count else min(length, window[-1][1] + EDGE_CHARS)
+    text = _slice(pieces(), lo, hi)
     out, pos = [], lo
-    for k, m in enumerate(window, start):
-        if k in marked:
-            out += [text[pos:m.start()], markers[0], m.group(), markers[1]]
-            pos = m.end()
-    out.append(text[pos:hi])
+    for s, e, tok in window:
+        if hit(tok):
+            out += [text[pos - lo:s - lo], markers[0], tok, markers[1]]
+            pos = e
+    out.append(text[pos - lo:])
     # characters of one CJK word are tokens of their own: one mark around the word, not one each
     joined = "".join(out).replace(markers[1] + ZWSP + markers[0], "")
-    return ("…" if lo > 0 else "") + _one_line(joined) + ("…" if hi < len(text) else "")
+    return ("…" if lo > 0 else "") + _one_line(joined) + ("…" if hi < length else "")
+
+
+def _tokens(pieces: Iterable[str], size: list[int]) -> Iterator[tuple[int, int, str]]:
+    """The tokens of the text given in ``pieces``: (start, end, token), offsets in the whole text.
+
+    A token at the end of a piece may go on in the next: it is held back and read with it. Once every
+    piece is read, the text's length is appended to ``size``."""
+    base, carry = 0, ""
+    for piece in pieces:
+        buf = carry + piece if carry else piece
+        held = None
+        for m in _TOKEN.finditer(buf):
+            if held is not None:
+                yield base + held.start(), base + held.end(), held.group()
+            held = m
+        cut = len(buf)
+        if held is not None:
+            if held.end() == len(buf):
+                cut = held.start()
+            else:
+                yield base + held.start(), base + held.end(), held.group()
+        carry = buf[cut:]
+        base += cut
+        del buf, held
+    if carry:
+        yield base, base + len(carry), carry
+    size.append(base + len(carry))
+
+
+def _slice(pieces: Iterable[str], lo: int, hi: int) -> str:
+    """Characters ``[lo, hi)`` of the text given in ``pieces``."""
+    out, pos = [], 0
+    for piece in pieces:
+        if pos >= hi:
+            break
+        end = pos + len(piece)
+        if end > lo:
+            out.append(piece[max(lo - pos, 0):hi - pos])
+        pos = end
+    return "".join(out)
 
 
 def _one_line(text: str) -> str:
