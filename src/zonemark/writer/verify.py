@@ -430,7 +430,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
 
 def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: str) -> Verdict | None:
     """The undecided verdict of :func:`mini_check` that its edited lines alone give, or None."""
-    if any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in (region_old + "\n" + region_new).split("\n")):
+    if _has_version_pin(region_old) or _has_version_pin(region_new):
         # a version pin counts once per file (the first wins): only the whole file can tell
         return Verdict(False, (), ("a version pin in the edited lines",), "undecided")
     if "\r" in region_old or sx.CONTROL_CHARS.search(region_old):
@@ -440,6 +440,25 @@ def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: st
         # registry lines count only under the file's first registry header, which the zone cannot see
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
     return None
+
+
+def _has_version_pin(text: str) -> bool:
+    """Whether a line of ``text`` is a version pin (§15 ``<!-- IllAIra-Standard: … -->``): only the lines that
+    hold the pin's word are matched, none of the others made a string (B27: the region's lines were all split
+    out at once, five times the inserted text)."""
+    pos = text.find(_PIN_WORD)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        if sx.VERSION_PIN.fullmatch(text[start:end].rstrip("\r")):
+            return True
+        pos = text.find(_PIN_WORD, end)
+    return False
+
+
+#: The word every version pin holds (:data:`.syntax.VERSION_PIN`).
+_PIN_WORD = "IllAIra-Standard:"
 
 
 def _mini_verdict(index: ZoneIndex, zone: ZoneView, head: str, header_lines: dict[int, int], old_text: str,
