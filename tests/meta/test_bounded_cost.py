@@ -1372,7 +1372,7 @@ def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
         parts = [rnd.choice(pieces[:2] if trial % 3 else pieces).format(i=k) for k in range(rnd.randint(1, 30))]
         insert = "\n".join(parts)
         expect = verify.Expect(entries=len(parts), owner_line=index.header_line(owner))
-        streamed = verify.insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+        streamed = verify.insertion_check(index, zone, data, at, insert.encode(), line, expect, owner=owner)
         opening, rest = verify._window(index, zone, data, at, insert)
         edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
         whole = verify.incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
@@ -1384,7 +1384,8 @@ def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
     expect = verify.Expect(entries=2_000, owner_line=index.header_line(owner))
     opening, rest = verify._window(index, zone, data, at, insert)
     edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
-    streamed_peak, accepted = _peak(lambda: verify.insertion_check(index, zone, data, at, insert, line, expect,
+    insert_b = insert.encode()
+    streamed_peak, accepted = _peak(lambda: verify.insertion_check(index, zone, data, at, insert_b, line, expect,
                                                                    owner=owner))
     whole_peak, also = _peak(lambda: verify.incremental_check(index, replace(zone, line=line - 1), opening + rest,
                                                               opening + insert + rest, edit, expect, owner=owner))
