@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -117,6 +118,7 @@ class _Candidates:
         self.dates.append(date)
         self.changes.append(changes)
         self._text += encode(entry)
+        self._text += b"\n"  # the blank line after it: a run of consecutive entries is one slice
         self._ends.append(len(self._text))
         self._newlines.append(entry.count("\n"))
 
@@ -127,10 +129,23 @@ class _Candidates:
         """The lines entry ``i`` takes in the zone, with the blank line after it."""
         return self._newlines[i] + 1
 
-    def joined(self, run: Sequence[int]) -> bytes:
-        """The texts of the entries ``run`` names, one blank line apart (UTF-8)."""
+    def texts(self, run: Sequence[int]) -> list[memoryview]:
+        """The texts of the entries ``run`` names (UTF-8), read in place: a slice for each stretch of consecutive
+        entries, which holds them one blank line apart (B27: a slice of each entry was four times the text)."""
         text, ends = memoryview(self._text), self._ends
-        return b"\n".join(text[ends[i - 1] if i else 0:ends[i]] for i in run)
+        out: list[memoryview] = []
+        k = 0
+        while k < len(run):
+            first = run[k]
+            while k + 1 < len(run) and run[k + 1] == run[k] + 1:
+                k += 1
+            out.append(text[ends[first - 1] if first else 0:ends[run[k]] - 1])
+            k += 1
+        return out
+
+    def joined(self, run: Sequence[int]) -> str:
+        """The texts of the entries ``run`` names, one blank line apart."""
+        return decode(b"\n".join(self.texts(run)))
 
     def refuse(self, run: Iterable[int], outcomes: list[EntryOutcome | None], exc: RefusedWrite | StoreError | None,
                code: str = "", reason: str = "") -> None:
@@ -264,17 +279,16 @@ class _Zone:
             existing = data.count(b"\n", zone.inner_start, zone.close_start)
             self.lead, self.trail = lead, max(0, trail - existing)
 
-    def insert(self, joined: bytes) -> bytes:
-        """The bytes a run of entries adds (``joined``: their texts one blank line apart, UTF-8): the layout of the
-        first append around them, the file's line ends."""
-        if self.lead or self.trail:
-            joined = b"".join((b"\n" * self.lead, joined, b"\n" * self.trail))
+    def insert(self, texts: Iterable[bytes | memoryview]) -> bytes:
+        """The bytes a run of entries adds (their texts, UTF-8): the layout of the first append, then one blank line
+        before each, in the file's line ends; made in one join (B27)."""
+        joined = b"\n".join(chain(repeat(b"", self.lead), texts, repeat(b"", self.trail)))
         return joined.replace(b"\n", b"\r\n") if self.crlf else joined
 
-    def check(self, joined: bytes, entries: int) -> Spliced:
-        """Insert a run of ``entries`` entries (``joined``, :meth:`insert`) and re-check it (§5.5,
+    def check(self, texts: Iterable[bytes | memoryview], entries: int) -> Spliced:
+        """Insert a run of ``entries`` entries (``texts``, :meth:`insert`) and re-check it (§5.5,
         :meth:`.snapshot.FileSnapshot.insert`)."""
-        return self.snap.insert(self.index, self.zone, self.at, self.insert(joined), self.first_line,
+        return self.snap.insert(self.index, self.zone, self.at, self.insert(texts), self.first_line,
                                 Expect(entries=entries, owner_line=self.owner_line), self.cid)
 
     def refusal(self, verdict: Verdict) -> RefusedWrite:
@@ -363,7 +377,7 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
     an array of the candidates' numbers."""
     rechecks = 1
     everyone = array("q", range(len(candidates)))
-    done = target.check(candidates.joined(everyone), len(everyone))
+    done = target.check(candidates.texts(everyone), len(everyone))
     if done.verdict.ok:
         _accept(target, candidates, everyone, outcomes)
         return done.data, rechecks
@@ -374,12 +388,12 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
     kept, line = array("q"), target.first_line + target.lead
     for start in range(0, len(candidates), CHUNK):
         group = everyone[start:start + CHUNK]
-        if len(group) > 1 and target.alone(decode(candidates.joined(group)), line, len(group)).ok:
+        if len(group) > 1 and target.alone(candidates.joined(group), line, len(group)).ok:
             kept += group
             line += sum(candidates.lines(c) for c in group)
             continue
         for c in group:
-            verdict = target.alone(decode(candidates.joined((c,))), line)
+            verdict = target.alone(candidates.joined((c,)), line)
             if verdict.ok or verdict.method == "undecided":
                 kept.append(c)
                 line += candidates.lines(c)
@@ -396,7 +410,7 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
             candidates.refuse(rest, outcomes, exc)
             break
         rechecks += 1
-        done = target.check(candidates.joined(accepted + rest), len(accepted) + len(rest))
+        done = target.check(candidates.texts(accepted + rest), len(accepted) + len(rest))
         if done.verdict.ok:
             accepted += rest
             break
@@ -406,20 +420,20 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
         while hi - lo > 1 and rechecks < MAX_RECHECKS:
             mid = (lo + hi) // 2
             rechecks += 1
-            if target.check(candidates.joined(accepted + rest[:mid]), len(accepted) + mid).verdict.ok:
+            if target.check(candidates.texts(accepted + rest[:mid]), len(accepted) + mid).verdict.ok:
                 lo = mid
             else:
                 hi = mid
         if hi - lo > 1:
             continue  # out of re-checks: the loop refuses what is left
         bad = rest[lo]
-        verdict = target.check(candidates.joined(accepted + rest[:hi]), len(accepted) + hi).verdict
+        verdict = target.check(candidates.texts(accepted + rest[:hi]), len(accepted) + hi).verdict
         candidates.refuse((bad,), outcomes, target.refusal(verdict))
         accepted += rest[:lo]
         rest = rest[hi:]
     if not accepted:
         return target.data, rechecks
-    done = target.check(candidates.joined(accepted), len(accepted))
+    done = target.check(candidates.texts(accepted), len(accepted))
     if not done.verdict.ok:  # cannot happen (that run passed); refuse rather than trust it
         candidates.refuse(accepted, outcomes, None, "STRUCTURE_CHANGED",
                           f"refused: {done.verdict.reason()} (§5.5, re-check)")
@@ -514,7 +528,7 @@ def plan_append(snap: FileSnapshot, req: AppendRequest) -> Plan[AppendResult]:
     index, owner, zone = snap.locate(lambda ix: _select(ix, req.container, req.actor))
     assert zone is not None
     target = _Zone(snap, index, zone, owner)
-    done = target.check(encode(req.entry), 1)
+    done = target.check((encode(req.entry),), 1)
     if not done.verdict.ok:
         raise target.refusal(done.verdict)
     line = target.first_line + target.lead
