@@ -103,13 +103,14 @@ class _Candidates:
     few bytes each; a run of them is an array of their numbers (B27: an object and a string per entry, held
     through the re-check, were five times a text of short entries)."""
 
-    __slots__ = ("pos", "dates", "changes", "_text", "_ends", "_newlines")
+    __slots__ = ("pos", "dates", "changes", "_text", "_base", "_ends", "_newlines")
 
     def __init__(self) -> None:
         self.pos = array("q")  # index in the batch
         self.dates: list[str] = []  # each date string once (shared by the entries of a day)
         self.changes: list[tuple[str, ...]] = []  # each distinct tuple once
-        self._text = bytearray()
+        self._text: bytearray | bytes = bytearray()
+        self._base = 0  # where the first entry starts in ``_text``
         self._ends = array("q")
         self._newlines = array("q")
 
@@ -117,9 +118,11 @@ class _Candidates:
         self.pos.append(pos)
         self.dates.append(date)
         self.changes.append(changes)
-        self._text += encode(entry)
-        self._text += b"\n"  # the blank line after it: a run of consecutive entries is one slice
-        self._ends.append(len(self._text))
+        text = self._text
+        assert isinstance(text, bytearray)
+        text += encode(entry)
+        text += b"\n"  # the blank line after it: a run of consecutive entries is one slice
+        self._ends.append(len(text))
         self._newlines.append(entry.count("\n"))
 
     def __len__(self) -> int:
@@ -132,16 +135,24 @@ class _Candidates:
     def texts(self, run: Sequence[int]) -> list[memoryview]:
         """The texts of the entries ``run`` names (UTF-8), read in place: a slice for each stretch of consecutive
         entries, which holds them one blank line apart (B27: a slice of each entry was four times the text)."""
-        text, ends = memoryview(self._text), self._ends
+        text, ends, base = memoryview(self._text), self._ends, self._base
         out: list[memoryview] = []
         k = 0
         while k < len(run):
             first = run[k]
             while k + 1 < len(run) and run[k + 1] == run[k] + 1:
                 k += 1
-            out.append(text[ends[first - 1] if first else 0:ends[run[k]] - 1])
+            out.append(text[base + (ends[first - 1] if first else 0):base + ends[run[k]] - 1])
             k += 1
         return out
+
+    def laid_out(self, lead: int, trail: int) -> bytes:
+        """Every entry as their insertion (:meth:`_Zone.insert`, LF line ends): ``lead`` blank lines, the texts one
+        blank line apart, ``trail`` blank lines.  The entries are read from those bytes from then on, so the
+        batch's text is not held twice through the re-check (B27)."""
+        whole = b"".join((b"\n" * lead, memoryview(self._text)[:-1], b"\n" * trail))
+        self._text, self._base = whole, lead
+        return whole
 
     def joined(self, run: Sequence[int]) -> str:
         """The texts of the entries ``run`` names, one blank line apart."""
@@ -288,7 +299,11 @@ class _Zone:
     def check(self, texts: Iterable[bytes | memoryview], entries: int) -> Spliced:
         """Insert a run of ``entries`` entries (``texts``, :meth:`insert`) and re-check it (§5.5,
         :meth:`.snapshot.FileSnapshot.insert`)."""
-        return self.snap.insert(self.index, self.zone, self.at, self.insert(texts), self.first_line,
+        return self.check_bytes(self.insert(texts), entries)
+
+    def check_bytes(self, insert: bytes, entries: int) -> Spliced:
+        """:meth:`check` of the bytes :meth:`insert` made."""
+        return self.snap.insert(self.index, self.zone, self.at, insert, self.first_line,
                                 Expect(entries=entries, owner_line=self.owner_line), self.cid)
 
     def refusal(self, verdict: Verdict) -> RefusedWrite:
@@ -377,7 +392,10 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
     an array of the candidates' numbers."""
     rechecks = 1
     everyone = array("q", range(len(candidates)))
-    done = target.check(candidates.texts(everyone), len(everyone))
+    if target.crlf:
+        done = target.check(candidates.texts(everyone), len(everyone))
+    else:  # the batch's buffer laid out as the insertion is the insertion (B27)
+        done = target.check_bytes(candidates.laid_out(target.lead, target.trail), len(everyone))
     if done.verdict.ok:
         _accept(target, candidates, everyone, outcomes)
         return done.data, rechecks
