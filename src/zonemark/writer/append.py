@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
 from dataclasses import dataclass, replace
 from pathlib import Path
