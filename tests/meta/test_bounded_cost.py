@@ -1646,3 +1646,25 @@ def test_b27_the_version_pin_test_reads_only_the_pin_lines():
         text = "\n".join(rnd.choice(lines) for _ in range(rnd.randrange(0, 6)))
         old = any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in text.split("\n"))
         assert _has_version_pin(text) == old, repr(text)
+
+
+def test_b27_a_body_compared_drops_its_blank_lines_by_position():
+    """``duplicates.normal_body`` answers as dropping the blank lines one by one did, and 200,000 leading blank
+    lines are read once (popping the first line each time moved every other line: quadratic in them)."""
+    from zonemark.writer.duplicates import normal_body
+
+    def old(text: str) -> str:
+        lines = text.replace("\r\n", "\n").split("\n")
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return "\n".join(lines)
+
+    rnd = random.Random("b27-body")
+    pieces = ("", " ", "\t", "\r", "perché — 東京", "  riga", "\u3000", "x\r")
+    for _ in range(3_000):
+        text = rnd.choice(("\n", "\r\n")).join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 7)))
+        assert normal_body(text) == old(text), repr(text)
+    text = "\n" * 200_000 + "corpo — 東京" + "\n" * 200_000  # the old one by one: 640 GB of moved pointers
+    assert normal_body(text) == "corpo — 東京"
