@@ -106,13 +106,13 @@ class _Candidates:
     __slots__ = ("pos", "dates", "changes", "_text", "_base", "_ends", "_newlines")
 
     def __init__(self) -> None:
-        self.pos = array("q")  # index in the batch
+        self.pos = array("i")  # index in the batch
         self.dates: list[str] = []  # each date string once (shared by the entries of a day)
         self.changes: list[tuple[str, ...]] = []  # each distinct tuple once
         self._text: bytearray | bytes = bytearray()
         self._base = 0  # where the first entry starts in ``_text``
         self._ends = array("q")
-        self._newlines = array("q")
+        self._newlines = array("i")  # in a body within MAX_BODY_CHARS
 
     def add(self, pos: int, date: str, entry: str, changes: tuple[str, ...]) -> None:
         self.pos.append(pos)
@@ -391,7 +391,7 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
     """Re-check the run of candidates together; when refused, find the entries that fail (ruling CL27).  A run is
     an array of the candidates' numbers."""
     rechecks = 1
-    everyone = array("q", range(len(candidates)))
+    everyone = array("i", range(len(candidates)))
     if target.crlf:
         done = target.check(candidates.texts(everyone), len(everyone))
     else:  # the batch's buffer laid out as the insertion is the insertion (B27)
@@ -403,7 +403,7 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
     del done  # the refused run's new bytes are not held through the search
     # One by one, each alone: a refusal there is the entry's own (its lines as they would be in the file).
     # A group of CHUNK entries that passes alone together passes one by one: only a refused group is split.
-    kept, line = array("q"), target.first_line + target.lead
+    kept, line = array("i"), target.first_line + target.lead
     for start in range(0, len(candidates), CHUNK):
         group = everyone[start:start + CHUNK]
         if len(group) > 1 and target.alone(candidates.joined(group), line, len(group)).ok:
@@ -418,7 +418,7 @@ def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome |
                 continue
             candidates.refuse((c,), outcomes, target.refusal(verdict))
     # What is left passes alone; the longest run that passes together is kept, the entry after it refused.
-    accepted = array("q")
+    accepted = array("i")
     rest = kept
     while rest:
         if rechecks >= MAX_RECHECKS:  # the run that holds them was refused: so are they, with its reason
