@@ -1372,7 +1372,7 @@ def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
         parts = [rnd.choice(pieces[:2] if trial % 3 else pieces).format(i=k) for k in range(rnd.randint(1, 30))]
         insert = "\n".join(parts)
         expect = verify.Expect(entries=len(parts), owner_line=index.header_line(owner))
-        streamed = verify.insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+        streamed = verify.insertion_check(index, zone, data, at, insert.encode(), line, expect, owner=owner)
         opening, rest = verify._window(index, zone, data, at, insert)
         edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
         whole = verify.incremental_check(index, replace(zone, line=line - 1), opening + rest, opening + insert + rest,
@@ -1384,7 +1384,8 @@ def test_b25_the_streamed_recheck_accepts_what_the_tree_accepts():
     expect = verify.Expect(entries=2_000, owner_line=index.header_line(owner))
     opening, rest = verify._window(index, zone, data, at, insert)
     edit = verify.Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
-    streamed_peak, accepted = _peak(lambda: verify.insertion_check(index, zone, data, at, insert, line, expect,
+    insert_b = insert.encode()
+    streamed_peak, accepted = _peak(lambda: verify.insertion_check(index, zone, data, at, insert_b, line, expect,
                                                                    owner=owner))
     whole_peak, also = _peak(lambda: verify.incremental_check(index, replace(zone, line=line - 1), opening + rest,
                                                               opening + insert + rest, edit, expect, owner=owner))
@@ -1680,3 +1681,146 @@ def test_b26_the_streamed_snippet_is_the_whole_ones_at_every_cut():
         pieces = [text[x:y] for x, y in zip(bounds, bounds[1:])]
         assert (snippet_of(lambda pieces=pieces: pieces, wanted, width=width)
                 == reference.snippet(text, wanted, width=width)), (text, bounds)
+
+# -- B27: a batch of entries is columns; the re-check holds the insertion once ----------------------------------
+
+_B27_BODIES = ("perché — sì", "会議は午後三時に始まります。", "", "- uno\n- due\n  - tre", "## TOPIC: Falso\n[P4]\n[/P4]",
+               "* a perché\n  > citazione — 引用\n  - b", "riga\r\naltra riga — fine", "<!-- IllAIra-Standard: v1.13 -->",
+               "```\ncodice — 東京\n```", "> [!WARNING] attenzione — qui")
+
+
+def _b27_batch(seed: int, n: int):
+    """``n`` entries: Italian, Japanese and em-dash titles and bodies, bodies the re-check refuses (a quote in a
+    list item), repeats of earlier entries, bad dates and empty titles."""
+    from zonemark.writer import NewEntry
+    rnd = random.Random(f"b27-{seed}")
+    out: list = []
+    for i in range(n):
+        pick = rnd.random()
+        if out and pick < 0.12:
+            out.append(rnd.choice(out))
+        elif pick < 0.16:
+            out.append(NewEntry("2026-02-30", f"data — {i}", "x"))
+        elif pick < 0.19:
+            out.append(NewEntry(None, "", "senza titolo"))
+        else:
+            out.append(NewEntry(rnd.choice((None, "2026-10-01", "2026-11-1" + str(i % 10))),
+                                rnd.choice(("voce", "東京の会議", "Gomme — invernali")) + f" {i}",
+                                rnd.choice(_B27_BODIES)))
+    return out
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_b27_the_batch_plan_is_the_old_plan(tmp_path, crlf):
+    """The plan of a batch (new bytes, each outcome, label, zone, re-checks) is the frozen pre-B27 planner's, on LF
+    and CRLF files, for each container and actor of the ingest cases, with refused runs split and bisected."""
+    import append_reference
+    import ingest_reference
+    from zonemark.writer.append import plan_batch
+    from zonemark.writer.snapshot import FileSnapshot
+
+    memory = tmp_path / "casa[ext_memory].md"
+    text = ingest_reference.MEMORY.replace("\n", "\r\n") if crlf else ingest_reference.MEMORY
+    memory.write_bytes(text.encode())
+    data = memory.read_bytes()
+    seen = {"refused": 0, "bisected": 0, "appended": 0, "duplicate": 0}
+    for seed in range(8):
+        entries = _b27_batch(seed, 6 + 11 * seed)
+        for container, actor in (("Macchina", "ai"), ("日記", "ai"), ("Archivio", "user"), ("Archivio", "ai")):
+            answers = []
+            for planner in (plan_batch, append_reference.plan_batch):
+                try:
+                    answers.append(planner(FileSnapshot(memory, data), container, entries, actor=actor,
+                                           default_date="2026-10-01"))
+                except Exception as exc:  # a refusal of the whole batch is an answer too
+                    answers.append((type(exc).__name__, str(exc)))
+            new, old = answers
+            assert new == old, (seed, container, actor)
+            if not isinstance(new, tuple):
+                for o in new.outcomes:
+                    seen[o.status] += 1
+                seen["bisected"] += new.rechecks > 1
+    assert all(seen.values()), seen  # every path was taken
+
+
+def test_b27_a_batch_holds_its_entries_as_columns_and_the_insertion_once(tmp_path):
+    """B27: 3,000 short entries planned into one zone.  Before: an object and a string per entry, their lines all
+    split out by the version-pin test, the insertion as a string and as bytes and the new file's bytes beside the
+    parse (9.6x the text under tracemalloc, with B27's parse); now the columns, the insertion once and the parse
+    (5.9x)."""
+    import append_reference
+    import ingest_reference
+    from zonemark.writer import NewEntry
+    from zonemark.writer.append import plan_batch
+    from zonemark.writer.snapshot import FileSnapshot
+
+    memory = tmp_path / "casa[ext_memory].md"
+    memory.write_text(ingest_reference.MEMORY, encoding="utf-8")
+    data = memory.read_bytes()
+    entries = [NewEntry("2026-01-03", f"voce {i} — 東京", "corpo perché") for i in range(3_000)]
+    size = sum(len(f"###### LOG: {e.date} — {e.title}\n{e.body}\n".encode()) for e in entries)
+    plan_batch(FileSnapshot(memory, data), "Macchina", entries[:5], default_date="2026-10-01")  # a first plan's
+    # imports and caches are not this plan's
+    peak, plan = _peak(lambda: plan_batch(FileSnapshot(memory, data), "Macchina", entries, default_date="2026-10-01"))
+    assert plan.rechecks == 1 and {o.status for o in plan.outcomes} == {"appended"}
+    assert peak <= 7 * size, peak / size
+    old_peak, old = _peak(lambda: append_reference.plan_batch(FileSnapshot(memory, data), "Macchina", entries,
+                                                              default_date="2026-10-01"))
+    assert old == plan and old_peak > 1.4 * peak, (old_peak / size, peak / size)  # a test that can fail
+
+
+def test_b27_a_pruned_parse_does_not_hold_the_headers_it_leaves_out(monkeypatch):
+    """A parse whose tree leaves every entry out (``keep``) holds none of their header strings: its sharing table
+    is small (``PRUNED_SHARED_MAX``), not one string per header of the text (0.5x the text, and 2.9x with the
+    table of a whole parse)."""
+    from zonemark.core import parser as parser_module
+    from zonemark.core.scanner import SHARED_MAX
+
+    text = "# Note [external_memory]\n\n[P4]\n" + "".join(
+        f"###### LOG: 2026-01-03 — voce {i} perché — 東京\ncorpo\n\n" for i in range(4_000)) + "[/P4]\n"
+    size = len(text.encode())
+    pruned, _ = _peak(lambda: parse(text, tree=True, keep=lambda b: False))
+    kept, doc = _peak(lambda: parse(text, tree=True))
+    assert len(doc.blocks[-1].children) == 4_000  # the same text, its tree whole
+    assert pruned * 3 < kept and pruned <= 1.2 * size, (pruned / size, kept / size)
+    monkeypatch.setattr(parser_module, "PRUNED_SHARED_MAX", SHARED_MAX)
+    whole_table, _ = _peak(lambda: parse(text, tree=True, keep=lambda b: False))
+    assert whole_table > 2 * pruned, (whole_table / size, pruned / size)  # what the table held: a test that can fail
+
+
+def test_b27_the_version_pin_test_reads_only_the_pin_lines():
+    """``_has_version_pin`` answers as a test of every line does, on texts with pins, near-pins, carriage returns
+    and non-ASCII lines."""
+    from zonemark.core import syntax as sx
+    from zonemark.writer.verify import _has_version_pin
+
+    rnd = random.Random("b27-pin")
+    lines = ("<!-- IllAIra-Standard: v1.13 -->", "  <!--IllAIra-Standard:v2-->  \r", "x <!-- IllAIra-Standard: v1 -->",
+             "IllAIra-Standard:", "perché — 東京", "", "\r", "<!-- illaira-standard: v1 -->",
+             "<!-- IllAIra-Standard: v1.13 --> dopo")
+    for _ in range(3_000):
+        text = "\n".join(rnd.choice(lines) for _ in range(rnd.randrange(0, 6)))
+        old = any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in text.split("\n"))
+        assert _has_version_pin(text) == old, repr(text)
+
+
+def test_b27_a_body_compared_drops_its_blank_lines_by_position():
+    """``duplicates.normal_body`` answers as dropping the blank lines one by one did, and 200,000 leading blank
+    lines are read once (popping the first line each time moved every other line: quadratic in them)."""
+    from zonemark.writer.duplicates import normal_body
+
+    def old(text: str) -> str:
+        lines = text.replace("\r\n", "\n").split("\n")
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return "\n".join(lines)
+
+    rnd = random.Random("b27-body")
+    pieces = ("", " ", "\t", "\r", "perché — 東京", "  riga", "\u3000", "x\r")
+    for _ in range(3_000):
+        text = rnd.choice(("\n", "\r\n")).join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 7)))
+        assert normal_body(text) == old(text), repr(text)
+    text = "\n" * 200_000 + "corpo — 東京" + "\n" * 200_000  # the old one by one: 640 GB of moved pointers
+    assert normal_body(text) == "corpo — 東京"

@@ -88,7 +88,7 @@ def checks(text, level, bodies, trail=0):
     edit = Edit(rel, 0, len(insert), line, 0, insert.count("\n"))
     whole = incremental_check(index, zone, old_zone, old_zone[:rel] + insert + old_zone[rel:], edit, expect,
                               owner=owner)
-    windowed = insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+    windowed = insertion_check(index, zone, data, at, encode(insert), line, expect, owner=owner)
     used = _window(index, zone, data, at, insert) is not None
     return whole, windowed, used, at > zone.inner_start
 

@@ -31,6 +31,9 @@ from .tree import HeadingFrame, ZoneFrame, pruning
 
 #: A pending finding's (line, column): the order of ``Document.diagnostics``.
 _LINE_COLUMN = itemgetter(1, 2)
+#: The most header strings a pruned parse (``keep``) shares at once: the headers it leaves out of its tree are
+#: not kept alive by the sharing table (B27).
+PRUNED_SHARED_MAX = 64
 
 
 def parse(text: str, *, path: str | None = None, tree: bool = False, outline: bool = False,
@@ -91,6 +94,7 @@ def _parse(source: str, path: str | None, bad_byte: tuple[int, int, int, int] | 
     scanner = Scanner(source, path, tree=tree)
     if keep is not None and tree:
         scanner.add_child = pruning(keep)
+        scanner.shared_max = PRUNED_SHARED_MAX
     scanner.on_zone = on_zone
     builder = OutlineBuilder(scanner) if outline else None
     if builder is not None and on_header is not None:

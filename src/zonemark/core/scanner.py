@@ -60,12 +60,12 @@ class _Open:
 SHARED_MAX = 4096
 
 
-def _shared(table: dict[str, str], text: str) -> str:
+def _shared(table: dict[str, str], text: str, limit: int = SHARED_MAX) -> str:
     """``text``, or the equal string ``table`` already holds (W94): one object for each repeated
-    message, header text, name or title of a file."""
+    message, header text, name or title of a file; the table is emptied when it holds ``limit``."""
     got = table.get(text)
     if got is None:
-        if len(table) >= SHARED_MAX:
+        if len(table) >= limit:
             table.clear()
         table[text] = got = text
     return got
@@ -121,7 +121,10 @@ class Scanner:
         self.on_zone: Callable[[ZoneFrame], None] | None = None  # told of each zone frame it ends
         self.diags: list[Pending] = []  # made into Diagnostics, with their extent, by the parser
         self.messages: dict[str, str] = {}  # each distinct message once (diag; at most SHARED_MAX)
-        self.shared: dict[str, str] = {}  # each distinct header text, name and title once (at most SHARED_MAX)
+        self.shared: dict[str, str] = {}  # each distinct header text, name and title once (at most shared_max)
+        #: A scan whose tree is pruned (:func:`.tree.pruning`) keeps a small table: the headers it drops are not
+        #: held by the table either (B27)
+        self.shared_max = SHARED_MAX
         self.facts = Facts()
         self.file_type: str | None = None
         self.title: str | None = None
@@ -621,10 +624,10 @@ class Scanner:
         stack = self.stack
         while stack and stack[-1].kind == "heading" and stack[-1].level >= level:  # type: ignore[attr-defined]
             stack.pop()
-        shared = self.shared
-        frame = HeadingFrame(lineno, off, plevel, header, refused, _shared(shared, header.text),
-                             header.name and _shared(shared, header.name),
-                             header.title and _shared(shared, header.title))
+        shared, limit = self.shared, self.shared_max
+        frame = HeadingFrame(lineno, off, plevel, header, refused, _shared(shared, header.text, limit),
+                             header.name and _shared(shared, header.name, limit),
+                             header.title and _shared(shared, header.title, limit))
         if stack:
             self.add_child(stack[-1].children, frame, self.src)  # type: ignore[attr-defined]
         else:
@@ -1073,8 +1076,11 @@ def _columns(whitespace: str) -> int:
 _TRAILING_CRS = re.compile(r"\r+(?=\n)|\r+\Z")
 
 
-def _chunks(src: str, start: int = 0, chunk: int = 1 << 16) -> Iterator[list[str]]:
-    """The lines of ``src`` from offset ``start``, split on ``\\n`` only, a list per chunk (bounded memory)."""
+def _chunks(src: str, start: int = 0, chunk: int = 1 << 13) -> Iterator[list[str]]:
+    """The lines of ``src`` from offset ``start``, split on ``\\n`` only, a list per chunk (bounded memory).
+
+    A chunk's list is emptied once it is read, before the next is split: one chunk's lines are alive at a time,
+    not two (the caller's loop still holds the list it read, B27)."""
     n = len(src)
     pos = start
     while pos < n:
@@ -1084,6 +1090,7 @@ def _chunks(src: str, start: int = 0, chunk: int = 1 << 16) -> Iterator[list[str
         if parts[-1] == "":
             parts.pop()
         yield parts
+        parts.clear()
         pos = end
 
 

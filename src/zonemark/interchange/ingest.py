@@ -80,7 +80,7 @@ class _Strings:
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._blocks: list[str] = []
-        self._ends = array("q")
+        self._ends = array("i")  # within MAX_CHAT_CHARS: four bytes each
 
     def add(self, s: str) -> None:
         self._parts.append(s)
@@ -107,7 +107,7 @@ class _Values:
     __slots__ = ("_ids", "_values", "_of")
 
     def __init__(self) -> None:
-        self._ids = array("l")
+        self._ids = array("i")
         self._values: list[Any] = []
         self._of: dict[Any, int] = {}
 
@@ -128,10 +128,10 @@ class _Found(Sequence[NewEntry]):
 
     def __init__(self, text: str, warnings: list[Notice]) -> None:
         self.text = text
-        self.header_lines = array("q")
+        self.header_lines = array("i")  # lines and offsets of a text within MAX_CHAT_CHARS: four bytes each
         self.dates = _Values()
         self.titles = _Strings()
-        self.spans = array("q")
+        self.spans = array("i")
         for n, _, h, _, _, start, stop in scan_logs(text, warnings):
             self.header_lines.append(n)
             self.dates.add(h.date)

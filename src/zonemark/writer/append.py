@@ -24,11 +24,14 @@ passes alone but not with the others is found by halving the remaining run (ruli
 from __future__ import annotations
 
 import os
+from array import array
+from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, TypeVar
 
-from ..core.text import decode
+from ..core.text import decode, encode
 from . import duplicates
 from .locate import APPEND_LEVELS, ZoneIndex, ZoneView, journal_for, journal_zones, resolve_container, unclosed_zones
 from .offsets import ByteOffset, CharOffset
@@ -40,6 +43,7 @@ from .snapshot import Carry, FileSnapshot, Plan, Spliced, zone_refusal
 from .store import Store, StoreError
 from .verify import Edit, Expect, Verdict, mini_check
 
+T = TypeVar("T")
 APPENDED, DUPLICATE, REFUSED = "appended", "duplicate", "refused"
 #: At most this many re-checks of a batch (ruling CL27); entries still unsettled after them are refused with the
 #: reason of the last refused run that holds them.
@@ -93,17 +97,74 @@ class BatchResult:
     rechecks: int
 
 
-@dataclass(slots=True)
-class _Candidate:
-    pos: int  # index in the batch
-    date: str
-    entry: str  # the text as written (header, body, LF line ends)
-    key: duplicates.Key
-    changes: tuple[str, ...]
+class _Candidates:
+    """The entries of a batch to place (checked, sanitised, not duplicates), as columns: each one's text as written
+    (header, body, LF line ends) in one UTF-8 buffer, and its place in the batch, date, changes and line count a
+    few bytes each; a run of them is an array of their numbers (B27: an object and a string per entry, held
+    through the re-check, were five times a text of short entries)."""
 
+    __slots__ = ("pos", "dates", "changes", "_text", "_base", "_ends", "_newlines")
 
-#: The key of a candidate once the duplicate check has read it.
-_CHECKED = b""
+    def __init__(self) -> None:
+        self.pos = array("i")  # index in the batch
+        self.dates: list[str] = []  # each date string once (shared by the entries of a day)
+        self.changes: list[tuple[str, ...]] = []  # each distinct tuple once
+        self._text: bytearray | bytes = bytearray()
+        self._base = 0  # where the first entry starts in ``_text``
+        self._ends = array("q")
+        self._newlines = array("i")  # in a body within MAX_BODY_CHARS
+
+    def add(self, pos: int, date: str, entry: str, changes: tuple[str, ...]) -> None:
+        self.pos.append(pos)
+        self.dates.append(date)
+        self.changes.append(changes)
+        text = self._text
+        assert isinstance(text, bytearray)
+        text += encode(entry)
+        text += b"\n"  # the blank line after it: a run of consecutive entries is one slice
+        self._ends.append(len(text))
+        self._newlines.append(entry.count("\n"))
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def lines(self, i: int) -> int:
+        """The lines entry ``i`` takes in the zone, with the blank line after it."""
+        return self._newlines[i] + 1
+
+    def texts(self, run: Sequence[int]) -> list[memoryview]:
+        """The texts of the entries ``run`` names (UTF-8), read in place: a slice for each stretch of consecutive
+        entries, which holds them one blank line apart (B27: a slice of each entry was four times the text)."""
+        text, ends, base = memoryview(self._text), self._ends, self._base
+        out: list[memoryview] = []
+        k = 0
+        while k < len(run):
+            first = run[k]
+            while k + 1 < len(run) and run[k + 1] == run[k] + 1:
+                k += 1
+            out.append(text[base + (ends[first - 1] if first else 0):base + ends[run[k]] - 1])
+            k += 1
+        return out
+
+    def laid_out(self, lead: int, trail: int) -> bytes:
+        """Every entry as their insertion (:meth:`_Zone.insert`, LF line ends): ``lead`` blank lines, the texts one
+        blank line apart, ``trail`` blank lines.  The entries are read from those bytes from then on, so the
+        batch's text is not held twice through the re-check (B27)."""
+        whole = b"".join((b"\n" * lead, memoryview(self._text)[:-1], b"\n" * trail))
+        self._text, self._base = whole, lead
+        return whole
+
+    def joined(self, run: Sequence[int]) -> str:
+        """The texts of the entries ``run`` names, one blank line apart."""
+        return decode(b"\n".join(self.texts(run)))
+
+    def refuse(self, run: Iterable[int], outcomes: list[EntryOutcome | None], exc: RefusedWrite | StoreError | None,
+               code: str = "", reason: str = "") -> None:
+        """Each entry of ``run`` refused, with ``exc``'s code and line (or ``code``, ``reason``)."""
+        if exc is not None:
+            code, reason = exc.code, str(exc)
+        for i in run:
+            outcomes[self.pos[i]] = EntryOutcome(REFUSED, self.dates[i], None, self.changes[i], code, reason)
 
 
 def _refusal(exc: Exception) -> tuple[str, str]:
@@ -137,23 +198,24 @@ def _select(index: ZoneIndex, container: str, actor: str) -> tuple[int | None, Z
                        code="NO_JOURNAL", rule="§7.1.2")
 
 
-def _prepare(entries: Sequence[NewEntry], default_date: str) -> list[_Candidate | EntryOutcome]:
-    """Each entry checked and sanitised as append_entry does, or its refusal (independent of the file)."""
-    out: list[_Candidate | EntryOutcome] = []
-    for pos, e in enumerate(entries):
-        when = e.date if e.date is not None else default_date
-        try:
-            date = check_date(when)
-            title = sanitize_title(e.title)
-            body = sanitize_body(e.body or "")
-        except (RefusedWrite, ValueError) as exc:
-            code, reason = _refusal(exc)
-            out.append(EntryOutcome(REFUSED, when, None, code=code, reason=reason))
-            continue
-        entry = f"###### LOG: {date} — {title.text}\n" + (body.text + "\n" if body.text else "")
-        out.append(_Candidate(pos, date, entry, duplicates.entry_key(date, title.text, body.text),
-                              title.changes + body.changes))
-    return out
+def _prepare(e: NewEntry, default_date: str) -> EntryOutcome | tuple[str, str, duplicates.Key, tuple[str, ...]]:
+    """The entry checked and sanitised as append_entry does — (date, text as written, key, changes) — or its
+    refusal (independent of the file)."""
+    when = e.date if e.date is not None else default_date
+    try:
+        date = check_date(when)
+        title = sanitize_title(e.title)
+        body = sanitize_body(e.body or "")
+    except (RefusedWrite, ValueError) as exc:
+        code, reason = _refusal(exc)
+        return EntryOutcome(REFUSED, when, None, code=code, reason=reason)
+    entry = f"###### LOG: {date} — {title.text}\n" + (body.text + "\n" if body.text else "")
+    return date, entry, duplicates.entry_key(date, title.text, body.text), title.changes + body.changes
+
+
+def _once(shared: dict[Any, Any], value: T) -> T:
+    """``value``, or the equal value ``shared`` already holds: one object for the entries that share it."""
+    return shared.setdefault(value, value)  # type: ignore[no-any-return]
 
 
 def _blank_layout(data: bytes, index: ZoneIndex) -> tuple[int, int]:
@@ -228,15 +290,21 @@ class _Zone:
             existing = data.count(b"\n", zone.inner_start, zone.close_start)
             self.lead, self.trail = lead, max(0, trail - existing)
 
-    def insert(self, texts: Sequence[str]) -> str:
-        """The text a run of entries adds: the layout of the first append, then one blank line before each."""
-        body = "\n" * self.lead + "\n".join(texts) + "\n" * self.trail
-        return body.replace("\n", "\r\n") if self.crlf else body
+    def insert(self, texts: Iterable[bytes | memoryview]) -> bytes:
+        """The bytes a run of entries adds (their texts, UTF-8): the layout of the first append, then one blank line
+        before each, in the file's line ends; made in one join (B27)."""
+        joined = b"\n".join(chain(repeat(b"", self.lead), texts, repeat(b"", self.trail)))
+        return joined.replace(b"\n", b"\r\n") if self.crlf else joined
 
-    def check(self, texts: Sequence[str]) -> Spliced:
-        """Insert a run of entries and re-check it (§5.5, :meth:`.snapshot.FileSnapshot.insert`)."""
-        return self.snap.insert(self.index, self.zone, self.at, self.insert(texts), self.first_line,
-                                Expect(entries=len(texts), owner_line=self.owner_line), self.cid)
+    def check(self, texts: Iterable[bytes | memoryview], entries: int) -> Spliced:
+        """Insert a run of ``entries`` entries (``texts``, :meth:`insert`) and re-check it (§5.5,
+        :meth:`.snapshot.FileSnapshot.insert`)."""
+        return self.check_bytes(self.insert(texts), entries)
+
+    def check_bytes(self, insert: bytes, entries: int) -> Spliced:
+        """:meth:`check` of the bytes :meth:`insert` made."""
+        return self.snap.insert(self.index, self.zone, self.at, insert, self.first_line,
+                                Expect(entries=entries, owner_line=self.owner_line), self.cid)
 
     def refusal(self, verdict: Verdict) -> RefusedWrite:
         return zone_refusal(f"appending to {self.index.label(self.cid)} in the [P{self.zone.level}] zone at line "
@@ -272,121 +340,132 @@ def plan_batch(snap: FileSnapshot, container: str, entries: Sequence[NewEntry], 
     index = snap.index
     cid = resolve_container(index, container)
     label = index.label(cid)
-    prepared = _prepare(entries, default_date)
-    outcomes: list[EntryOutcome | None] = [p if isinstance(p, EntryOutcome) else None for p in prepared]
-    candidates = [p for p in prepared if isinstance(p, _Candidate)]
-    del prepared
-    if candidates:
-        keys = snap.entries(index.header_line(cid))
-        fresh = []
-        for c in candidates:
-            if c.key in keys:
-                outcomes[c.pos] = EntryOutcome(DUPLICATE, c.date, keys[c.key], c.changes)
-            else:
-                keys[c.key] = -1 - c.pos  # an earlier entry of this batch: its line is known once placed
-                fresh.append(c)
-            c.key = _CHECKED  # the keys are not read again: not held through the re-check (B25)
-        del keys
-        candidates = fresh
+    # each entry prepared and compared with the container's entries and the batch's before it as it comes: only
+    # the entries to place are kept, as columns (B27); the keys are not held through the re-check (B25)
+    candidates = _Candidates()
+    outcomes: list[EntryOutcome | None] = []
+    shared: dict[Any, Any] = {}
+    keys: dict[duplicates.Key, int] | None = None
+    for pos, e in enumerate(entries):
+        prepared = _prepare(e, default_date)
+        if isinstance(prepared, EntryOutcome):
+            outcomes.append(prepared)
+            continue
+        date, entry, key, changes = prepared
+        date, changes = _once(shared, date), _once(shared, changes)
+        if keys is None:
+            keys = snap.entries(index.header_line(cid))
+        if key in keys:
+            outcomes.append(_once(shared, EntryOutcome(DUPLICATE, date, keys[key], changes)))
+        else:
+            keys[key] = -1 - pos  # an earlier entry of this batch: its line is known once placed
+            outcomes.append(None)
+            candidates.add(pos, date, entry, changes)
+    del keys
     zone: ZoneView | None = None
     owner: int | None = cid
-    if candidates:
+    if len(candidates):
         try:
             index, owner, zone = snap.locate(lambda ix: _select(ix, container, actor))
         except RefusedWrite as exc:
-            for c in candidates:
-                outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, exc.code, str(exc))
-            candidates, zone = [], None
+            candidates.refuse(range(len(candidates)), outcomes, exc)
+            zone = None
     new_data, rechecks = data, 0
-    if candidates and zone is not None:
+    if len(candidates) and zone is not None:
         new_data, rechecks = _place(_Zone(snap, index, zone, owner), candidates, outcomes)
+    del candidates
     # a copy of an earlier entry of the batch is a duplicate of it where it goes, or refused as it is
     final: list[EntryOutcome] = []
     for o in outcomes:
         assert o is not None
         if o.status == DUPLICATE and o.line is not None and o.line < 0:
             first = final[-1 - o.line]
-            o = replace(o, line=first.line) if first.status == APPENDED else replace(first, changes=o.changes)
+            o = _once(shared, replace(o, line=first.line) if first.status == APPENDED
+                      else replace(first, changes=o.changes))
         final.append(o)
     return AppendPlan(new_data, tuple(final), label, zone.line if zone is not None else None, rechecks,
                       None if owner is None else index.name(owner))
 
 
-def _place(target: _Zone, candidates: list[_Candidate], outcomes: list[EntryOutcome | None]) -> tuple[bytes, int]:
-    """Re-check the run of candidates together; when refused, find the entries that fail (ruling CL27)."""
+def _place(target: _Zone, candidates: _Candidates, outcomes: list[EntryOutcome | None]) -> tuple[bytes, int]:
+    """Re-check the run of candidates together; when refused, find the entries that fail (ruling CL27).  A run is
+    an array of the candidates' numbers."""
     rechecks = 1
-    done = target.check([c.entry for c in candidates])
+    everyone = array("i", range(len(candidates)))
+    if target.crlf:
+        done = target.check(candidates.texts(everyone), len(everyone))
+    else:  # the batch's buffer laid out as the insertion is the insertion (B27)
+        done = target.check_bytes(candidates.laid_out(target.lead, target.trail), len(everyone))
     if done.verdict.ok:
-        _accept(target, candidates, outcomes)
+        _accept(target, candidates, everyone, outcomes)
         return done.data, rechecks
+    failed = done.verdict
+    del done  # the refused run's new bytes are not held through the search
     # One by one, each alone: a refusal there is the entry's own (its lines as they would be in the file).
     # A group of CHUNK entries that passes alone together passes one by one: only a refused group is split.
-    kept, line = [], target.first_line + target.lead
+    kept, line = array("i"), target.first_line + target.lead
     for start in range(0, len(candidates), CHUNK):
-        group = candidates[start:start + CHUNK]
-        if len(group) > 1 and target.alone("\n".join(c.entry for c in group), line, len(group)).ok:
+        group = everyone[start:start + CHUNK]
+        if len(group) > 1 and target.alone(candidates.joined(group), line, len(group)).ok:
             kept += group
-            line += sum(c.entry.count("\n") + 1 for c in group)
+            line += sum(candidates.lines(c) for c in group)
             continue
         for c in group:
-            verdict = target.alone(c.entry, line)
+            verdict = target.alone(candidates.joined((c,)), line)
             if verdict.ok or verdict.method == "undecided":
                 kept.append(c)
-                line += c.entry.count("\n") + 1
+                line += candidates.lines(c)
                 continue
-            exc = target.refusal(verdict)
-            outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, exc.code, str(exc))
+            candidates.refuse((c,), outcomes, target.refusal(verdict))
     # What is left passes alone; the longest run that passes together is kept, the entry after it refused.
-    accepted: list[_Candidate] = []
+    accepted = array("i")
     rest = kept
-    failed = done.verdict
     while rest:
         if rechecks >= MAX_RECHECKS:  # the run that holds them was refused: so are they, with its reason
             exc = zone_refusal(f"appending {len(rest)} entries (not re-checked one by one: more than "
                                    f"{MAX_RECHECKS} re-checks of one batch) to {target.index.label(target.cid)}",
                                    target.zone, failed)
-            for c in rest:
-                outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, exc.code, str(exc))
+            candidates.refuse(rest, outcomes, exc)
             break
         rechecks += 1
-        done = target.check([c.entry for c in accepted + rest])
+        done = target.check(candidates.texts(accepted + rest), len(accepted) + len(rest))
         if done.verdict.ok:
             accepted += rest
             break
         failed = done.verdict
+        del done
         lo, hi = 0, len(rest)  # accepted + rest[:lo] passes, accepted + rest[:hi] does not
         while hi - lo > 1 and rechecks < MAX_RECHECKS:
             mid = (lo + hi) // 2
             rechecks += 1
-            if target.check([c.entry for c in accepted + rest[:mid]]).verdict.ok:
+            if target.check(candidates.texts(accepted + rest[:mid]), len(accepted) + mid).verdict.ok:
                 lo = mid
             else:
                 hi = mid
         if hi - lo > 1:
             continue  # out of re-checks: the loop refuses what is left
         bad = rest[lo]
-        verdict = target.check([c.entry for c in accepted + rest[:hi]]).verdict
-        exc = target.refusal(verdict)
-        outcomes[bad.pos] = EntryOutcome(REFUSED, bad.date, None, bad.changes, exc.code, str(exc))
+        verdict = target.check(candidates.texts(accepted + rest[:hi]), len(accepted) + hi).verdict
+        candidates.refuse((bad,), outcomes, target.refusal(verdict))
         accepted += rest[:lo]
         rest = rest[hi:]
     if not accepted:
         return target.data, rechecks
-    done = target.check([c.entry for c in accepted])
+    done = target.check(candidates.texts(accepted), len(accepted))
     if not done.verdict.ok:  # cannot happen (that run passed); refuse rather than trust it
-        for c in accepted:
-            outcomes[c.pos] = EntryOutcome(REFUSED, c.date, None, c.changes, "STRUCTURE_CHANGED",
-                                           f"refused: {done.verdict.reason()} (§5.5, re-check)")
+        candidates.refuse(accepted, outcomes, None, "STRUCTURE_CHANGED",
+                          f"refused: {done.verdict.reason()} (§5.5, re-check)")
         return target.data, rechecks
-    _accept(target, accepted, outcomes)
+    _accept(target, candidates, accepted, outcomes)
     return done.data, rechecks
 
 
-def _accept(target: _Zone, accepted: list[_Candidate], outcomes: list[EntryOutcome | None]) -> None:
+def _accept(target: _Zone, candidates: _Candidates, accepted: Sequence[int],
+            outcomes: list[EntryOutcome | None]) -> None:
     line = target.first_line + target.lead
     for c in accepted:
-        outcomes[c.pos] = EntryOutcome(APPENDED, c.date, line, c.changes)
-        line += c.entry.count("\n") + 1
+        outcomes[candidates.pos[c]] = EntryOutcome(APPENDED, candidates.dates[c], line, candidates.changes[c])
+        line += candidates.lines(c)
 
 
 def append_entries(path: str | os.PathLike[str], container: str, entries: Sequence[NewEntry], *, actor: str = "ai",
@@ -467,7 +546,7 @@ def plan_append(snap: FileSnapshot, req: AppendRequest) -> Plan[AppendResult]:
     index, owner, zone = snap.locate(lambda ix: _select(ix, req.container, req.actor))
     assert zone is not None
     target = _Zone(snap, index, zone, owner)
-    done = target.check([req.entry])
+    done = target.check((encode(req.entry),), 1)
     if not done.verdict.ok:
         raise target.refusal(done.verdict)
     line = target.first_line + target.lead

@@ -29,11 +29,12 @@ Key = bytes
 def normal_body(text: str) -> str:
     """A body as compared: CR LF as LF, blank lines around it dropped."""
     lines = text.replace("\r\n", "\n").split("\n")
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines)
+    first, last = 0, len(lines)
+    while first < last and not lines[first].strip():  # by position: popping the first line is linear each time
+        first += 1
+    while last > first and not lines[last - 1].strip():
+        last -= 1
+    return "\n".join(lines[first:last])
 
 
 def entry_key(date: str | None, title: str, body: str) -> Key:

@@ -336,23 +336,23 @@ class FileSnapshot:
         return Spliced(new_data, verdict, at, len(insert_b) - old_len_b, line, edit.delta_lines)
 
 
-    def insert(self, index: ZoneIndex, zone: ZoneView, at: ByteOffset, insert: str, line: int, expect: Expect,
+    def insert(self, index: ZoneIndex, zone: ZoneView, at: ByteOffset, insert: bytes, line: int, expect: Expect,
                owner: int | None) -> Spliced:
-        """Insert ``insert`` at byte ``at`` of ``zone`` (a line start, file line ``line``) and re-check it (§5.5):
-        :meth:`splice` of an insertion, the zone read from its bytes (:func:`.verify.insertion_check`: at the end
-        of its content, only its lines from there on are decoded), else the whole file."""
+        """Insert ``insert`` (UTF-8 bytes, :func:`.core.text.encode`) at byte ``at`` of ``zone`` (a line start, file
+        line ``line``) and re-check it (§5.5): :meth:`splice` of an insertion, the zone read from its bytes
+        (:func:`.verify.insertion_check`: at the end of its content, only its lines from there on are decoded), else
+        the whole file.  The new file's bytes are made once the re-check has decided: not held while it parses
+        (B27)."""
         data = self.data
-        insert_b = encode(insert)
-        new_data = b"".join((memoryview(data)[:at], insert_b, memoryview(data)[at:]))
-        verdict: Verdict | None
+        verdict = insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
+        new_data = b"".join((memoryview(data)[:at], insert, memoryview(data)[at:]))
+        added_lines = insert.count(b"\n")
         if not (new_data.startswith(memoryview(data)[:at]) and new_data.endswith(memoryview(data)[at:])):
             verdict = Verdict(False, (), ("bytes outside the edited region would change",))
-        else:
-            verdict = insertion_check(index, zone, data, at, insert, line, expect, owner=owner)
-            if verdict is None:
-                edit = Edit(chars_before(data, at), 0, len(insert), line, 0, insert.count("\n"))
-                verdict = full_check(self.text, decode(new_data), edit, expect, path=str(self.path))
-        return Spliced(new_data, verdict, at, len(insert_b), line, insert.count("\n"))
+        elif verdict is None:
+            edit = Edit(chars_before(data, at), 0, len(decode(insert)), line, 0, added_lines)
+            verdict = full_check(self.text, decode(new_data), edit, expect, path=str(self.path))
+        return Spliced(new_data, verdict, at, len(insert), line, added_lines)
 
 
 def _narrow_keys(keys: DiagnosticKeys) -> DiagnosticKeys:

@@ -430,7 +430,7 @@ def mini_check(index: ZoneIndex, zone: ZoneView, old_zone: str, new_zone: str, e
 
 def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: str) -> Verdict | None:
     """The undecided verdict of :func:`mini_check` that its edited lines alone give, or None."""
-    if any(sx.VERSION_PIN.fullmatch(ln.rstrip("\r")) for ln in (region_old + "\n" + region_new).split("\n")):
+    if _has_version_pin(region_old) or _has_version_pin(region_new):
         # a version pin counts once per file (the first wins): only the whole file can tell
         return Verdict(False, (), ("a version pin in the edited lines",), "undecided")
     if "\r" in region_old or sx.CONTROL_CHARS.search(region_old):
@@ -440,6 +440,25 @@ def _undecided(index: ZoneIndex, zone: ZoneView, region_old: str, region_new: st
         # registry lines count only under the file's first registry header, which the zone cannot see
         return Verdict(False, (), ("the zone continues a MODULE_STATE_REGISTRY",), "undecided")
     return None
+
+
+def _has_version_pin(text: str) -> bool:
+    """Whether a line of ``text`` is a version pin (§15 ``<!-- IllAIra-Standard: … -->``): only the lines that
+    hold the pin's word are matched, none of the others made a string (B27: the region's lines were all split
+    out at once, five times the inserted text)."""
+    pos = text.find(_PIN_WORD)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        if sx.VERSION_PIN.fullmatch(text[start:end].rstrip("\r")):
+            return True
+        pos = text.find(_PIN_WORD, end)
+    return False
+
+
+#: The word every version pin holds (:data:`.syntax.VERSION_PIN`).
+_PIN_WORD = "IllAIra-Standard:"
 
 
 def _mini_verdict(index: ZoneIndex, zone: ZoneView, head: str, header_lines: dict[int, int], old_text: str,
@@ -592,9 +611,10 @@ def _window(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, inser
     return opening, blanks + closing
 
 
-def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, insert: str, line: int,
+def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffset, insert: bytes, line: int,
                     expect: Expect, *, owner: int | None = None) -> Verdict | None:
-    """:func:`incremental_check` of inserting ``insert`` at byte ``at`` of ``data`` (a line start in ``zone``, file
+    """:func:`incremental_check` of inserting ``insert`` (UTF-8 bytes, :func:`.core.text.encode`) at byte ``at`` of
+    ``data`` (a line start in ``zone``, file
     line ``line``), as it is for the whole zone — and, when ``at`` is the end of the zone's content and the
     insertion opens with an H6 entry, from the zone's opening line and its lines from ``at`` on alone (W99).
 
@@ -609,24 +629,27 @@ def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffse
     as at the closing tag before, so its §8.1 findings are the same; the header's parent block is not compared.
     Declarations in those lines (refused headers, §5.5 Invariant 4) are the same before and after, and so are
     their duplicate findings.  ``tests/writer/test_verify_window.py`` checks on generated zones that the verdict
-    is the whole zone's.  Bounded: the zone's lines before ``at`` are never decoded whole."""
+    is the whole zone's.  Bounded: the zone's lines before ``at`` are never decoded whole, and the inserted text
+    is decoded into the new mini-document's text itself, no second string of it held while that is parsed (B27)."""
     if expect.structure or zone.close_end is None:
         return None
-    window = _window(index, zone, data, at, insert)
+    text = decode(insert)
+    window = _window(index, zone, data, at, text)
     if window is not None:
         opening, rest = window
-        edit = Edit(CharOffset(len(opening)), 0, len(insert), line, 0, insert.count("\n"))
+        edit = Edit(CharOffset(len(opening)), 0, len(text), line, 0, insert.count(b"\n"))
         at_zone = replace(zone, line=line - 1)
         # :func:`incremental_check` of (opening + rest, opening + insert + rest), the new mini-document's text made
-        # once, as the parse's source (the edited lines are ``insert`` itself, B25)
-        verdict = _undecided(index, at_zone, "", insert)
+        # once, as the parse's source (the edited lines are ``insert`` itself, B25), from the bytes (B27)
+        verdict = _undecided(index, at_zone, "", text)
+        del text
         if verdict is None:
             head, header_lines = mini_prefix(index, at_zone)
             verdict = _mini_verdict(index, at_zone, head, header_lines, "".join((head, opening, rest)),
-                                    "".join((head, opening, insert, rest)), edit, expect, owner, stream=True)
+                                    "".join((head, opening, decode(insert), rest)), edit, expect, owner, stream=True)
         return verdict if verdict.ok else None
     old_zone = decode(data[zone.start:zone.close_end])
     rel = CharOffset(len(decode(data[zone.start:at])))
-    edit = Edit(rel, 0, len(insert), line, 0, insert.count("\n"))
-    return incremental_check(index, zone, old_zone, old_zone[:rel] + insert + old_zone[rel:], edit, expect,
+    edit = Edit(rel, 0, len(text), line, 0, text.count("\n"))
+    return incremental_check(index, zone, old_zone, old_zone[:rel] + text + old_zone[rel:], edit, expect,
                              owner=owner)
