@@ -526,3 +526,18 @@ def test_a_file_the_layer_leaves_out_is_named_so_by_file(layer, capsys, name):
     code, out, err = run(capsys, ["search", layer, "famiglia", "--file", name])
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "not a file of the layer" in err and name.split("/")[0] in err
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_title_with_a_byte_that_is_not_utf8_is_indexed_and_found(tmp_path, capsys, typed):
+    """A file whose title holds a kept byte (§1) is indexed (SQLite takes no lone surrogate: the stored title has
+    the byte's escape) and its entries are found, from the library and the CLI, typed or untyped, however long."""
+    tag = " [external_memory]" if typed else ""
+    data = (b"# Note \xff perch\xc3\xa9 \xe2\x80\x94 \xe6\x9d\xb1\xe4\xba\xac" + tag.encode() + b"\n\n[P1]\n"
+            b"## TOPIC: Citt\xc3\xa0 \xfe\n[/P1]\n\n[P4]\n###### LOG: 2026-01-03 \xe2\x80\x94 voce rara\ncorpo \xfe\n[/P4]\n"
+            + b"riga di testo \xe2\x80\x94 perch\xc3\xa9\n" * 80_000)
+    (tmp_path / "n[ext_memory].md").write_bytes(data)
+    hits = search(tmp_path, "rara").hits
+    assert len(hits) == 1 and hits[0].file == "n[ext_memory].md"
+    code, out, err = run(capsys, ["search", tmp_path, "rara"])
+    assert code == 0 and err == "" and "voce rara" in out and "\\xFE" in out

@@ -55,6 +55,7 @@ from ..core.tree import HeadingFrame, ZoneFrame
 from ..core.text import decode, encode
 from .errors import QueryError, SearchUnavailable
 from .rows import SPLIT_LEVELS, Row, Split, rows_of, shown, split_points, stack_at
+from .rows import _clean as stored_text
 
 STATE_DIR = ".zonemark"
 CACHE_NAME = "search.sqlite3"
@@ -881,6 +882,7 @@ class Index:
                    title: str | None, incremental: bool, lens: Iterable[int], nls: Iterable[int], levels: bytes,
                    stack_ids: Iterable[int], anchors: Iterable[int]) -> None:
         mtime_ns, read_ns = stamp
+        title = None if title is None else stored_text(title)  # a kept byte (§1) as its escape: no surrogate for SQLite
         self.con.execute(
             "UPDATE files SET size = ?, mtime_ns = ?, read_ns = ?, digest = ?, file_type = ?, title = ?, "
             "incremental = ?, seg_len = ?, seg_nl = ?, seg_level = ?, seg_stack = ?, seg_anchor = ?, front = ?, "
