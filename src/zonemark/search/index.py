@@ -40,7 +40,7 @@ import os
 import sqlite3
 import time
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import accumulate
@@ -359,6 +359,54 @@ def _scratch() -> sqlite3.Connection:
     return sqlite3.connect("", isolation_level=None)
 
 
+class _WindowPieces:
+    """The pieces of a file indexed a window at a time (B19, B26), as the files row stores them: each piece's
+    bytes, lines, level, stack and anchor, and the stacks and anchors met so far."""
+
+    def __init__(self) -> None:
+        self.lens, self.nls, self.stack_ids, self.anchors = array("I"), array("I"), array("I"), array("I")
+        self.levels = bytearray()
+        self.anchor_lines = array("I")
+        self.stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
+        self.next_sid = 0
+
+    def add(self, fid: int, src: str, splits: Sequence[Split], starts: Sequence[int], ends: Sequence[int],
+            byte_starts: Sequence[int], shift: int) -> tuple[list[tuple[int, int, bytes]],
+                                                             list[tuple[int, int, int]]]:
+        """A window's pieces (``splits`` at ``starts``/``ends`` of ``src``, their byte offsets ``byte_starts`` and
+        one more; their lines ``shift`` from the file's); returns the rows of the stacks and anchors it adds."""
+        self.lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
+        self.nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
+        stacks, anchor_lines = self.stacks, self.anchor_lines
+        new_stacks: list[tuple[int, int, bytes]] = []
+        new_anchors: list[tuple[int, int, int]] = []
+        for sp in splits:
+            sid = stacks.get(sp.stack)
+            if sid is None:
+                if len(stacks) >= MAX_KNOWN_STACKS:
+                    stacks.clear()
+                sid = stacks[sp.stack] = self.next_sid
+                self.next_sid += 1
+                new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
+            self.stack_ids.append(sid)
+            self.levels.append(sp.level)
+            if sp.level == 0:
+                new_anchors.append((fid, len(anchor_lines), sp.line + shift))
+                anchor_lines.append(sp.line + shift)
+            self.anchors.append(len(anchor_lines) - 1)
+        return new_stacks, new_anchors
+
+    def rows(self, made: Iterable[Row], shift: int) -> list[tuple[int, int, Row]]:
+        """Each row of a window with its anchor and its line from it."""
+        anchor_lines = self.anchor_lines
+        out = []
+        for r in made:
+            line = r.line + shift
+            at = bisect.bisect_right(anchor_lines, line) - 1
+            out.append((at, line - anchor_lines[at], r))
+        return out
+
+
 class Index:
     """One layer folder's index; use as a context manager (``with Index.open(root) as ix``)."""
 
@@ -555,11 +603,7 @@ class Index:
         file_type, title = cuts.file_type, cuts.title or ""
         if file_type is None:
             return False
-        lens, nls, stack_ids, anchors = array("I"), array("I"), array("I"), array("I")
-        levels = bytearray()
-        anchor_lines = array("I")
-        stacks: dict[tuple[str, ...], int] = {}  # the recent stacks' ids (a file's stacks recur while open)
-        next_sid = 0
+        pieces = _WindowPieces()
         a, level_a, line_a = 0, 0, 1
         stack_a: tuple[str, ...] = ()
         span, k = WINDOW_CHARS, 0
@@ -586,31 +630,11 @@ class Index:
             starts = [sp.offset for sp in splits]
             ends = starts[1:] + [w]
             byte_starts = _byte_offsets(src, starts + [w])
-            lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
-            nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
-            new_stacks, new_anchors = [], []
-            for sp in splits:
-                sid = stacks.get(sp.stack)
-                if sid is None:
-                    if len(stacks) >= MAX_KNOWN_STACKS:
-                        stacks.clear()
-                    sid = stacks[sp.stack] = next_sid
-                    next_sid += 1
-                    new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
-                stack_ids.append(sid)
-                levels.append(sp.level)
-                if sp.level == 0:
-                    new_anchors.append((fid, len(anchor_lines), sp.line + shift))
-                    anchor_lines.append(sp.line + shift)
-                anchors.append(len(anchor_lines) - 1)
+            new_stacks, new_anchors = pieces.add(fid, src, splits, starts, ends, byte_starts, shift)
             made: list[Row] = []  # given to a sink, a long body is made as the bytes SQLite is handed (B23)
             rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title,
                     sink=made.append)
-            rows = []
-            for r in made:
-                line = r.line + shift
-                at = bisect.bisect_right(anchor_lines, line) - 1
-                rows.append((at, line - anchor_lines[at], r))
+            rows = pieces.rows(made, shift)
             if not last:
                 stack_a, level_a = stack_at(doc, w), level_b
             else:
@@ -625,9 +649,9 @@ class Index:
                 break
             a, line_a, span = b, line_a + new_nl, WINDOW_CHARS
         file_title = cuts.title
-        del cuts, anchor_lines, stacks
-        self._save_file(fid, size, fp, stamp, file_type, file_title, True, lens, nls, bytes(levels), stack_ids,
-                        anchors)
+        del cuts
+        self._save_file(fid, size, fp, stamp, file_type, file_title, True, pieces.lens, pieces.nls,
+                        bytes(pieces.levels), pieces.stack_ids, pieces.anchors)
         return True
 
     def _untyped_windows(self, fid: int, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
@@ -641,11 +665,7 @@ class Index:
         top-level block is doubled. The whole text (four bytes a character for random bytes) and its parse are
         never held: decoding and parsing it whole was 9x the file."""
         n = len(data)
-        lens, nls, stack_ids, anchors = array("I"), array("I"), array("I"), array("I")
-        levels = bytearray()
-        anchor_lines = array("I")
-        stacks: dict[tuple[str, ...], int] = {}
-        next_sid = 0
+        pieces = _WindowPieces()
         title: str | None = None
         a, line_a, span = 0, 1, DECODE_SLICE
         stack_a: tuple[str, ...] = ()
@@ -690,31 +710,11 @@ class Index:
             starts = [sp.offset for sp in splits]
             ends = starts[1:] + [w]
             byte_starts = _byte_offsets(src, starts + [w])
-            lens.extend(y - x for x, y in zip(byte_starts, byte_starts[1:]))
-            nls.extend(src.count("\n", x, y) for x, y in zip(starts, ends))
-            new_stacks, new_anchors = [], []
-            for sp in splits:
-                sid = stacks.get(sp.stack)
-                if sid is None:
-                    if len(stacks) >= MAX_KNOWN_STACKS:
-                        stacks.clear()
-                    sid = stacks[sp.stack] = next_sid
-                    next_sid += 1
-                    new_stacks.append((fid, sid, encode("\n".join(sp.stack))))
-                stack_ids.append(sid)
-                levels.append(sp.level)
-                if sp.level == 0:
-                    new_anchors.append((fid, len(anchor_lines), sp.line + shift))
-                    anchor_lines.append(sp.line + shift)
-                anchors.append(len(anchor_lines) - 1)
+            new_stacks, new_anchors = pieces.add(fid, src, splits, starts, ends, byte_starts, shift)
             made: list[Row] = []
             rows_of(doc, first_line=line0, last_line=None if last else line0 + new_nl - 1, title=title or "",
                     sink=made.append)
-            rows = []
-            for r in made:
-                line = r.line + shift
-                at = bisect.bisect_right(anchor_lines, line) - 1
-                rows.append((at, line - anchor_lines[at], r))
+            rows = pieces.rows(made, shift)
             if not last:
                 stack_a = stack_at(doc, w)
                 kind_a = (doc.blocks[-1].type, getattr(doc.blocks[-1], "level", None))
@@ -727,7 +727,8 @@ class Index:
             if last:
                 break
             line_a, span = line_a + new_nl, DECODE_SLICE
-        self._save_file(fid, n, fp, stamp, None, title, False, lens, nls, bytes(levels), stack_ids, anchors)
+        self._save_file(fid, n, fp, stamp, None, title, False, pieces.lens, pieces.nls, bytes(pieces.levels),
+                        pieces.stack_ids, pieces.anchors)
         return True
 
     def _incremental(self, cur: _Stored, data: bytes, fp: _Fingerprint, stamp: tuple[int, int]) -> bool:
