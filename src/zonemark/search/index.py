@@ -641,9 +641,7 @@ class Index:
                 texts.clear()
                 del text
             del doc, splits, src, made  # the window's tree (the last one's text) is freed before SQLite copies rows
-            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
-            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
-            self._insert_rows(fid, rows)
+            self._store_window(fid, new_stacks, new_anchors, rows)
             del rows
             if last:
                 break
@@ -720,9 +718,7 @@ class Index:
                 kind_a = (doc.blocks[-1].type, getattr(doc.blocks[-1], "level", None))
                 a += byte_starts[-1] - byte_starts[0]
             del doc, splits, src, made  # the window's tree is freed before SQLite copies its rows
-            self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
-            self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
-            self._insert_rows(fid, rows)
+            self._store_window(fid, new_stacks, new_anchors, rows)
             del rows
             if last:
                 break
@@ -878,6 +874,13 @@ class Index:
                 by_text[stack] = sid
             out.append(sid)
         return out
+
+    def _store_window(self, fid: int, new_stacks: list[tuple[int, int, bytes]],
+                      new_anchors: list[tuple[int, int, int]], rows: list[tuple[int, int, Row]]) -> None:
+        """A window's new stacks, anchors and rows into the index (:class:`_WindowPieces`)."""
+        self.con.executemany("INSERT INTO stacks(file_id, id, headers) VALUES (?, ?, ?)", new_stacks)
+        self.con.executemany("INSERT INTO anchors(file_id, id, line) VALUES (?, ?, ?)", new_anchors)
+        self._insert_rows(fid, rows)
 
     def _save_file(self, fid: int, size: int, fp: _Fingerprint, stamp: tuple[int, int], file_type: str | None,
                    title: str | None, incremental: bool, lens: Iterable[int], nls: Iterable[int], levels: bytes,
