@@ -213,18 +213,26 @@ def _pieces(data: bytes, starts: list[int], end: int) -> tuple[list[int], list[i
 DECODE_SLICE = 1 << 20
 
 
-def _decoded(held: list[bytes]) -> str:
-    """:func:`decode` of the bytes ``held`` holds, taken out of it and freed before the text is joined (B23).
-
-    A file that is not valid UTF-8 is decoded in slices cut after a line feed (a byte no UTF-8 sequence
-    holds, so each slice decodes as it does in the whole): decoding kept bytes whole grows the string from
-    one to two to four bytes a character, over-allocated, with the bytes alive, 8.5x the file of random bytes;
-    the slices and their join are 7.7x."""
-    data = held.pop()
+def _utf8_text(held: list[bytes]) -> str | None:
+    """The text of the bytes ``held`` holds when they are UTF-8, the bytes then taken out of it (freed once the
+    caller lets go); else None, found at the first byte that is not (no string of the rest is made)."""
     try:
-        return data.decode("utf-8")
+        text = held[0].decode("utf-8")
     except UnicodeDecodeError:
-        pass
+        return None
+    held.pop()
+    return text
+
+
+def _decoded(held: list[bytes]) -> str:
+    """:func:`decode` of the bytes ``held`` holds — a file that is not UTF-8 (:func:`_utf8_text` said so) —
+    taken out of it and freed before the text is joined (B23).
+
+    It is decoded in slices cut after a line feed (a byte no UTF-8 sequence holds, so each slice decodes as
+    it does in the whole): decoding kept bytes whole grows the string from one to two to four bytes a
+    character, over-allocated, with the bytes alive, 8.5x the file of random bytes; the slices and their join
+    are 7.7x."""
+    data = held.pop()
     if len(data) <= DECODE_SLICE:
         return decode(data)
     pieces, pos, n = [], 0, len(data)
@@ -235,19 +243,6 @@ def _decoded(held: list[bytes]) -> str:
         pos = end
     del data
     return "".join(pieces)
-
-
-def _is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8, read a slice of :data:`DECODE_SLICE` bytes at a time (no whole string)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    try:
-        for k in range(0, len(data), DECODE_SLICE):
-            decoder.decode(view[k:k + DECODE_SLICE])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 #: An untyped file whose title is longer than this is not cut into windows (each window's head repeats it).
@@ -536,11 +531,13 @@ class Index:
             assert new_id is not None  # an INSERT sets the row id
             fid = new_id
         size = len(held[0])
-        if size > DECODE_SLICE and not _is_utf8(held[0]):
+        text = _utf8_text(held)  # a UTF-8 file is decoded once (checking it apart first decoded it twice)
+        if text is None and size > DECODE_SLICE:
             if self._untyped_windows(fid, held[0], fp, stamp):
                 return
             self._clear_file(fid)  # what the windows stored before the file could not be cut
-        texts = [_decoded(held)]
+        texts = [text if text is not None else _decoded(held)]
+        del text
         if self._windowed(fid, texts, size, fp, stamp):
             return
         self._clear_file(fid)  # what the windows stored before one could not be cut there
