@@ -640,13 +640,15 @@ def insertion_check(index: ZoneIndex, zone: ZoneView, data: bytes, at: ByteOffse
         edit = Edit(CharOffset(len(opening)), 0, len(text), line, 0, insert.count(b"\n"))
         at_zone = replace(zone, line=line - 1)
         # :func:`incremental_check` of (opening + rest, opening + insert + rest), the new mini-document's text made
-        # once, as the parse's source (the edited lines are ``insert`` itself, B25), from the bytes (B27)
+        # once, as the parse's source (the edited lines are ``insert`` itself, B25); the inserted text is let go
+        # once it is joined, and the new text lives as long as its parse does (B27)
         verdict = _undecided(index, at_zone, "", text)
-        del text
         if verdict is None:
             head, header_lines = mini_prefix(index, at_zone)
-            verdict = _mini_verdict(index, at_zone, head, header_lines, "".join((head, opening, rest)),
-                                    "".join((head, opening, decode(insert), rest)), edit, expect, owner, stream=True)
+            new_text = "".join((head, opening, text, rest))
+            del text
+            verdict = _mini_verdict(index, at_zone, head, header_lines, "".join((head, opening, rest)), new_text,
+                                    edit, expect, owner, stream=True)
         return verdict if verdict.ok else None
     old_zone = decode(data[zone.start:zone.close_end])
     rel = CharOffset(len(decode(data[zone.start:at])))
