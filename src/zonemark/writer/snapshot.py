@@ -350,8 +350,9 @@ class FileSnapshot:
         if not (new_data.startswith(memoryview(data)[:at]) and new_data.endswith(memoryview(data)[at:])):
             verdict = Verdict(False, (), ("bytes outside the edited region would change",))
         elif verdict is None:
-            edit = Edit(chars_before(data, at), 0, len(decode(insert)), line, 0, added_lines)
-            verdict = full_check(self.text, decode(new_data), edit, expect, path=str(self.path))
+            old_text, new_text = self.text, decode(new_data)  # the inserted characters: what the text grew by
+            edit = Edit(chars_before(data, at), 0, len(new_text) - len(old_text), line, 0, added_lines)
+            verdict = full_check(old_text, new_text, edit, expect, path=str(self.path))
         return Spliced(new_data, verdict, at, len(insert), line, added_lines)
 
 
